@@ -1,0 +1,3 @@
+from tui_course.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,148 @@
+"""The front door: `attn-tui [--open ID] [--content DIR] [--data-dir DIR] [SUBCOMMAND]`."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from tui_course import __version__
+from tui_course.paths import data_dir, default_content_dir
+
+PROG = "attn-tui"
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors are one line that names the flag, never a wall of usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _add_common(parser: argparse.ArgumentParser, default: object) -> None:
+    parser.add_argument(
+        "--content", metavar="DIR", default=default,
+        help="content folder holding lessons/ and quizzes/ (default: the shipped course)",
+    )
+    parser.add_argument(
+        "--data-dir", metavar="DIR", default=default,
+        help="where progress is stored (default: $ATTN_TUI_DATA_DIR or the user data dir)",
+    )
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog=PROG, description="A terminal course on Transformers and self-attention.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--open", metavar="ID", help="start on this lesson or quiz id")
+    _add_common(parser, None)
+    commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=Parser)
+    validate = commands.add_parser(
+        "validate", help="check a content folder and prove its answer keys"
+    )
+    validate.add_argument("dir", nargs="?", metavar="DIR", help="content folder (default: shipped)")
+    progress = commands.add_parser("progress", help="show saved progress")
+    progress.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    _add_common(progress, argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    content = Path(args.content).expanduser() if args.content else default_content_dir()
+    if args.command == "validate":
+        return run_validate(Path(args.dir).expanduser() if args.dir else content)
+    if args.command == "progress":
+        return run_progress(content, data_dir(args.data_dir), args.format)
+    return run_app(content, data_dir(args.data_dir), args.open)
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return code
+
+
+def run_validate(root: Path) -> int:
+    from tui_course.validate import validate
+
+    report = validate(root)
+    for problem in report.problems:
+        print(problem)
+    if not report.ok:
+        print(f"{len(report.problems)} problem(s) found in {root}", file=sys.stderr)
+        return 1
+    print(report.summary())
+    return 0
+
+
+def run_app(content: Path, data: Path, open_id: str | None) -> int:
+    from tui_course.content.course import load_course
+    from tui_course.progress.store import ProgressStore, StoreError
+    from tui_course.ui.app import CourseApp, Settings
+
+    course = load_course(content)
+    if open_id is not None and course.find(open_id) is None:
+        known = ", ".join(item.id for item in course.outline()) or "none found"
+        return _fail(f"error: --open: no lesson or quiz with id '{open_id}' (ids: {known})", 2)
+    try:
+        store = ProgressStore(data)
+    except (StoreError, OSError) as error:
+        return _fail(f"cannot open progress store in {data}: {error}")
+    CourseApp(course, store, Settings(content, data, open_id)).run()
+    return 0
+
+
+def run_progress(content: Path, data: Path, fmt: str) -> int:
+    from tui_course.content.course import load_course
+    from tui_course.progress.report import progress_report
+    from tui_course.progress.store import ProgressStore, StoreError
+
+    course = load_course(content)
+    try:
+        with ProgressStore(data) as store:
+            if store.notice:
+                print(f"{PROG}: {store.notice}", file=sys.stderr)
+            report = progress_report(course, store)
+    except (StoreError, OSError) as error:
+        return _fail(f"cannot open progress store in {data}: {error}")
+    if fmt == "json":
+        print(json.dumps(report, indent=2))
+    elif fmt == "csv":
+        print(_progress_csv(report), end="")
+    else:
+        print(_progress_table(report))
+    return 0
+
+
+def _progress_csv(report: dict[str, list[dict[str, object]]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["kind", "id", "title", "done", "best_score", "questions", "mastered", "attempts"])
+    for lesson in report["lessons"]:
+        writer.writerow(["lesson", lesson["id"], lesson["title"], lesson["done"], "", "", "", ""])
+    for quiz in report["quizzes"]:
+        writer.writerow([
+            "quiz", quiz["id"], quiz["title"], quiz["done"],
+            "" if quiz["best_score"] is None else quiz["best_score"],
+            quiz["questions"], quiz["mastered"], quiz["attempts"],
+        ])
+    return out.getvalue()
+
+
+def _progress_table(report: dict[str, list[dict[str, object]]]) -> str:
+    lines = ["Lessons", f"  {'':3} {'id':<24} {'title':<40} done"]
+    for lesson in report["lessons"]:
+        done = "yes" if lesson["done"] else "no"
+        lines.append(f"  {lesson['order']!s:>3} {lesson['id']!s:<24} {str(lesson['title'])[:40]:<40} {done}")
+    lines += ["", "Quizzes", f"  {'id':<16} {'title':<36} {'best':>6} {'mastered':>9} {'attempts':>9}"]
+    for quiz in report["quizzes"]:
+        best = "-" if quiz["best_score"] is None else f"{quiz['best_score']}/{quiz['questions']}"
+        mastered = f"{quiz['mastered']}/{quiz['questions']}"
+        lines.append(
+            f"  {quiz['id']!s:<16} {str(quiz['title'])[:36]:<36} {best:>6} {mastered:>9}"
+            f" {quiz['attempts']!s:>9}"
+        )
+    return "\n".join(lines)

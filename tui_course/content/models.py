@@ -1,0 +1,105 @@
+"""The course as plain frozen data: what the loaders produce and the UI reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Kind(StrEnum):
+    CHOICE = "choice"
+    MULTI = "multi"
+    NUMERIC = "numeric"
+    TEXT = "text"
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typical wrong answer and the feedback aimed at it."""
+
+    answer: Any
+    feedback: str
+    answer_from: str | None = None  # numeric only: computed like the key
+
+
+@dataclass(frozen=True)
+class Question:
+    kind: Kind
+    prompt: str
+    explanation: str
+    line: int
+    options: tuple[str, ...] = ()
+    # choice: 1-based option number; multi: frozenset of option numbers;
+    # numeric: float or None when answer_from computes it; text: accepted variants.
+    answer: Any = None
+    answer_from: str | None = None
+    tolerance: float = 0.0
+    rel_tolerance: float = 0.0
+    hints: tuple[str, ...] = ()
+    mistakes: tuple[Mistake, ...] = ()
+
+
+@dataclass(frozen=True)
+class Quiz:
+    id: str
+    title: str
+    path: str
+    questions: tuple[Question, ...]
+    after: str | None = None
+    intro: str = ""
+
+
+@dataclass(frozen=True)
+class MarkdownSegment:
+    text: str
+
+
+@dataclass(frozen=True)
+class BlockSegment:
+    """A fenced block the lesson view turns into a live piece (see content.blocks)."""
+
+    name: str
+    params: dict[str, Any]
+    line: int
+
+
+Segment = MarkdownSegment | BlockSegment
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    order: int
+    path: str
+    segments: tuple[Segment, ...]
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class Course:
+    """Everything that loaded, plus every problem found on the way."""
+
+    lessons: tuple[Lesson, ...]
+    quizzes: tuple[Quiz, ...]
+    problems: tuple[Any, ...] = field(default=())  # ContentError instances
+
+    def outline(self) -> list[Lesson | Quiz]:
+        """Lessons in order, each followed by the quizzes placed after it."""
+        items: list[Lesson | Quiz] = []
+        placed: set[str] = set()
+        for lesson in self.lessons:
+            items.append(lesson)
+            for quiz in self.quizzes:
+                if quiz.after == lesson.id:
+                    items.append(quiz)
+                    placed.add(quiz.id)
+        items.extend(q for q in self.quizzes if q.id not in placed)
+        return items
+
+    def find(self, item_id: str) -> Lesson | Quiz | None:
+        for item in (*self.lessons, *self.quizzes):
+            if item.id == item_id:
+                return item
+        return None

@@ -1,0 +1,218 @@
+"""Load TOML quizzes with a strict schema: unknown keys and wrong types are errors.
+
+Everything that can be proved without NumPy is proved here (option numbers in
+range, exactly one key for single choice, mistakes differing from the key).
+Numeric keys written as expressions are recomputed by tui_course.answers.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from tui_course.content.errors import ContentError, display_path
+from tui_course.content.grading import matches_text, normalise_text
+from tui_course.content.models import Kind, Mistake, Question, Quiz
+from tui_course.content.text import strip_control
+from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
+
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_NUMBER = (int, float)
+MAX_OPTIONS = 9  # options are picked with the keys 1-9
+
+QUIZ_FIELDS = {
+    "id": Field((str,), "a quiz id (lowercase letters, digits, dashes)", required=True),
+    "title": Field((str,), "a string", required=True),
+    "after": Field((str,), "the id of a lesson"),
+    "intro": Field((str,), "a string"),
+    "question": Field((list,), "one or more [[question]] tables", required=True, items=dict),
+}
+QUESTION_FIELDS = {
+    "kind": Field((str,), "one of choice, multi, numeric, text", required=True),
+    "prompt": Field((str,), "a string", required=True),
+    "explanation": Field((str,), "a string", required=True),
+    "options": Field((list,), "a list of strings", items=str),
+    "answer": Field((int, float, str, list), "the answer key"),
+    "answer_from": Field((str,), "an expression over tui_course.maths"),
+    "tolerance": Field(_NUMBER, "a number (absolute tolerance)"),
+    "rel_tolerance": Field(_NUMBER, "a number (relative tolerance)"),
+    "hints": Field((list,), "a list of strings", items=str),
+    "mistake": Field((list,), "[[question.mistake]] tables", items=dict),
+}
+MISTAKE_FIELDS = {
+    "answer": Field((int, float, str, list), "the wrong answer this feedback is for"),
+    "answer_from": Field((str,), "an expression over tui_course.maths"),
+    "feedback": Field((str,), "a string", required=True),
+}
+
+
+def load_quiz(path: Path, root: Path | None = None) -> Quiz:
+    shown = display_path(path, root)
+    text = strip_control(read_text(path, shown))
+    data = parse_toml(text, shown)
+    lines = TomlLines(text)
+    check = TableCheck(shown, lines, (), "")
+    check.check(data, QUIZ_FIELDS)
+    if not _ID.match(data["id"]):
+        raise check.error(f"id '{data['id']}' must be lowercase letters, digits and dashes", "id")
+    if not data["question"]:
+        raise check.error("a quiz needs at least one [[question]]")
+    questions = tuple(
+        _question(table, TableCheck(shown, lines, ("question", index), f"question {index + 1}"))
+        for index, table in enumerate(data["question"])
+    )
+    return Quiz(
+        id=data["id"],
+        title=data["title"].strip(),
+        path=shown,
+        questions=questions,
+        after=data.get("after"),
+        intro=data.get("intro", "").strip(),
+    )
+
+
+def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
+    value = str(table[key]).strip()
+    if not value:
+        raise check.error(f"'{key}' must not be empty", key)
+    return value
+
+
+def _question(table: dict[str, Any], check: TableCheck) -> Question:
+    check.check(table, QUESTION_FIELDS)
+    try:
+        kind = Kind(table["kind"])
+    except ValueError:
+        raise check.error(
+            f"unknown kind '{table['kind']}' (choice, multi, numeric, text)", "kind"
+        ) from None
+    prompt = _nonempty(check, table, "prompt")
+    explanation = _nonempty(check, table, "explanation")
+    options = tuple(option.strip() for option in table.get("options", []))
+    if kind in (Kind.CHOICE, Kind.MULTI):
+        _check_options(check, options)
+    elif "options" in table:
+        raise check.error(f"'options' is only for choice and multi questions, not {kind}", "options")
+    if kind is not Kind.NUMERIC:
+        for key in ("answer_from", "tolerance", "rel_tolerance"):
+            if key in table:
+                raise check.error(f"'{key}' is only for numeric questions", key)
+    answer = _answer(check, kind, table, options, "answer")
+    tolerance = float(table.get("tolerance", 0.0))
+    rel_tolerance = float(table.get("rel_tolerance", 0.0))
+    if tolerance < 0 or rel_tolerance < 0:
+        raise check.error("tolerances must not be negative", "tolerance")
+    mistakes = []
+    for index, entry in enumerate(table.get("mistake", [])):
+        mistake_check = TableCheck(
+            check.shown,
+            check.lines,
+            (*check.path, "mistake", index),
+            f"{check.label} mistake {index + 1}",
+        )
+        mistakes.append(_mistake(mistake_check, kind, entry, options, answer))
+    return Question(
+        kind=kind,
+        prompt=prompt,
+        explanation=explanation,
+        line=check.lines.line_of(check.path) or 1,
+        options=options,
+        answer=answer,
+        answer_from=table.get("answer_from"),
+        tolerance=tolerance,
+        rel_tolerance=rel_tolerance,
+        hints=tuple(hint.strip() for hint in table.get("hints", [])),
+        mistakes=tuple(mistakes),
+    )
+
+
+def _check_options(check: TableCheck, options: tuple[str, ...]) -> None:
+    if not 2 <= len(options) <= MAX_OPTIONS:
+        raise check.error(f"needs between 2 and {MAX_OPTIONS} options, got {len(options)}", "options")
+    if any(not option for option in options):
+        raise check.error("options must not be empty", "options")
+    seen = [normalise_text(option) for option in options]
+    if len(set(seen)) != len(seen):
+        raise check.error("two options have the same text", "options")
+
+
+def _answer(
+    check: TableCheck, kind: Kind, table: dict[str, Any], options: tuple[str, ...], key: str
+) -> Any:
+    """The answer key in its graded form; numeric may be None when answer_from gives it."""
+    value = table.get(key)
+    if kind is Kind.NUMERIC:
+        if value is None:
+            if "answer_from" not in table:
+                raise check.error("a numeric question needs 'answer' or 'answer_from'")
+            return None
+        if isinstance(value, bool) or not isinstance(value, _NUMBER):
+            raise check.error(f"'{key}' must be a number", key)
+        return float(value)
+    if value is None:
+        raise check.error(f"missing required key '{key}'")
+    if kind is Kind.CHOICE:
+        if isinstance(value, list):
+            raise check.error(
+                f"single choice needs exactly one correct option, got {len(value)}"
+                " (use kind = \"multi\" for several)",
+                key,
+            )
+        return _option_number(check, value, options, key)
+    if kind is Kind.MULTI:
+        numbers = value if isinstance(value, list) else [value]
+        if not numbers:
+            raise check.error(f"'{key}' must name at least one option", key)
+        chosen = frozenset(_option_number(check, item, options, key) for item in numbers)
+        if len(chosen) != len(numbers):
+            raise check.error(f"'{key}' names an option twice", key)
+        return chosen
+    variants = value if isinstance(value, list) else [value]
+    if not variants or not all(isinstance(v, str) and v.strip() for v in variants):
+        raise check.error(f"'{key}' must be a non-empty string or list of strings", key)
+    return tuple(v.strip() for v in variants)
+
+
+def _option_number(check: TableCheck, value: Any, options: tuple[str, ...], key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise check.error(f"'{key}' must be an option number (1-{len(options)})", key)
+    if not 1 <= value <= len(options):
+        raise check.error(f"'{key}' = {value} is not an option (1-{len(options)})", key)
+    return value
+
+
+def _mistake(
+    check: TableCheck, kind: Kind, entry: dict[str, Any], options: tuple[str, ...], key: Any
+) -> Mistake:
+    check.check(entry, MISTAKE_FIELDS)
+    if kind is not Kind.NUMERIC and "answer_from" in entry:
+        raise check.error("'answer_from' is only for numeric questions", "answer_from")
+    if "answer" not in entry and "answer_from" not in entry:
+        raise check.error("a mistake needs 'answer' (or 'answer_from' for numeric)")
+    wrong = _answer(check, kind, entry, options, "answer") if "answer" in entry else None
+    same = (
+        (kind is Kind.TEXT and any(matches_text(w, key) for w in wrong))
+        or (kind in (Kind.CHOICE, Kind.MULTI) and wrong == key)
+    )
+    if same:
+        raise check.error("this mistake's answer is the correct answer", "answer")
+    if kind is Kind.TEXT:
+        wrong = tuple(wrong)
+    return Mistake(
+        answer=wrong,
+        feedback=_nonempty(check, entry, "feedback"),
+        answer_from=entry.get("answer_from"),
+    )
+
+
+def load_quizzes(folder: Path, root: Path | None = None) -> tuple[list[Quiz], list[ContentError]]:
+    """Every *.toml quiz in the folder; a broken file is reported and skipped."""
+    quizzes: list[Quiz] = []
+    problems: list[ContentError] = []
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            quizzes.append(load_quiz(path, root))
+        except ContentError as error:
+            problems.append(error)
+    return quizzes, problems

@@ -1,0 +1,153 @@
+"""Reading TOML content strictly, with line numbers for every complaint.
+
+tomllib reports lines for syntax errors only; TomlLines scans the text once so
+schema errors (unknown key, wrong type) can name the line of the offending key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui_course.content.errors import ContentError
+
+_AOT_HEADER = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_.-]+)\s*\]\]")
+_TABLE_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]")
+_KEY = re.compile(r"""^\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*=\s*(.*)$""")
+_TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
+
+TablePath = tuple[str | int, ...]
+
+
+def read_text(path: Path, shown: str) -> str:
+    """The file's text, or a ContentError saying plainly why it cannot be read."""
+    if path.is_dir():
+        raise ContentError(shown, None, "is a directory, expected a file")
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise ContentError(shown, None, f"cannot read: {error.strerror or error}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise ContentError(shown, line, "is not valid UTF-8 text") from None
+    if not text.strip():
+        raise ContentError(shown, None, "is empty")
+    return text.removeprefix("\ufeff")
+
+
+def parse_toml(text: str, shown: str, first_line: int = 1) -> dict[str, Any]:
+    """Parse TOML; syntax errors become ContentError with the file's line number."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        match = _TOML_LINE.search(message)
+        line = first_line + int(match.group(1)) - 1 if match else None
+        message = _TOML_LINE.sub("", message).strip()
+        raise ContentError(shown, line, f"invalid TOML: {message}") from None
+
+
+@dataclass
+class TomlLines:
+    """Where each table header and key sits in a TOML text (1-based, offset applied)."""
+
+    text: str
+    first_line: int = 1
+    tables: dict[TablePath, int] = field(default_factory=dict)
+    keys: dict[TablePath, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        path: TablePath = ()
+        counts: dict[tuple[TablePath, str], int] = {}
+        closing: str | None = None
+        for number, line in enumerate(self.text.splitlines(), start=self.first_line):
+            if closing is not None:
+                if closing in line:
+                    closing = None
+                continue
+            header = _AOT_HEADER.match(line)
+            if header:
+                *parents, name = header.group(1).split(".")
+                parent = path[: 2 * len(parents)] if parents else ()
+                index = counts.get((parent, name), 0)
+                counts[(parent, name)] = index + 1
+                path = (*parent, name, index)
+                self.tables.setdefault(path, number)
+                continue
+            header = _TABLE_HEADER.match(line)
+            if header:
+                path = tuple(header.group(1).split("."))
+                self.tables.setdefault(path, number)
+                continue
+            key = _KEY.match(line)
+            if key:
+                name = key.group(1) or key.group(2) or key.group(3)
+                self.keys.setdefault((*path, name), number)
+                value = key.group(4)
+                for quote in ('"""', "'''"):
+                    if value.startswith(quote) and value.count(quote) == 1:
+                        closing = quote
+
+    def line_of(self, path: TablePath, key: str | None = None) -> int | None:
+        if key is not None and (*path, key) in self.keys:
+            return self.keys[(*path, key)]
+        if path in self.tables:
+            return self.tables[path]
+        return self.first_line if not path else None
+
+
+@dataclass(frozen=True)
+class Field:
+    """One allowed key of a table: accepted Python types and a phrase for errors."""
+
+    types: tuple[type, ...]
+    describe: str
+    required: bool = False
+    items: type | None = None  # element type, for lists
+
+
+def _type_ok(value: object, spec: Field) -> bool:
+    if isinstance(value, bool) and bool not in spec.types:
+        return False
+    if not isinstance(value, spec.types):
+        return False
+    if spec.items is not None and isinstance(value, list):
+        return all(
+            isinstance(item, spec.items)
+            and not (isinstance(item, bool) and spec.items is not bool)
+            for item in value
+        )
+    return True
+
+
+@dataclass(frozen=True)
+class TableCheck:
+    """Checks one TOML table against its fields and reports the key's line."""
+
+    shown: str
+    lines: TomlLines
+    path: TablePath
+    label: str  # how the message names the table, e.g. "question 3"
+
+    def error(self, message: str, key: str | None = None) -> ContentError:
+        prefix = f"{self.label}: " if self.label else ""
+        return ContentError(self.shown, self.lines.line_of(self.path, key), prefix + message)
+
+    def check(self, table: Mapping[str, Any], fields: Mapping[str, Field]) -> None:
+        for key in table:
+            if key not in fields:
+                allowed = ", ".join(sorted(fields))
+                raise self.error(f"unknown key '{key}' (allowed: {allowed})", key)
+        for key, spec in fields.items():
+            if key not in table:
+                if spec.required:
+                    raise self.error(f"missing required key '{key}' ({spec.describe})")
+                continue
+            if not _type_ok(table[key], spec):
+                raise self.error(f"'{key}' must be {spec.describe}", key)

@@ -1,0 +1,111 @@
+"""Self-attention in plain NumPy, written to be read next to the lessons."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+Array = NDArray[np.float64]
+
+
+def softmax(x: ArrayLike, axis: int = -1) -> Array:
+    """Softmax that never overflows: subtracting the max leaves the result unchanged.
+
+    Entries equal to -inf get weight 0; a slice that is all -inf gets all zeros.
+    """
+    values = np.asarray(x, dtype=np.float64)
+    top = np.max(values, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    exps = np.exp(values - top)
+    total = np.sum(exps, axis=axis, keepdims=True)
+    return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+
+
+def causal_mask(n: int) -> NDArray[np.bool_]:
+    """True where query i may look at key j, i.e. j <= i (no peeking ahead)."""
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def scaled_dot_product_attention(
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    mask: ArrayLike | None = None,
+    scale: bool = True,
+) -> tuple[Array, Array]:
+    """softmax(Q K^T / sqrt(d_k)) V for 2-d (seq, d) or batched (..., seq, d) inputs.
+
+    `mask` is boolean, True where attention is allowed; it broadcasts against the
+    (..., queries, keys) score matrix, so a (keys,) padding mask covers every query.
+    Returns (output, weights); masked weights are exactly 0.
+    """
+    queries = np.asarray(q, dtype=np.float64)
+    keys = np.asarray(k, dtype=np.float64)
+    values = np.asarray(v, dtype=np.float64)
+    scores = queries @ np.swapaxes(keys, -1, -2)
+    if scale:
+        scores = scores / np.sqrt(keys.shape[-1])
+    if mask is not None:
+        scores = np.where(np.asarray(mask, dtype=bool), scores, -np.inf)
+    weights = softmax(scores, axis=-1)
+    return weights @ values, weights
+
+
+def attention_loop(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, scale: bool = True
+) -> tuple[Array, Array]:
+    """The same computation one query at a time, as the lesson first explains it."""
+    queries = np.asarray(q, dtype=np.float64)
+    keys = np.asarray(k, dtype=np.float64)
+    values = np.asarray(v, dtype=np.float64)
+    divisor = float(np.sqrt(keys.shape[-1])) if scale else 1.0
+    outputs, all_weights = [], []
+    for query in queries:
+        scores = [float(np.dot(query, key)) / divisor for key in keys]
+        weights = softmax(scores)
+        blended = np.zeros(values.shape[-1])
+        for weight, value in zip(weights, values, strict=True):
+            blended += weight * value
+        outputs.append(blended)
+        all_weights.append(weights)
+    return np.array(outputs), np.array(all_weights)
+
+
+def split_heads(x: ArrayLike, num_heads: int) -> Array:
+    """(..., seq, d) -> (..., heads, seq, d // heads): head h gets a contiguous slice."""
+    values = np.asarray(x, dtype=np.float64)
+    *lead, seq, d = values.shape
+    if num_heads < 1 or d % num_heads:
+        raise ValueError(f"model dimension {d} does not split into {num_heads} heads")
+    split = values.reshape(*lead, seq, num_heads, d // num_heads)
+    return np.swapaxes(split, -2, -3)
+
+
+def merge_heads(x: ArrayLike) -> Array:
+    """(..., heads, seq, d_head) -> (..., seq, heads * d_head); the inverse of split_heads."""
+    values = np.swapaxes(np.asarray(x, dtype=np.float64), -2, -3)
+    *lead, seq, heads, d_head = values.shape
+    return values.reshape(*lead, seq, heads * d_head)
+
+
+def multi_head_attention(
+    x: ArrayLike,
+    num_heads: int,
+    rng: np.random.Generator,
+    mask: ArrayLike | None = None,
+    scale: bool = True,
+) -> tuple[Array, Array]:
+    """Self-attention with `num_heads` heads and explicit random projections.
+
+    Wq, Wk, Wv and Wo are (d, d) matrices drawn from `rng`; each head attends
+    over its own d/h slice of the projections. Returns (output (seq, d),
+    weights (heads, seq, seq)).
+    """
+    values = np.asarray(x, dtype=np.float64)
+    d = values.shape[-1]
+    wq, wk, wv, wo = (rng.normal(0.0, 1.0 / np.sqrt(d), size=(d, d)) for _ in range(4))
+    heads_q = split_heads(values @ wq, num_heads)
+    heads_k = split_heads(values @ wk, num_heads)
+    heads_v = split_heads(values @ wv, num_heads)
+    blended, weights = scaled_dot_product_attention(heads_q, heads_k, heads_v, mask, scale)
+    return merge_heads(blended) @ wo, weights

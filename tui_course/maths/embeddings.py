@@ -1,0 +1,109 @@
+"""Word vectors for the lessons' examples, and a stated-plainly fallback for free text.
+
+The toy sets are small hand-made tables: their numbers are chosen so that the
+relations the lessons talk about really show up in the attention scores.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from tui_course.maths.attention import Array
+
+
+@dataclass(frozen=True)
+class EmbeddingSet:
+    name: str
+    description: str
+    default_sentence: str
+    vectors: dict[str, tuple[float, ...]]
+
+
+SETS: dict[str, EmbeddingSet] = {
+    "toy-cat-sat": EmbeddingSet(
+        "toy-cat-sat",
+        "hand-made 3-d vectors for 'the cat sat down' (lesson 3)",
+        "the cat sat down",
+        {
+            "the": (1.0, 0.0, 0.2),
+            "cat": (0.9, 0.1, 0.1),
+            "sat": (0.1, 0.9, 0.0),
+            "down": (0.0, 0.8, 0.3),
+        },
+    ),
+    "toy-it": EmbeddingSet(
+        "toy-it",
+        "hand-made 4-d vectors for 'the cat sat it' (lesson 4)",
+        "the cat sat it",
+        {
+            "the": (0.1, 0.0, 0.1, 0.0),
+            "cat": (0.9, 0.8, 0.0, 0.1),
+            "sat": (0.0, 0.1, 0.9, 0.7),
+            "it": (0.8, 0.9, 0.1, 0.0),
+        },
+    ),
+    "toy-train": EmbeddingSet(
+        "toy-train",
+        "hand-made 5-d vectors (transport, place, motion, time, grammar word)",
+        "The train left the station on time",
+        {
+            "the": (0.2, 0.2, 0.0, 0.0, 1.8),
+            "train": (1.8, 0.8, 1.0, 0.2, 0.0),
+            "left": (0.6, 0.2, 1.8, 0.4, 0.2),
+            "station": (1.6, 1.8, 0.2, 0.2, 0.0),
+            "on": (0.0, 0.4, 0.2, 1.4, 1.2),
+            "time": (0.2, 0.0, 0.4, 1.8, 0.2),
+        },
+    ),
+    "hashed": EmbeddingSet(
+        "hashed",
+        "16-d vectors hashed from each word's letter trigrams: deterministic, not learned",
+        "The train left the station on time",
+        {},
+    ),
+}
+
+HASHED_DIM = 16
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+def tokenize(sentence: str) -> list[str]:
+    """Words as the heatmap labels them: letters and digits, punctuation dropped."""
+    return _WORD.findall(sentence)
+
+
+def hashed_vector(word: str, dim: int = HASHED_DIM) -> Array:
+    """Sum of signed one-hot buckets for the word's character trigrams, unit length.
+
+    Words sharing spelling share trigrams and so score higher; nothing is learned.
+    """
+    padded = f"<{word.casefold()}>"
+    vector = np.zeros(dim)
+    for start in range(max(1, len(padded) - 2)):
+        digest = zlib.crc32(padded[start : start + 3].encode("utf-8"))
+        vector[digest % dim] += 1.0 if digest & 0x10000 else -1.0
+    norm = np.linalg.norm(vector)
+    return vector / norm if norm else vector
+
+
+class UnknownWordError(ValueError):
+    pass
+
+
+def embed(set_name: str, tokens: list[str]) -> Array:
+    """One row per token; toy sets only know their own words."""
+    embedding_set = SETS[set_name]
+    if set_name == "hashed":
+        return np.array([hashed_vector(token) for token in tokens]).reshape(len(tokens), HASHED_DIM)
+    rows = []
+    for token in tokens:
+        key = token.casefold()
+        if key not in embedding_set.vectors:
+            known = ", ".join(embedding_set.vectors)
+            raise UnknownWordError(f"'{token}' is not in {set_name} (its words: {known})")
+        rows.append(embedding_set.vectors[key])
+    return np.array(rows, dtype=np.float64)

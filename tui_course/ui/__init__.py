@@ -1,0 +1,1 @@
+"""Everything Textual: the app, its screens and thin widgets."""

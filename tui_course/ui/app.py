@@ -1,0 +1,245 @@
+"""The course app and its one factory, used by the CLI, the tests and the benchmarks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, Footer, Header, OptionList
+
+from tui_course.content.models import Course, Lesson, Quiz
+from tui_course.progress.recorder import QuizRecorder
+from tui_course.progress.store import ProgressStore
+from tui_course.ui.screens.help import HelpScreen, help_text
+from tui_course.ui.widgets.lesson_view import LessonView
+from tui_course.ui.widgets.outline import Outline
+from tui_course.ui.widgets.quiz_view import QuizView
+
+LAST_OPENED = "last_opened"
+
+
+@dataclass(frozen=True)
+class Settings:
+    content_dir: Path
+    data_dir: Path
+    open_id: str | None = None
+
+
+def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
+    """'[x]' for a lesson read to the end or a quiz fully mastered; quiz scores as n/m."""
+    done = store.lessons_done()
+    marks = {lesson.id: "[x]" if lesson.id in done else "[ ]" for lesson in course.lessons}
+    for quiz in course.quizzes:
+        stats = store.quiz_stats(quiz.id, len(quiz.questions))
+        total = len(quiz.questions)
+        box = "[x]" if len(stats.mastered) == total else "[ ]"
+        if stats.best_correct is not None:
+            marks[quiz.id] = f"{box} {stats.best_correct}/{total}"
+        elif stats.attempts:
+            marks[quiz.id] = f"{box} {len(stats.mastered)}/{total}"
+        else:
+            marks[quiz.id] = box
+    return marks
+
+
+class CourseApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "attn-tui"
+    SUB_TITLE = "Transformers and self-attention"
+    BINDINGS = [
+        Binding("q", "quit", "Quit"),
+        Binding("ctrl+q", "quit", "Quit", show=False),
+        Binding("f1,question_mark", "help", "Help"),
+        Binding("escape", "back", "Back", show=False),
+        Binding("n", "next_item", "Next"),
+        Binding("p", "previous_item", "Previous", show=False),
+        Binding("ctrl+b", "toggle_outline", "Outline", show=False),
+        Binding("tab", "focus_next", "Next pane", show=False),
+        Binding("shift+tab", "focus_previous", "Previous pane", show=False),
+    ]
+
+    def __init__(self, course: Course, store: ProgressStore, settings: Settings) -> None:
+        super().__init__()
+        self.course = course
+        self.store = store
+        self.settings = settings
+        self.items = course.outline()
+        self.current: Lesson | Quiz | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="main"):
+            yield Outline(self.items, outline_marks(self.course, self.store), id="outline")
+            with ContentSwitcher(initial="lesson", id="content"):
+                yield LessonView(id="lesson")
+                yield QuizView(QuizRecorder(self.store), id="quiz")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        if self.store.notice:
+            self.notify(self.store.notice, title="Progress", severity="warning", timeout=15)
+        if self.course.problems:
+            count = len(self.course.problems)
+            first = str(self.course.problems[0])
+            more = f" (and {count - 1} more; run attn-tui validate)" if count > 1 else ""
+            self.notify(first + more, title="Content problems", severity="warning", timeout=15)
+        start = self.settings.open_id or self.store.get_setting(LAST_OPENED)
+        item = self.course.find(start) if start else None
+        if item is None and self.items:
+            item = self.items[0]
+        if item is None:
+            self.query_one(LessonView).show_message(
+                f"No lessons or quizzes were found in {self.settings.content_dir}."
+            )
+            return
+        await self.open_item(item.id)
+
+    # opening things
+
+    async def open_item(self, item_id: str, focus_content: bool = False) -> None:
+        item = self.course.find(item_id)
+        if item is None:
+            return
+        self._remember_position()
+        self.current = item
+        self.store.set_setting(LAST_OPENED, item.id)
+        self.query_one(Outline).select_id(item.id)
+        switcher = self.query_one(ContentSwitcher)
+        if isinstance(item, Lesson):
+            self.store.mark_lesson_opened(item.id)
+            switcher.current = "lesson"
+            saved = self.store.get_setting(f"position:{item.id}")
+            await self.query_one(LessonView).show(item, float(saved) if saved else 0.0)
+            self.sub_title = item.title
+            target = self.query_one(LessonView)
+        else:
+            switcher.current = "quiz"
+            self.sub_title = f"Quiz: {item.title}"
+            quiz_view = self.query_one(QuizView)
+            quiz_view.start(self._session(item))
+            target = quiz_view
+        if focus_content:
+            target.focus()
+
+    def _session(self, quiz: Quiz):  # type: ignore[no-untyped-def]
+        # Deferred: resolving numeric keys imports NumPy maths only when a quiz opens.
+        from tui_course.answers import resolve
+        from tui_course.content.session import QuizSession
+
+        return QuizSession.start(quiz, tuple(resolve(q) for q in quiz.questions))
+
+    def _remember_position(self) -> None:
+        view = self.query_one(LessonView)
+        if isinstance(self.current, Lesson) and view.lesson is not None:
+            self.store.set_setting(f"position:{view.lesson.id}", str(int(view.scroll_y)))
+
+    def refresh_outline(self) -> None:
+        self.query_one(Outline).update_marks(outline_marks(self.course, self.store))
+
+    @on(OptionList.OptionSelected, "#outline")
+    async def _outline_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            await self.open_item(event.option.id, focus_content=True)
+
+    @on(LessonView.Finished)
+    def _lesson_finished(self, event: LessonView.Finished) -> None:
+        self.store.mark_lesson_done(event.lesson_id)
+        self.refresh_outline()
+
+    @on(QuizView.Finished)
+    def _quiz_finished(self, event: QuizView.Finished) -> None:
+        self.refresh_outline()
+
+    # actions
+
+    async def _step(self, offset: int) -> None:
+        if self.current is None:
+            return
+        ids = [item.id for item in self.items]
+        index = ids.index(self.current.id) + offset
+        if isinstance(self.current, Lesson) and offset > 0:
+            self.store.mark_lesson_done(self.current.id)
+            self.refresh_outline()
+        if 0 <= index < len(ids):
+            await self.open_item(ids[index], focus_content=True)
+        else:
+            self.notify("That is the end of the course." if offset > 0 else "This is the first item.")
+
+    async def action_next_item(self) -> None:
+        await self._step(1)
+
+    async def action_previous_item(self) -> None:
+        await self._step(-1)
+
+    def action_back(self) -> None:
+        focused = self.focused
+        quiz = self.query_one(QuizView)
+        if focused is not None and focused is not quiz and quiz in focused.ancestors:
+            quiz.focus()  # first Esc leaves the answer box, so h and n work again
+            return
+        self.query_one(Outline).focus()
+
+    def action_toggle_outline(self) -> None:
+        outline = self.query_one(Outline)
+        outline.display = not outline.display
+        if not outline.display and outline.has_focus:
+            self.screen.focus_next()
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        sections = [
+            ("Everywhere", self.BINDINGS),
+            ("Outline", Outline.BINDINGS),
+            ("Lesson", LessonView.BINDINGS),
+            ("Quiz", QuizView.BINDINGS),
+        ]
+        notes = [
+            "Other keys",
+            "  Up / Down              Move in the outline, scroll a lesson, move between options",
+            "  Enter                  Open the highlighted outline item",
+            "  PgUp / PgDn            Scroll a page",
+            "  ctrl+p                 Command palette: open any lesson or quiz by name",
+            "",
+            "While typing an answer, letters go into the box: press Esc once to leave it,",
+            "then h (hint) and n (next) work. The mouse works too: click outline items",
+            "and quiz options.",
+        ]
+        self.push_screen(HelpScreen(help_text(sections, notes)))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
+        for item in self.items:
+            if isinstance(item, Lesson):
+                title, help_line = f"Lesson {item.order}: {item.title}", item.summary or "Open lesson"
+            else:
+                title, help_line = f"Quiz: {item.title}", f"{len(item.questions)} questions"
+
+            async def open_it(item_id: str = item.id) -> None:
+                await self.open_item(item_id, focus_content=True)
+
+            yield SystemCommand(title, help_line, open_it)
+        yield SystemCommand("Help: keys", "Show every key", self.action_help)
+        yield SystemCommand("Toggle outline", "Hide or show the course outline", self.action_toggle_outline)
+        yield from super().get_system_commands(screen)
+
+    async def action_quit(self) -> None:
+        self._remember_position()
+        self.exit()
+
+    def on_unmount(self) -> None:
+        self.store.close()
+
+
+def make_app(settings: Settings) -> CourseApp:
+    """Load the course and open the progress store for `settings`; raises StoreError."""
+    from tui_course.content.course import load_course
+
+    course = load_course(settings.content_dir)
+    store = ProgressStore(settings.data_dir)
+    return CourseApp(course, store, settings)

@@ -1,0 +1,47 @@
+"""The course outline: lessons in order, quizzes after their lessons, each with its mark."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from tui_course.content.models import Lesson, Quiz
+
+
+def item_label(item: Lesson | Quiz, mark: str) -> Text:
+    """Plain Text (never markup): titles come from content files."""
+    if isinstance(item, Lesson):
+        return Text(f"{mark} {item.order:>2} {item.title}")
+    return Text(f"{mark}  Quiz: {item.title}")
+
+
+class Outline(OptionList):
+    """Marks are words and characters, not colour: [x] done, [ ] not yet, n/m scores."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+    ]
+
+    def __init__(self, items: list[Lesson | Quiz], marks: Mapping[str, str], **kwargs: object):
+        self.items = items
+        super().__init__(*self._options(marks), **kwargs)  # type: ignore[arg-type]
+
+    def _options(self, marks: Mapping[str, str]) -> list[Option]:
+        return [Option(item_label(item, marks.get(item.id, "[ ]")), id=item.id) for item in self.items]
+
+    def update_marks(self, marks: Mapping[str, str]) -> None:
+        highlighted = self.highlighted
+        self.clear_options()
+        self.add_options(self._options(marks))
+        self.highlighted = highlighted
+
+    def select_id(self, item_id: str) -> None:
+        for index, item in enumerate(self.items):
+            if item.id == item_id:
+                self.highlighted = index
+                return

@@ -1,0 +1,52 @@
+"""`attn-tui validate`: load a content folder and prove what can be proved about it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_course.answers import prove_quiz
+from tui_course.content.course import load_course
+from tui_course.content.errors import ContentError
+from tui_course.content.models import BlockSegment, Course
+from tui_course.render.blocks import BlockError, render_block
+
+
+@dataclass(frozen=True)
+class Report:
+    course: Course
+    problems: tuple[ContentError, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        questions = sum(len(quiz.questions) for quiz in self.course.quizzes)
+        blocks = sum(
+            isinstance(segment, BlockSegment)
+            for lesson in self.course.lessons
+            for segment in lesson.segments
+        )
+        return (
+            f"{len(self.course.lessons)} lessons, {len(self.course.quizzes)} quizzes, "
+            f"{questions} questions, {blocks} live blocks: all valid"
+        )
+
+
+def validate(root: Path) -> Report:
+    course = load_course(root)
+    problems = list(course.problems)
+    for quiz in course.quizzes:
+        problems.extend(prove_quiz(quiz))
+    for lesson in course.lessons:
+        for segment in lesson.segments:
+            if isinstance(segment, BlockSegment):
+                try:
+                    render_block(segment)
+                except BlockError as error:
+                    problems.append(
+                        ContentError(lesson.path, segment.line, f"{segment.name} block: {error}")
+                    )
+    problems.sort(key=lambda p: (p.path, p.line or 0))
+    return Report(course, tuple(problems))
