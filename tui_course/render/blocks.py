@@ -58,30 +58,28 @@ def _attention(params: dict[str, Any]) -> str:
     if query is not None and query.casefold() not in lowered:
         raise BlockError(f"query '{query}' is not a word of the sentence")
     row = lowered.index(query.casefold()) if query is not None else None
-    how = "scaled by 1/sqrt(d)" if scale else "not scaled"
+    d = vectors.shape[1]
+    how = f"scores / sqrt({d})" if scale else "scores not scaled"
     parts = [
-        f"Embeddings: {embedding_set.description}; d = {vectors.shape[1]}; scores {how}"
-        + ("; causal mask on" if mask is not None else ""),
+        f"{set_name}, d = {d}, {how}" + (", causal mask" if mask is not None else ""),
         "",
         heatmap_text(weights, tokens, tokens, selected=row, decimals=decimals),
     ]
     if row is not None:
         parts += [
             "",
-            f"Query '{tokens[row]}': its weights over the keys (they sum to "
-            f"{weights[row].sum():.2f})",
+            f"Weights of '{tokens[row]}' (sum {weights[row].sum():.2f}):",
             weight_bars(weights[row], tokens, decimals),
         ]
         if params.get("output", False):
-            parts += ["", f"New vector for '{tokens[row]}': {format_vector(output[row])}"]
+            parts += ["", f"New '{tokens[row]}' = {format_vector(output[row])}"]
     if params.get("loop_check", False):
         loop_output, _ = attention_loop(vectors, vectors, vectors, scale)
         gap = float(np.max(np.abs(loop_output - output)))
         parts += [
             "",
-            "Loop version vs vectorised version: "
-            + ("identical" if gap < 1e-12 else "differ")
-            + f" (largest difference {gap:.1e})",
+            "Loop and vectorised versions: " + ("identical" if gap < 1e-12 else "DIFFER"),
+            f"(largest difference {gap:.1e})",
         ]
     return "\n".join(parts)
 
@@ -94,14 +92,14 @@ def _pe_table(params: dict[str, Any]) -> str:
     labels = [str(start + p) for p in range(positions)]
     columns = [f"{'sin' if i % 2 == 0 else 'cos'} {i}" for i in range(dim)]
     parts = [
-        f"Sinusoidal positional encoding, d_model = {dim} (rows: positions, columns: dimensions)",
+        f"Sinusoidal PE, d_model = {dim}",
         "",
         number_table(pe, labels, columns, decimals=decimals, corner="pos"),
     ]
     if params.get("similarity", False):
         parts += [
             "",
-            "Cosine similarity between positions (near positions look alike):",
+            "Cosine similarity of positions:",
             heatmap_text(position_similarity(pe).clip(0, 1), labels, labels, decimals=2),
         ]
     return "\n".join(parts)

@@ -49,7 +49,7 @@ def heatmap_text(
             shade(value, top) * 2 + format_weight(value, decimals) for value in matrix[row]
         )
         lines.append(f"{marker}{_fit(label, label_width).ljust(label_width)} {cells}")
-    lines.append(f"shade: '{RAMP[0]}' = 0 ... '{RAMP[-1]}' = {format_weight(top, decimals)} (largest)")
+    lines.append(f"shade '{RAMP[0]}' = 0 ... '{RAMP[-1]}' = {format_weight(top, decimals)} (max)")
     return "\n".join(lines)
 
 

@@ -59,7 +59,7 @@ class CourseApp(App[None]):
         Binding("escape", "back", "Back", show=False),
         Binding("n", "next_item", "Next"),
         Binding("p", "previous_item", "Previous", show=False),
-        Binding("ctrl+b", "toggle_outline", "Outline", show=False),
+        Binding("ctrl+b", "toggle_outline", "Outline"),
         Binding("tab", "focus_next", "Next pane", show=False),
         Binding("shift+tab", "focus_previous", "Previous pane", show=False),
     ]

@@ -12,11 +12,18 @@ from textual.widgets.option_list import Option
 from tui_course.content.models import Lesson, Quiz
 
 
+OUTLINE_LABEL_WIDTH = 28  # the outline is 30 wide: a border and one cell of slack
+
+
 def item_label(item: Lesson | Quiz, mark: str) -> Text:
-    """Plain Text (never markup): titles come from content files."""
+    """One line per item, cut to fit; plain Text (never markup): titles come from content files."""
     if isinstance(item, Lesson):
-        return Text(f"{mark} {item.order:>2} {item.title}")
-    return Text(f"{mark}  Quiz: {item.title}")
+        text = f"{mark} {item.order:>2} {item.title}"
+    else:
+        text = f"{mark} Quiz: {item.title}"
+    label = Text(text, no_wrap=True)
+    label.truncate(OUTLINE_LABEL_WIDTH, overflow="ellipsis")
+    return label
 
 
 class Outline(OptionList):

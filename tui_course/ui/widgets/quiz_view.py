@@ -8,7 +8,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
@@ -44,8 +44,8 @@ class NumberInput(Input):
         return character is not None and character in _NUMBER_KEYS
 
 
-class OptionRow(Static):
-    """One option line; a click picks it."""
+class OptionRow(Horizontal):
+    """One option: a marker column ("> 2. (*)") and the wrapped option text; a click picks it."""
 
     class Clicked(Message):
         def __init__(self, number: int) -> None:
@@ -53,8 +53,16 @@ class OptionRow(Static):
             self.number = number
 
     def __init__(self, number: int) -> None:
-        super().__init__(classes="option", markup=False)
+        super().__init__(classes="option")
         self.number = number
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="option-marker", markup=False)
+        yield Static(classes="option-text", markup=False)
+
+    def show(self, marker: str, text: str) -> None:
+        self.query_one(".option-marker", Static).update(Text(marker))
+        self.query_one(".option-text", Static).update(Text(text))
 
     def on_click(self) -> None:
         self.post_message(self.Clicked(self.number))
@@ -115,10 +123,10 @@ class QuizView(VerticalScroll, can_focus=True):
         self.cursor = 1
         self.last_answer = ""
         question = session.question
-        position = f"{session.position + 1} of {len(session.order)}"
+        position = f"Question {session.position + 1} of {len(session.order)}"
         if not session.is_full_run:
-            position += " (retrying the ones you missed)"
-        self._set("#quiz-title", f"{session.quiz.title}: question {position}")
+            position += " (retrying missed ones)"
+        self._set("#quiz-title", f"{position} · {session.quiz.title}")
         self._set("#quiz-prompt", f"{session.number}. {question.prompt}")
         options = self.query_one("#quiz-options", Vertical)
         options.remove_children()
@@ -162,14 +170,14 @@ class QuizView(VerticalScroll, can_focus=True):
             chosen = number in self.picked
             box = ("[x]" if chosen else "[ ]") if multi else ("(*)" if chosen else "( )")
             pointer = ">" if number == self.cursor and self.verdict is None else " "
-            line = f"{pointer} {number}. {box} {question.options[number - 1]}"
+            line = question.options[number - 1]
             if self.verdict is not None:
                 key = question.answer if multi else {question.answer}
                 if number in key:
-                    line += "   <- correct"
+                    line += "  <- correct"
                 elif chosen:
-                    line += "   <- your answer"
-            row.update(Text(line))
+                    line += "  <- your answer"
+            row.show(f"{pointer} {number}. {box} ", line)
             row.set_class(chosen, "-picked")
 
     def _show_hints(self) -> None:
@@ -178,6 +186,7 @@ class QuizView(VerticalScroll, can_focus=True):
         total = len(self.session.question.hints)
         lines = [f"Hint {i} of {total}: {hint}" for i, hint in enumerate(hints, start=1)]
         self._set("#quiz-hints", "\n".join(lines))
+        self.query_one("#quiz-hints").display = bool(lines)
 
     # actions
 
@@ -329,7 +338,7 @@ class QuizView(VerticalScroll, can_focus=True):
         session = self.session
         assert session is not None
         total = len(session.order)
-        self._set("#quiz-title", f"{session.quiz.title}: finished")
+        self._set("#quiz-title", f"Finished · {session.quiz.title}")
         lines = [f"Score: {session.correct_count} of {total} right on the first try."]
         if session.missed:
             lines.append("")
