@@ -34,6 +34,7 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
         "dim": _INT,
         "start": _INT,
         "decimals": _INT,
+        "table": _BOOL,
         "similarity": _BOOL,
     },
     "heads": {

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_course.content.errors import ContentError
+from tui_course.content.text import strip_control_deep
 
 _AOT_HEADER = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_.-]+)\s*\]\]")
 _TABLE_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]")
@@ -42,9 +43,12 @@ def read_text(path: Path, shown: str) -> str:
 
 
 def parse_toml(text: str, shown: str, first_line: int = 1) -> dict[str, Any]:
-    """Parse TOML; syntax errors become ContentError with the file's line number."""
+    """Parse TOML with control characters removed from every string value.
+
+    Syntax errors become ContentError with the file's line number.
+    """
     try:
-        return tomllib.loads(text)
+        return strip_control_deep(tomllib.loads(text))  # type: ignore[no-any-return]
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         match = _TOML_LINE.search(message)

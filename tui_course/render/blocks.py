@@ -63,7 +63,7 @@ def _attention(params: dict[str, Any]) -> str:
     parts = [
         f"{set_name}, d = {d}, {how}" + (", causal mask" if mask is not None else ""),
         "",
-        heatmap_text(weights, tokens, tokens, selected=row, decimals=decimals),
+        heatmap_text(weights, tokens, tokens, selected=row),
     ]
     if row is not None:
         parts += [
@@ -91,16 +91,20 @@ def _pe_table(params: dict[str, Any]) -> str:
     pe = positional_encoding(positions, dim, start=start)
     labels = [str(start + p) for p in range(positions)]
     columns = [f"{'sin' if i % 2 == 0 else 'cos'} {i}" for i in range(dim)]
-    parts = [
-        f"Sinusoidal PE, d_model = {dim}",
-        "",
-        number_table(pe, labels, columns, decimals=decimals, corner="pos"),
-    ]
+    parts = [f"Sinusoidal PE, d_model = {dim}"]
+    if params.get("table", True):
+        parts += ["", number_table(pe, labels, columns, decimals=decimals, corner="pos")]
     if params.get("similarity", False):
         parts += [
             "",
             "Cosine similarity of positions:",
-            heatmap_text(position_similarity(pe).clip(0, 1), labels, labels, decimals=2),
+            heatmap_text(
+                position_similarity(pe).clip(0, 1),
+                labels,
+                labels,
+                unit="similarity",
+                shade_from_min=True,
+            ),
         ]
     return "\n".join(parts)
 

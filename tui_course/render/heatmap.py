@@ -10,19 +10,16 @@ from numpy.typing import ArrayLike
 RAMP = " .:-=+*#%@"
 
 
-def format_weight(weight: float, decimals: int = 2) -> str:
-    """'.31' style: weights live in [0, 1], so the leading zero only costs width."""
-    text = f"{weight:.{decimals}f}"
-    if text.startswith("0."):
-        return text[1:]
-    return f"{weight:.{max(decimals - 1, 0)}f}"  # "1.0" keeps the same width as ".31"
+def format_percent(value: float) -> str:
+    """A weight in [0, 1] as a whole percentage, right-aligned in 3 characters."""
+    return f"{round(value * 100):>3d}"
 
 
-def shade(value: float, top: float) -> str:
-    """The ramp character for value on a scale where `top` is the darkest."""
-    if top <= 0:
-        return RAMP[0]
-    index = int(round(float(np.clip(value / top, 0.0, 1.0)) * (len(RAMP) - 1)))
+def shade(value: float, top: float, low: float = 0.0) -> str:
+    """The ramp character for value on a scale from `low` (blank) to `top` (darkest)."""
+    if top <= low:
+        return RAMP[-1] if value >= top > 0 else RAMP[0]
+    index = int(round(float(np.clip((value - low) / (top - low), 0.0, 1.0)) * (len(RAMP) - 1)))
     return RAMP[index]
 
 
@@ -35,21 +32,31 @@ def heatmap_text(
     row_labels: Sequence[str],
     column_labels: Sequence[str],
     selected: int | None = None,
-    decimals: int = 2,
+    unit: str = "weights",
+    shade_from_min: bool = False,
 ) -> str:
-    """Rows are queries, columns are keys; the selected row is marked with '>'."""
+    """Rows are queries, columns are keys; the selected row is marked with '>'.
+
+    A cell is two shade characters then the value in percent ("## 31"), so it
+    reads without colour. The shade runs from 0 (or the smallest value, with
+    shade_from_min) to the largest value shown.
+    """
     matrix = np.asarray(weights, dtype=np.float64)
     top = float(matrix.max()) if matrix.size else 0.0
-    cell = 2 + decimals + 1
+    low = float(matrix.min()) if shade_from_min and matrix.size else 0.0
+    cell = 5
     label_width = min(max((len(label) for label in row_labels), default=1), 10)
     lines = [" " * (label_width + 2) + " ".join(_fit(c, cell).rjust(cell) for c in column_labels)]
     for row, label in enumerate(row_labels):
         marker = ">" if row == selected else " "
         cells = " ".join(
-            shade(value, top) * 2 + format_weight(value, decimals) for value in matrix[row]
+            shade(value, top, low) * 2 + format_percent(value) for value in matrix[row]
         )
         lines.append(f"{marker}{_fit(label, label_width).ljust(label_width)} {cells}")
-    lines.append(f"shade '{RAMP[0]}' = 0 ... '{RAMP[-1]}' = {format_weight(top, decimals)} (max)")
+    lines.append(
+        f"{unit} in %; shade ' ' = {format_percent(low).strip()}"
+        f" ... '{RAMP[-1]}' = {format_percent(top).strip()}"
+    )
     return "\n".join(lines)
 
 

@@ -1,0 +1,97 @@
+"""Golden text for the figures, as students see them in lessons and on the command line."""
+
+from __future__ import annotations
+
+from tui_course.content.models import BlockSegment
+from tui_course.render.blocks import render_block
+from tui_course.render.heatmap import format_percent, heatmap_text, shade
+
+
+def test_heatmap_golden() -> None:
+    text = heatmap_text([[0.5, 0.5], [0.1, 0.9]], ["a", "bb"], ["a", "bb"], selected=1)
+    assert text == (
+        "        a    bb\n"
+        " a  ++ 50 ++ 50\n"
+        ">bb .. 10 @@ 90\n"
+        "weights in %; shade ' ' = 0 ... '@' = 90"
+    )
+
+
+def test_format_and_shade() -> None:
+    assert format_percent(0.314) == " 31"
+    assert format_percent(1.0) == "100"
+    assert shade(0.0, 1.0) == " " and shade(1.0, 1.0) == "@" and shade(0.5, 1.0) == "="
+    assert shade(0.75, 1.0, low=0.5) == "=" and shade(0.5, 1.0, low=0.5) == " "
+
+
+def test_figure_a_block_golden() -> None:
+    block = BlockSegment("attention", {"embeddings": "toy-cat-sat", "query": "sat",
+                                       "output": True, "loop_check": True}, 1)
+    lines = render_block(block).splitlines()
+    assert lines[:-1] == (
+        [
+            "toy-cat-sat, d = 3, scores / sqrt(3)",
+            "",
+            "        the   cat   sat  down",
+            " the  @@ 32 %% 30 ++ 19 ++ 18",
+            " cat  @@ 31 %% 29 ** 20 ++ 19",
+            ">sat  ** 20 ** 21 %% 30 %% 29",
+            " down ** 20 ** 21 %% 29 %% 30",
+            "weights in %; shade ' ' = 0 ... '@' = 32",
+            "",
+            "Weights of 'sat' (sum 1.00):",
+            "  the  0.20 ####",
+            "  cat  0.21 ####",
+            "  sat  0.30 ######  <- strongest",
+            "  down 0.29 ######",
+            "",
+            "New 'sat' = [0.419, 0.523, 0.147]",
+            "",
+            "Loop and vectorised versions: identical",
+        ]
+    )
+    gap = float(lines[-1].removeprefix("(largest difference ").removesuffix(")"))
+    assert gap < 1e-12
+
+
+def test_pe_table_golden() -> None:
+    assert render_block(BlockSegment("pe-table", {"positions": 2, "dim": 4}, 1)) == (
+        "Sinusoidal PE, d_model = 4\n"
+        "\n"
+        "pos  sin 0 cos 1 sin 2 cos 3\n"
+        "  0  0.000 1.000 0.000 1.000\n"
+        "  1  0.841 0.540 0.010 1.000"
+    )
+
+
+def test_heads_and_params_blocks() -> None:
+    assert render_block(BlockSegment("heads", {"dim": 8, "heads": 2}, 1)).splitlines() == [
+        "x has 8 components; 2 heads of 4 each:",
+        "  head 1: x[0], x[1], x[2], x[3]",
+        "  head 2: x[4], x[5], x[6], x[7]",
+    ]
+    params = render_block(BlockSegment("params", {}, 1)).splitlines()
+    assert params[-1].split() == ["Total", "trainable", "parameters", "14,049"]
+
+
+def test_causal_block_shows_zero_weights_above_the_diagonal() -> None:
+    text = render_block(BlockSegment("attention", {"embeddings": "toy-it", "causal": True}, 1))
+    first_row = text.splitlines()[3]
+    assert first_row == " the @@100     0     0     0"
+    assert "causal mask" in text.splitlines()[0]
+
+
+def test_position_similarity_block_shades_from_its_minimum() -> None:
+    block = BlockSegment(
+        "pe-table", {"positions": 3, "dim": 64, "table": False, "similarity": True}, 1
+    )
+    assert render_block(block).splitlines() == [
+        "Sinusoidal PE, d_model = 64",
+        "",
+        "Cosine similarity of positions:",
+        "       0     1     2",
+        " 0 @@100 ** 97    88",
+        " 1 ** 97 @@100 ** 97",
+        " 2    88 ** 97 @@100",
+        "similarity in %; shade ' ' = 88 ... '@' = 100",
+    ]
