@@ -122,7 +122,7 @@ class CourseApp(App[None]):
             switcher.current = "quiz"
             self.sub_title = f"Quiz: {item.title}"
             quiz_view = self.query_one(QuizView)
-            quiz_view.start(self._session(item))
+            await quiz_view.start(self._session(item))
             target = quiz_view
         if focus_content:
             target.focus()

@@ -41,25 +41,43 @@ class LessonView(VerticalScroll):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.lesson: Lesson | None = None
         self._finished_sent = False
+        self._pending_scroll: float | None = None
 
     async def show(self, lesson: Lesson, scroll_y: float = 0.0) -> None:
         self.lesson = lesson
         self._finished_sent = False
         await self.remove_children()
-        widgets = []
+        widgets: list[Markdown | Figure] = []
+        prose: list[tuple[Markdown, str]] = []
         for segment in lesson.segments:
             if isinstance(segment, MarkdownSegment):
-                widgets.append(Markdown(segment.text, classes="prose"))
+                markdown = Markdown(classes="prose")
+                prose.append((markdown, segment.text))
+                widgets.append(markdown)
             elif isinstance(segment, BlockSegment):
                 widgets.append(_figure(segment))
         await self.mount_all(widgets)
-        # Markdown lays itself out after mounting; restore the position once it has.
-        self.call_after_refresh(self.scroll_to, y=scroll_y, animate=False)
+        for markdown, text in prose:
+            await markdown.update(text)  # returns once its blocks are mounted
+        self._pending_scroll = scroll_y or None
+        self.scroll_home(animate=False)
+        self.watch_virtual_size()
 
     def show_message(self, text: str) -> None:
         self.lesson = None
         self.remove_children()
         self.mount(Static(text, markup=False, classes="prose"))
+
+    def watch_virtual_size(self) -> None:
+        """Restore a saved position once the lesson has grown tall enough to hold it.
+
+        Markdown lays out its blocks over several refreshes, so scrolling right
+        after mounting would be clamped to the first screen.
+        """
+        target = self._pending_scroll
+        if target is not None and self.max_scroll_y >= target:
+            self._pending_scroll = None
+            self.call_after_refresh(self.scroll_to, y=target, animate=False)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)

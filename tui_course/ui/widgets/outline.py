@@ -35,20 +35,20 @@ class Outline(OptionList):
     ]
 
     def __init__(self, items: list[Lesson | Quiz], marks: Mapping[str, str], **kwargs: object):
-        self.items = items
-        super().__init__(*self._options(marks), **kwargs)  # type: ignore[arg-type]
+        self.course_items = items
+        super().__init__(*self._build_options(marks), **kwargs)  # type: ignore[arg-type]
 
-    def _options(self, marks: Mapping[str, str]) -> list[Option]:
-        return [Option(item_label(item, marks.get(item.id, "[ ]")), id=item.id) for item in self.items]
+    def _build_options(self, marks: Mapping[str, str]) -> list[Option]:
+        return [Option(item_label(item, marks.get(item.id, "[ ]")), id=item.id) for item in self.course_items]
 
     def update_marks(self, marks: Mapping[str, str]) -> None:
         highlighted = self.highlighted
         self.clear_options()
-        self.add_options(self._options(marks))
+        self.add_options(self._build_options(marks))
         self.highlighted = highlighted
 
     def select_id(self, item_id: str) -> None:
-        for index, item in enumerate(self.items):
+        for index, item in enumerate(self.course_items):
             if item.id == item_id:
                 self.highlighted = index
                 return

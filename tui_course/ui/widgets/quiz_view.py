@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -38,10 +38,14 @@ _KIND_NAMES = {
 
 
 class NumberInput(Input):
-    """Lets letters through to the quiz's keys (h for a hint, n for next)."""
+    """Takes only what a number can contain; other letters reach the quiz's keys (h, n, r)."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         return character is not None and character in _NUMBER_KEYS
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.is_printable and not self.check_consume_key(event.key, event.character):
+            event.prevent_default()  # skip Input's insert; the key bubbles on to the bindings
 
 
 class OptionRow(Horizontal):
@@ -110,12 +114,12 @@ class QuizView(VerticalScroll, can_focus=True):
 
     # driving the view
 
-    def start(self, session: QuizSession) -> None:
+    async def start(self, session: QuizSession) -> None:
         self.session = session
         self.recorder.start(session)
-        self._show_question()
+        await self._show_question()
 
-    def _show_question(self) -> None:
+    async def _show_question(self) -> None:
         session = self.session
         assert session is not None
         self.verdict = None
@@ -129,8 +133,8 @@ class QuizView(VerticalScroll, can_focus=True):
         self._set("#quiz-title", f"{position} · {session.quiz.title}")
         self._set("#quiz-prompt", f"{session.number}. {question.prompt}")
         options = self.query_one("#quiz-options", Vertical)
-        options.remove_children()
-        options.mount_all(OptionRow(n) for n in range(1, len(question.options) + 1))
+        await options.remove_children()
+        await options.mount_all(OptionRow(n) for n in range(1, len(question.options) + 1))
         options.display = bool(question.options)
         number_input = self.query_one("#quiz-number", NumberInput)
         text_input = self.query_one("#quiz-text", Input)
@@ -143,7 +147,7 @@ class QuizView(VerticalScroll, can_focus=True):
         self.query_one("#quiz-verdict").set_classes("quiz-verdict")
         self._show_hints()
         self._set("#quiz-keys", _KIND_NAMES[question.kind] + "  ·  h hint  ·  n skip")
-        self.call_after_refresh(self._render_options)
+        self._render_options()
         self._focus_answer()
         self.scroll_home(animate=False)
 
@@ -236,18 +240,18 @@ class QuizView(VerticalScroll, can_focus=True):
         self.action_pick(event.number)
 
     @on(Input.Submitted)
-    def _typed(self, event: Input.Submitted) -> None:
+    async def _typed(self, event: Input.Submitted) -> None:
         event.stop()
-        self.action_submit()
+        await self.action_submit()
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
         session = self.session
         if session is None:
             return
         if session.finished:
             return
         if self.verdict is not None:
-            self.action_next()
+            await self.action_next()
             return
         question = session.question
         if question.kind is Kind.NUMERIC:
@@ -303,38 +307,35 @@ class QuizView(VerticalScroll, can_focus=True):
             return
         self._show_hints()
 
-    def action_next(self) -> None:
+    async def action_next(self) -> None:
         session = self.session
         if session is None or session.finished:
             return
         session.advance()
         if session.finished:
             self.recorder.finish(session)
-            self._show_summary()
+            await self._show_summary()
             self.post_message(self.Finished(session.quiz.id))
         else:
-            self._show_question()
+            await self._show_question()
 
-    def action_retry(self) -> None:
+    async def action_retry(self) -> None:
         session = self.session
         if session is None:
             return
         if session.finished:
             if session.missed:
-                self.start(session.retry_missed())
+                await self.start(session.retry_missed())
             return
         if self.verdict is not None and not self.verdict.correct:
-            hints_kept = session.hints()
-            self._show_question()
-            if hints_kept:
-                self._show_hints()
+            await self._show_question()
 
-    def action_restart(self) -> None:
+    async def action_restart(self) -> None:
         session = self.session
         if session is not None and session.finished:
-            self.start(QuizSession.start(session.quiz, session.questions))
+            await self.start(QuizSession.start(session.quiz, session.questions))
 
-    def _show_summary(self) -> None:
+    async def _show_summary(self) -> None:
         session = self.session
         assert session is not None
         total = len(session.order)
@@ -348,7 +349,7 @@ class QuizView(VerticalScroll, can_focus=True):
                 short = prompt if len(prompt) <= 60 else prompt[:57] + "..."
                 lines.append(f"  {index + 1}. {short}")
         self._set("#quiz-prompt", "\n".join(lines))
-        self.query_one("#quiz-options").remove_children()
+        await self.query_one("#quiz-options").remove_children()
         self.query_one("#quiz-options").display = False
         for input_box in self.query(Input):
             input_box.display = False

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from textual.app import App
+
+from tests.conftest import REPO
+from tui_course.ui.app import CourseApp, Settings, make_app
+
+
+def screen_text(app: App[object]) -> str:
+    """What a person would read on the screen right now, without colours."""
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), force_terminal=True,
+        color_system="truecolor", record=True, legacy_windows=False,
+    )
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text(styles=False)
+
+
+def widget_text(app: App[object], selector: str) -> str:
+    """The plain text a Static shows, before wrapping (for long sentences)."""
+    from textual.widgets import Static
+
+    return str(app.query_one(selector, Static).render())
+
+
+@pytest.fixture
+def build_app(tmp_path: Path) -> Callable[..., CourseApp]:
+    def build(
+        open_id: str | None = None, content: Path = REPO, data: Path | None = None
+    ) -> CourseApp:
+        return make_app(Settings(content, data or tmp_path / "data", open_id))
+
+    return build

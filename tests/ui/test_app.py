@@ -1,0 +1,198 @@
+"""The app as a student meets it: outline, lessons, help, palette, resume, bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.widgets import Markdown
+
+from tests.ui.conftest import screen_text, widget_text
+from tui_course.progress.store import DB_NAME
+from tui_course.ui.app import CourseApp
+from tui_course.ui.screens.help import HelpScreen
+from tui_course.ui.widgets.lesson_view import Figure, LessonView
+from tui_course.ui.widgets.outline import Outline
+
+
+async def test_first_start_shows_outline_beside_first_lesson(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app()
+    async with app.run_test(size=(80, 24)):
+        outline = app.query_one(Outline)
+        labels = [str(outline.get_option_at_index(i).prompt) for i in range(outline.option_count)]
+        assert labels[0] == "[ ]  1 Why a new design was…"
+        assert labels[6] == "[ ] Quiz: Mini-checkpoint: …"
+        assert len(labels) == 14
+        text = screen_text(app)
+        assert "Why a new design was needed" in text
+        assert "q Quit" in text and "f1 Help" in text
+
+
+async def test_lesson_figures_are_computed_live(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("self-attention")
+    async with app.run_test(size=(80, 24)):
+        figures = app.query(Figure)
+        assert len(figures) == 1
+        body = str(figures.first().query_one(".figure-body").render())
+        assert "New 'sat' = [0.419, 0.523, 0.147]" in body
+        assert "Loop and vectorised versions: identical" in body
+
+
+async def test_next_and_previous_walk_the_outline_and_mark_lessons_done(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("multi-head")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        assert app.current is not None and app.current.id == "positional-encoding"
+        assert "multi-head" in app.store.lessons_done()
+        await pilot.press("n")
+        assert app.current.id == "checkpoint"
+        await pilot.press("p", "p")
+        assert app.current.id == "multi-head"
+
+
+async def test_scrolling_to_the_end_marks_the_lesson_done(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("why-transformers")
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(LessonView)
+        await pilot.pause()
+        assert view.max_scroll_y > 0
+        assert "why-transformers" not in app.store.lessons_done()
+        view.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        assert "why-transformers" in app.store.lessons_done()
+        label = str(app.query_one(Outline).get_option("why-transformers").prompt)
+        assert label.startswith("[x]")
+
+
+async def test_outline_by_keys_and_mouse(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        outline = app.query_one(Outline)
+        outline.focus()
+        await pilot.press("j", "j", "enter")
+        assert app.current is not None and app.current.id == "self-attention"
+        assert app.query_one(LessonView).has_focus
+        await pilot.press("escape")
+        assert outline.has_focus
+        await pilot.click(Outline, offset=(5, 6))  # the mini-checkpoint row
+        assert app.current.id == "checkpoint"
+
+
+async def test_help_lists_every_key(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.text
+        for key in ("q", "ctrl+q", "f1 / ?", "Esc", "n", "p", "ctrl+b", "1-9", "Space",
+                    "h", "r", "a", "Right", "j", "k", "ctrl+p", "Enter"):
+            assert f"  {key} " in text or f" {key} /" in text or f"/ {key} " in text, key
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_palette_opens_any_lesson(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Positional encoding")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.current is not None and app.current.id == "positional-encoding"
+
+
+async def test_resume_where_the_student_left(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    app = build_app("encoder-block")
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(LessonView)
+        view.scroll_to(y=12, animate=False)
+        await pilot.pause()
+        await pilot.press("q")
+    again = build_app()
+    async with again.run_test(size=(80, 24)) as pilot:
+        await pilot.pause(0.2)
+        assert again.current is not None and again.current.id == "encoder-block"
+        assert again.query_one(LessonView).scroll_y == 12
+
+
+async def test_corrupt_store_gives_notice_and_keeps_working(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / DB_NAME).write_bytes(b"garbage" * 500)
+    app = build_app("checkpoint", data=data)
+    async with app.run_test(size=(80, 24)) as pilot:
+        notices = [n.message for n in app._notifications]
+        assert any("could not be read" in message for message in notices)
+        await pilot.press("2", "enter")
+        assert [a.correct for a in app.store.attempts()] == [True]
+
+
+def _content(root: Path, lesson: str, quizzes: dict[str, str]) -> Path:
+    (root / "lessons").mkdir(parents=True)
+    (root / "quizzes").mkdir()
+    (root / "lessons" / "one.md").write_text(lesson, encoding="utf-8")
+    for name, text in quizzes.items():
+        (root / "quizzes" / name).write_text(text, encoding="utf-8")
+    return root
+
+
+async def test_untrusted_text_is_shown_literally(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    root = _content(
+        tmp_path / "content",
+        '+++\nid = "one"\ntitle = "[red]T[/red]\\u001b[2J"\norder = 1\n+++\n\n'
+        "Text with [bold]markup[/bold] and \x1b[31mescape.\n",
+        {"q.toml": 'id = "q"\ntitle = "Q"\n[[question]]\nkind = "text"\n'
+                   'prompt = "[b]literal[/b]"\nexplanation = "e"\nanswer = "a"\n'},
+    )
+    app = build_app("one", content=root)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert "Text with [bold]markup[/bold] and [31mescape." in screen_text(app)
+        assert app.query_one(Markdown).source == "Text with [bold]markup[/bold] and [31mescape."
+        assert "[red]T[/red][2J" in str(app.query_one(Outline).get_option("one").prompt)
+        await app.open_item("q")
+        assert widget_text(app, "#quiz-prompt") == "1. [b]literal[/b]"
+
+
+async def test_broken_quiz_does_not_stop_the_course(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    root = _content(
+        tmp_path / "content",
+        '+++\nid = "one"\ntitle = "One"\norder = 1\n+++\n\nHello.\n',
+        {"bad.toml": "id = \n"},
+    )
+    app = build_app(content=root)
+    async with app.run_test(size=(80, 24)):
+        assert app.current is not None and app.current.id == "one"
+        notices = [n.message for n in app._notifications]
+        assert any(message.startswith("quizzes/bad.toml:1: invalid TOML") for message in notices)
+
+
+async def test_toggle_outline_gives_the_lesson_the_full_width(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("queries-keys-values")
+    async with app.run_test(size=(80, 24)) as pilot:
+        view = app.query_one(LessonView)
+        narrow = view.size.width
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert not app.query_one(Outline).display
+        assert view.size.width > narrow + 20
