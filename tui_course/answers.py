@@ -44,7 +44,9 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
         try:
             resolved = resolve(question)
         except ExpressionError as error:
-            problems.append(ContentError(quiz.path, question.line, f"{where}: answer_from: {error}"))
+            problems.append(
+                ContentError(quiz.path, question.line, f"{where}: answer_from: {error}")
+            )
             continue
         if question.answer is not None and question.answer_from is not None:
             computed = float(resolved.answer)

@@ -25,11 +25,15 @@ class Parser(argparse.ArgumentParser):
 
 def _add_common(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument(
-        "--content", metavar="DIR", default=default,
+        "--content",
+        metavar="DIR",
+        default=default,
         help="content folder holding lessons/ and quizzes/ (default: the shipped course)",
     )
     parser.add_argument(
-        "--data-dir", metavar="DIR", default=default,
+        "--data-dir",
+        metavar="DIR",
+        default=default,
         help="where progress is stored (default: $ATTN_TUI_DATA_DIR or the user data dir)",
     )
 
@@ -120,15 +124,24 @@ def run_progress(content: Path, data: Path, fmt: str) -> int:
 def _progress_csv(report: dict[str, list[dict[str, object]]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["kind", "id", "title", "done", "best_score", "questions", "mastered", "attempts"])
+    writer.writerow(
+        ["kind", "id", "title", "done", "best_score", "questions", "mastered", "attempts"]
+    )
     for lesson in report["lessons"]:
         writer.writerow(["lesson", lesson["id"], lesson["title"], lesson["done"], "", "", "", ""])
     for quiz in report["quizzes"]:
-        writer.writerow([
-            "quiz", quiz["id"], quiz["title"], quiz["done"],
-            "" if quiz["best_score"] is None else quiz["best_score"],
-            quiz["questions"], quiz["mastered"], quiz["attempts"],
-        ])
+        writer.writerow(
+            [
+                "quiz",
+                quiz["id"],
+                quiz["title"],
+                quiz["done"],
+                "" if quiz["best_score"] is None else quiz["best_score"],
+                quiz["questions"],
+                quiz["mastered"],
+                quiz["attempts"],
+            ]
+        )
     return out.getvalue()
 
 
@@ -136,8 +149,14 @@ def _progress_table(report: dict[str, list[dict[str, object]]]) -> str:
     lines = ["Lessons", f"  {'':3} {'id':<24} {'title':<40} done"]
     for lesson in report["lessons"]:
         done = "yes" if lesson["done"] else "no"
-        lines.append(f"  {lesson['order']!s:>3} {lesson['id']!s:<24} {str(lesson['title'])[:40]:<40} {done}")
-    lines += ["", "Quizzes", f"  {'id':<16} {'title':<36} {'best':>6} {'mastered':>9} {'attempts':>9}"]
+        lines.append(
+            f"  {lesson['order']!s:>3} {lesson['id']!s:<24} {str(lesson['title'])[:40]:<40} {done}"
+        )
+    lines += [
+        "",
+        "Quizzes",
+        f"  {'id':<16} {'title':<36} {'best':>6} {'mastered':>9} {'attempts':>9}",
+    ]
     for quiz in report["quizzes"]:
         best = "-" if quiz["best_score"] is None else f"{quiz['best_score']}/{quiz['questions']}"
         mastered = f"{quiz['mastered']}/{quiz['questions']}"

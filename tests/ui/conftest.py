@@ -16,8 +16,13 @@ def screen_text(app: App[object]) -> str:
     """What a person would read on the screen right now, without colours."""
     width, height = app.size
     console = Console(
-        width=width, height=height, file=io.StringIO(), force_terminal=True,
-        color_system="truecolor", record=True, legacy_windows=False,
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        record=True,
+        legacy_windows=False,
     )
     console.print(app.screen._compositor.render_update(full=True))
     return console.export_text(styles=False)

@@ -91,8 +91,25 @@ async def test_help_lists_every_key(build_app: Callable[..., CourseApp]) -> None
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
         text = app.screen.text
-        for key in ("q", "ctrl+q", "f1 / ?", "Esc", "n", "p", "ctrl+b", "1-9", "Space",
-                    "h", "r", "a", "Right", "j", "k", "ctrl+p", "Enter"):
+        for key in (
+            "q",
+            "ctrl+q",
+            "f1 / ?",
+            "Esc",
+            "n",
+            "p",
+            "ctrl+b",
+            "1-9",
+            "Space",
+            "h",
+            "r",
+            "a",
+            "Right",
+            "j",
+            "k",
+            "ctrl+p",
+            "Enter",
+        ):
             assert f"  {key} " in text or f" {key} /" in text or f"/ {key} " in text, key
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
@@ -157,8 +174,10 @@ async def test_untrusted_text_is_shown_literally(
         tmp_path / "content",
         '+++\nid = "one"\ntitle = "[red]T[/red]\\u001b[2J"\norder = 1\n+++\n\n'
         "Text with [bold]markup[/bold] and \x1b[31mescape.\n",
-        {"q.toml": 'id = "q"\ntitle = "Q"\n[[question]]\nkind = "text"\n'
-                   'prompt = "[b]literal[/b]"\nexplanation = "e"\nanswer = "a"\n'},
+        {
+            "q.toml": 'id = "q"\ntitle = "Q"\n[[question]]\nkind = "text"\n'
+            'prompt = "[b]literal[/b]"\nexplanation = "e"\nanswer = "a"\n'
+        },
     )
     app = build_app("one", content=root)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -16,7 +16,9 @@ def stored(app: CourseApp, quiz_id: str) -> list[tuple[int, str, bool]]:
     return [(a.question_index, a.answer, a.correct) for a in app.store.attempts(quiz_id)]
 
 
-async def test_checkpoint_by_keys_with_retry_and_summary(build_app: Callable[..., CourseApp]) -> None:
+async def test_checkpoint_by_keys_with_retry_and_summary(
+    build_app: Callable[..., CourseApp],
+) -> None:
     app = build_app("checkpoint")
     async with app.run_test(size=(80, 24)) as pilot:
         quiz = app.query_one(QuizView)
@@ -38,7 +40,10 @@ async def test_checkpoint_by_keys_with_retry_and_summary(build_app: Callable[...
         assert "Score: 2 of 3 right on the first try." in text
         assert "r: retry the 1 you missed" in text
         assert stored(app, "checkpoint") == [
-            (1, "2", True), (2, "3", False), (2, "1", True), (3, "1,2", True),
+            (1, "2", True),
+            (2, "3", False),
+            (2, "1", True),
+            (3, "1,2", True),
         ]
         stats = app.store.quiz_stats("checkpoint", 3)
         assert (stats.best_correct, len(stats.mastered)) == (2, 3)
@@ -103,7 +108,9 @@ async def test_mouse_click_picks_an_option(build_app: Callable[..., CourseApp]) 
         assert "Correct." in screen_text(app)
 
 
-async def test_skipping_everything_then_retrying_missed(build_app: Callable[..., CourseApp]) -> None:
+async def test_skipping_everything_then_retrying_missed(
+    build_app: Callable[..., CourseApp],
+) -> None:
     app = build_app("checkpoint")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n", "n", "n")

@@ -13,7 +13,10 @@ from tui_course.progress.store import ProgressStore
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tui_course", *args],
-        capture_output=True, text=True, check=False, env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **(env or {})},
     )
 
 

@@ -49,7 +49,7 @@ def test_lesson_segments_split_prose_blocks_and_keep_code(tmp_path: Path) -> Non
     path = tmp_path / "l.md"
     path.write_text(
         '+++\nid = "l"\ntitle = " Title "\norder = 3\n+++\n\nIntro.\n\n'
-        '```python\nx = 1\n```\n\n```pe-table\npositions = 2\ndim = 4\n```\n\nAfter.\n',
+        "```python\nx = 1\n```\n\n```pe-table\npositions = 2\ndim = 4\n```\n\nAfter.\n",
         encoding="utf-8",
     )
     lesson = load_lesson(path, tmp_path)

@@ -14,9 +14,20 @@ from tests.conftest import REPO
 def test_wheel_ships_content_and_runs_from_elsewhere(tmp_path: Path) -> None:
     wheels = tmp_path / "wheels"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(wheels), str(REPO)],
-        check=True, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(wheels),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
     )
     (wheel,) = wheels.glob("attn_tui-*.whl")
     with zipfile.ZipFile(wheel) as archive:
@@ -30,10 +41,17 @@ def test_wheel_ships_content_and_runs_from_elsewhere(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ATTN_TUI_CONTENT_DIR"}
     env["PYTHONPATH"] = str(tmp_path / "site")
     result = subprocess.run(
-        [sys.executable, "-c",
-         "import tui_course, sys; from tui_course.cli import main; "
-         "print(tui_course.__file__); sys.exit(main(['validate']))"],
-        cwd=elsewhere, env=env, capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-c",
+            "import tui_course, sys; from tui_course.cli import main; "
+            "print(tui_course.__file__); sys.exit(main(['validate']))",
+        ],
+        cwd=elsewhere,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     module_path, summary = result.stdout.splitlines()

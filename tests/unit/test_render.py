@@ -25,8 +25,11 @@ def test_format_and_shade() -> None:
 
 
 def test_figure_a_block_golden() -> None:
-    block = BlockSegment("attention", {"embeddings": "toy-cat-sat", "query": "sat",
-                                       "output": True, "loop_check": True}, 1)
+    block = BlockSegment(
+        "attention",
+        {"embeddings": "toy-cat-sat", "query": "sat", "output": True, "loop_check": True},
+        1,
+    )
     lines = render_block(block).splitlines()
     assert lines[:-1] == (
         [

@@ -108,7 +108,9 @@ def test_two_sessions_write_concurrently(data_dir: Path) -> None:
     )
     ProgressStore(data_dir).close()
     children = [
-        subprocess.Popen([sys.executable, "-c", script, str(data_dir), quiz], stderr=subprocess.PIPE)
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(data_dir), quiz], stderr=subprocess.PIPE
+        )
         for quiz in ("a", "b")
     ]
     errors = [child.communicate()[1] for child in children]
@@ -153,21 +155,49 @@ def test_progress_json_lists_every_attempt(data_dir: Path, course_root: Path) ->
         store.record_attempt(run, "checkpoint", 2, "3", False)
         store.mark_lesson_done("self-attention")
     result = subprocess.run(
-        [sys.executable, "-m", "tui_course", "progress", "--format", "json",
-         "--data-dir", str(data_dir), "--content", str(course_root)],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "tui_course",
+            "progress",
+            "--format",
+            "json",
+            "--data-dir",
+            str(data_dir),
+            "--content",
+            str(course_root),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     report = json.loads(result.stdout)
     assert report["attempts"] == [
-        {"quiz_id": "checkpoint", "question_index": 1, "answer": "2", "correct": True,
-         "timestamp": report["attempts"][0]["timestamp"]},
-        {"quiz_id": "checkpoint", "question_index": 2, "answer": "3", "correct": False,
-         "timestamp": report["attempts"][1]["timestamp"]},
+        {
+            "quiz_id": "checkpoint",
+            "question_index": 1,
+            "answer": "2",
+            "correct": True,
+            "timestamp": report["attempts"][0]["timestamp"],
+        },
+        {
+            "quiz_id": "checkpoint",
+            "question_index": 2,
+            "answer": "3",
+            "correct": False,
+            "timestamp": report["attempts"][1]["timestamp"],
+        },
     ]
     assert all("T" in a["timestamp"] for a in report["attempts"])
     done = {lesson["id"]: lesson["done"] for lesson in report["lessons"]}
     assert done["self-attention"] is True and done["why-transformers"] is False
     checkpoint = next(q for q in report["quizzes"] if q["id"] == "checkpoint")
-    assert checkpoint == {"id": "checkpoint", "title": "Mini-checkpoint: why positions?",
-                          "questions": 3, "best_score": None, "mastered": 1, "attempts": 2,
-                          "done": False}
+    assert checkpoint == {
+        "id": "checkpoint",
+        "title": "Mini-checkpoint: why positions?",
+        "questions": 3,
+        "best_score": None,
+        "mastered": 1,
+        "attempts": 2,
+        "done": False,
+    }

@@ -57,14 +57,14 @@ def load_course(root: Path) -> Course:
 
 
 def _drop_duplicates(
-    root: Path,
-    lessons: list[Lesson], quizzes: list[Quiz], problems: list[ContentError]
+    root: Path, lessons: list[Lesson], quizzes: list[Quiz], problems: list[ContentError]
 ) -> tuple[list[Lesson], list[Quiz]]:
     """Lesson and quiz ids share one namespace (--open ID takes either)."""
     seen: dict[str, str] = {}
     kept_lessons: list[Lesson] = []
     kept_quizzes: list[Quiz] = []
-    for item in (*lessons, *quizzes):
+    items: tuple[Lesson | Quiz, ...] = (*lessons, *quizzes)
+    for item in items:
         if item.id in seen:
             problems.append(
                 ContentError(

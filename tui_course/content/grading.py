@@ -128,5 +128,7 @@ def grade(question: Question, raw: str) -> Verdict:
         )
     else:
         correct = matches_text(raw, question.answer)
-        feedback = next((m.feedback for m in question.mistakes if matches_text(raw, m.answer)), None)
+        feedback = next(
+            (m.feedback for m in question.mistakes if matches_text(raw, m.answer)), None
+        )
     return Verdict(correct=correct, expected=expected, feedback=None if correct else feedback)

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from tui_course.content.errors import ContentError
+
 
 class Kind(StrEnum):
     CHOICE = "choice"
@@ -83,7 +85,7 @@ class Course:
 
     lessons: tuple[Lesson, ...]
     quizzes: tuple[Quiz, ...]
-    problems: tuple[Any, ...] = field(default=())  # ContentError instances
+    problems: tuple[ContentError, ...] = field(default=())
 
     def outline(self) -> list[Lesson | Quiz]:
         """Lessons in order, each followed by the quizzes placed after it."""
@@ -99,7 +101,8 @@ class Course:
         return items
 
     def find(self, item_id: str) -> Lesson | Quiz | None:
-        for item in (*self.lessons, *self.quizzes):
+        items: tuple[Lesson | Quiz, ...] = (*self.lessons, *self.quizzes)
+        for item in items:
             if item.id == item_id:
                 return item
         return None

@@ -93,7 +93,9 @@ def _question(table: dict[str, Any], check: TableCheck) -> Question:
     if kind in (Kind.CHOICE, Kind.MULTI):
         _check_options(check, options)
     elif "options" in table:
-        raise check.error(f"'options' is only for choice and multi questions, not {kind}", "options")
+        raise check.error(
+            f"'options' is only for choice and multi questions, not {kind}", "options"
+        )
     if kind is not Kind.NUMERIC:
         for key in ("answer_from", "tolerance", "rel_tolerance"):
             if key in table:
@@ -129,7 +131,9 @@ def _question(table: dict[str, Any], check: TableCheck) -> Question:
 
 def _check_options(check: TableCheck, options: tuple[str, ...]) -> None:
     if not 2 <= len(options) <= MAX_OPTIONS:
-        raise check.error(f"needs between 2 and {MAX_OPTIONS} options, got {len(options)}", "options")
+        raise check.error(
+            f"needs between 2 and {MAX_OPTIONS} options, got {len(options)}", "options"
+        )
     if any(not option for option in options):
         raise check.error("options must not be empty", "options")
     seen = [normalise_text(option) for option in options]
@@ -156,7 +160,7 @@ def _answer(
         if isinstance(value, list):
             raise check.error(
                 f"single choice needs exactly one correct option, got {len(value)}"
-                " (use kind = \"multi\" for several)",
+                ' (use kind = "multi" for several)',
                 key,
             )
         return _option_number(check, value, options, key)
@@ -191,14 +195,13 @@ def _mistake(
     if "answer" not in entry and "answer_from" not in entry:
         raise check.error("a mistake needs 'answer' (or 'answer_from' for numeric)")
     wrong = _answer(check, kind, entry, options, "answer") if "answer" in entry else None
-    same = (
-        (kind is Kind.TEXT and any(matches_text(w, key) for w in wrong))
-        or (kind in (Kind.CHOICE, Kind.MULTI) and wrong == key)
-    )
-    if same:
-        raise check.error("this mistake's answer is the correct answer", "answer")
-    if kind is Kind.TEXT:
-        wrong = tuple(wrong)
+    if wrong is not None:
+        if kind is Kind.TEXT:
+            same = any(matches_text(variant, key) for variant in wrong)
+        else:
+            same = kind is not Kind.NUMERIC and wrong == key  # numeric: proved in answers.py
+        if same:
+            raise check.error("this mistake's answer is the correct answer", "answer")
     return Mistake(
         answer=wrong,
         feedback=_nonempty(check, entry, "feedback"),

@@ -123,8 +123,7 @@ def _type_ok(value: object, spec: Field) -> bool:
         return False
     if spec.items is not None and isinstance(value, list):
         return all(
-            isinstance(item, spec.items)
-            and not (isinstance(item, bool) and spec.items is not bool)
+            isinstance(item, spec.items) and not (isinstance(item, bool) and spec.items is not bool)
             for item in value
         )
     return True

@@ -18,7 +18,8 @@ def softmax(x: ArrayLike, axis: int = -1) -> Array:
     top = np.where(np.isfinite(top), top, 0.0)
     exps = np.exp(values - top)
     total = np.sum(exps, axis=axis, keepdims=True)
-    return np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+    weights: Array = np.divide(exps, total, out=np.zeros_like(exps), where=total > 0)
+    return weights
 
 
 def causal_mask(n: int) -> NDArray[np.bool_]:

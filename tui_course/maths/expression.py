@@ -64,7 +64,10 @@ _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Pow: operator.pow,
     ast.MatMult: operator.matmul,
 }
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
 
 
 def evaluate(text: str) -> Any:
@@ -85,7 +88,9 @@ def evaluate_number(text: str) -> float:
     value = evaluate(text)
     array = np.asarray(value)
     if array.size != 1 or not np.issubdtype(array.dtype, np.number):
-        raise ExpressionError(f"expression gives {array.shape or type(value).__name__}, not a number")
+        raise ExpressionError(
+            f"expression gives {array.shape or type(value).__name__}, not a number"
+        )
     number = float(array.reshape(()))
     if not math.isfinite(number):
         raise ExpressionError("expression does not give a finite number")
@@ -93,8 +98,10 @@ def evaluate_number(text: str) -> float:
 
 
 def _eval(node: ast.AST) -> Any:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(
-        node.value, bool
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
     ):
         return node.value
     if isinstance(node, ast.Constant) and isinstance(node.value, bool):

@@ -17,11 +17,13 @@ def positional_encoding(num_positions: int, d_model: int, start: int = 0) -> Arr
     positions = np.arange(start, start + num_positions, dtype=np.float64)[:, None]
     pair_index = np.arange(d_model) // 2
     angles = positions / np.power(10000.0, 2 * pair_index / d_model)
-    return np.where(np.arange(d_model) % 2 == 0, np.sin(angles), np.cos(angles))
+    encoding: Array = np.where(np.arange(d_model) % 2 == 0, np.sin(angles), np.cos(angles))
+    return encoding
 
 
 def position_similarity(pe: Array) -> Array:
     """Cosine similarity between every pair of position vectors (rows of pe)."""
     norms = np.linalg.norm(pe, axis=-1, keepdims=True)
-    unit = np.divide(pe, norms, out=np.zeros_like(pe), where=norms > 0)
-    return unit @ unit.T
+    unit: Array = np.divide(pe, norms, out=np.zeros_like(pe), where=norms > 0)
+    similarity: Array = unit @ unit.T
+    return similarity

@@ -95,7 +95,9 @@ class ProgressStore:
             self._conn = self._connect()
         except sqlite3.Error as error:
             if _is_contention(error):
-                raise StoreError(f"{self.path}: another attn-tui holds the progress database") from None
+                raise StoreError(
+                    f"{self.path}: another attn-tui holds the progress database"
+                ) from None
             moved = self._move_aside()
             self.notice = (
                 f"Your progress file could not be read ({error}); it was moved to {moved.name} "
@@ -120,7 +122,9 @@ class ProgressStore:
             if version > SCHEMA_VERSION:
                 raise sqlite3.DatabaseError(f"made by a newer attn-tui (schema {version})")
             if version < SCHEMA_VERSION:
-                conn.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+                conn.executescript(
+                    f"BEGIN; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+                )
         except BaseException:
             conn.close()
             raise
@@ -236,4 +240,3 @@ class ProgressStore:
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
-

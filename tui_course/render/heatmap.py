@@ -19,7 +19,7 @@ def shade(value: float, top: float, low: float = 0.0) -> str:
     """The ramp character for value on a scale from `low` (blank) to `top` (darkest)."""
     if top <= low:
         return RAMP[-1] if value >= top > 0 else RAMP[0]
-    index = int(round(float(np.clip((value - low) / (top - low), 0.0, 1.0)) * (len(RAMP) - 1)))
+    index = round(float(np.clip((value - low) / (top - low), 0.0, 1.0)) * (len(RAMP) - 1))
     return RAMP[index]
 
 
@@ -69,7 +69,7 @@ def weight_bars(
     label_width = min(max((len(label) for label in labels), default=1), 12)
     lines = []
     for index, (label, value) in enumerate(zip(labels, row, strict=True)):
-        bar = "#" * int(round(value * width))
+        bar = "#" * round(float(value) * width)
         note = "  <- strongest" if index == strongest else ""
         lines.append(
             f"  {_fit(label, label_width).ljust(label_width)} {value:.{decimals}f} {bar}{note}"

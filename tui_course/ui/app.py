@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Header, OptionList
@@ -56,7 +56,7 @@ class CourseApp(App[None]):
         Binding("q", "quit", "Quit"),
         Binding("ctrl+q", "quit", "Quit", show=False),
         Binding("f1,question_mark", "help", "Help"),
-        Binding("escape", "back", "Back", show=False),
+        Binding("escape", "back_out", "Back", show=False),
         Binding("n", "next_item", "Next"),
         Binding("p", "previous_item", "Previous", show=False),
         Binding("ctrl+b", "toggle_outline", "Outline"),
@@ -111,6 +111,7 @@ class CourseApp(App[None]):
         self.store.set_setting(LAST_OPENED, item.id)
         self.query_one(Outline).select_id(item.id)
         switcher = self.query_one(ContentSwitcher)
+        target: LessonView | QuizView
         if isinstance(item, Lesson):
             self.store.mark_lesson_opened(item.id)
             switcher.current = "lesson"
@@ -169,7 +170,9 @@ class CourseApp(App[None]):
         if 0 <= index < len(ids):
             await self.open_item(ids[index], focus_content=True)
         else:
-            self.notify("That is the end of the course." if offset > 0 else "This is the first item.")
+            self.notify(
+                "That is the end of the course." if offset > 0 else "This is the first item."
+            )
 
     async def action_next_item(self) -> None:
         await self._step(1)
@@ -177,7 +180,7 @@ class CourseApp(App[None]):
     async def action_previous_item(self) -> None:
         await self._step(-1)
 
-    def action_back(self) -> None:
+    def action_back_out(self) -> None:
         focused = self.focused
         quiz = self.query_one(QuizView)
         if focused is not None and focused is not quiz and quiz in focused.ancestors:
@@ -194,7 +197,7 @@ class CourseApp(App[None]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        sections = [
+        sections: list[tuple[str, Iterable[BindingType]]] = [
             ("Everywhere", self.BINDINGS),
             ("Outline", Outline.BINDINGS),
             ("Lesson", LessonView.BINDINGS),
@@ -216,7 +219,10 @@ class CourseApp(App[None]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
         for item in self.items:
             if isinstance(item, Lesson):
-                title, help_line = f"Lesson {item.order}: {item.title}", item.summary or "Open lesson"
+                title, help_line = (
+                    f"Lesson {item.order}: {item.title}",
+                    item.summary or "Open lesson",
+                )
             else:
                 title, help_line = f"Quiz: {item.title}", f"{len(item.questions)} questions"
 
@@ -225,7 +231,9 @@ class CourseApp(App[None]):
 
             yield SystemCommand(title, help_line, open_it)
         yield SystemCommand("Help: keys", "Show every key", self.action_help)
-        yield SystemCommand("Toggle outline", "Hide or show the course outline", self.action_toggle_outline)
+        yield SystemCommand(
+            "Toggle outline", "Hide or show the course outline", self.action_toggle_outline
+        )
         yield from super().get_system_commands(screen)
 
     async def action_quit(self) -> None:

@@ -11,7 +11,6 @@ from textual.widgets.option_list import Option
 
 from tui_course.content.models import Lesson, Quiz
 
-
 OUTLINE_LABEL_WIDTH = 28  # the outline is 30 wide: a border and one cell of slack
 
 
@@ -39,7 +38,10 @@ class Outline(OptionList):
         super().__init__(*self._build_options(marks), **kwargs)  # type: ignore[arg-type]
 
     def _build_options(self, marks: Mapping[str, str]) -> list[Option]:
-        return [Option(item_label(item, marks.get(item.id, "[ ]")), id=item.id) for item in self.course_items]
+        return [
+            Option(item_label(item, marks.get(item.id, "[ ]")), id=item.id)
+            for item in self.course_items
+        ]
 
     def update_marks(self, marks: Mapping[str, str]) -> None:
         highlighted = self.highlighted

@@ -80,7 +80,7 @@ class QuizView(VerticalScroll, can_focus=True):
         Binding("right", "next", "Next", show=False),
         Binding("r", "retry", "Retry"),
         Binding("a", "restart", "Start over", show=False),
-        Binding("space", "toggle", "Toggle", show=False),
+        Binding("space", "toggle_option", "Toggle", show=False),
         Binding("up,k", "cursor(-1)", "Up", show=False),
         Binding("down,j", "cursor(1)", "Down", show=False),
         *[Binding(str(n), f"pick({n})", f"Pick {n}", show=False) for n in range(1, 10)],
@@ -221,7 +221,7 @@ class QuizView(VerticalScroll, can_focus=True):
             self.picked = {number}
         self._render_options()
 
-    def action_toggle(self) -> None:
+    def action_toggle_option(self) -> None:
         if self._choice_question():
             self.action_pick(self.cursor)
 
@@ -282,7 +282,9 @@ class QuizView(VerticalScroll, can_focus=True):
         if verdict.feedback:
             lines.append(verdict.feedback)
         if not verdict.correct and question.kind in (Kind.NUMERIC, Kind.TEXT):
-            lines.append(f"You answered {self.last_answer.strip()}; the answer is {verdict.expected}.")
+            lines.append(
+                f"You answered {self.last_answer.strip()}; the answer is {verdict.expected}."
+            )
         lines += ["", f"Why: {question.explanation}"]
         box = self.query_one("#quiz-verdict", Static)
         box.update(Text("\n".join(lines)))
@@ -302,8 +304,12 @@ class QuizView(VerticalScroll, can_focus=True):
         if session is None or session.finished:
             return
         if session.reveal_hint() is None:
-            self.notify("No more hints for this question." if session.question.hints
-                        else "This question has no hints.", timeout=3)
+            self.notify(
+                "No more hints for this question."
+                if session.question.hints
+                else "This question has no hints.",
+                timeout=3,
+            )
             return
         self._show_hints()
 
