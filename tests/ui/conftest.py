@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 from textual.app import App
+from textual.pilot import Pilot
 
 from tests.conftest import REPO
 from tui_course.ui.app import CourseApp, Settings, make_app
@@ -26,6 +28,18 @@ def screen_text(app: App[object]) -> str:
     )
     console.print(app.screen._compositor.render_update(full=True))
     return console.export_text(styles=False)
+
+
+@asynccontextmanager
+async def running(app: CourseApp, size: tuple[int, int] = (80, 24)) -> AsyncIterator[Pilot[None]]:
+    """Run the app until its first lesson or quiz is open (that happens after the first frame)."""
+    async with app.run_test(size=size) as pilot:
+        for _ in range(200):
+            if app.current is not None or not app.items:
+                break
+            await pilot.pause(0.01)
+        await pilot.pause()
+        yield pilot
 
 
 def widget_text(app: App[object], selector: str) -> str:

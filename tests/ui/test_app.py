@@ -7,7 +7,7 @@ from pathlib import Path
 
 from textual.widgets import Markdown
 
-from tests.ui.conftest import screen_text, widget_text
+from tests.ui.conftest import running, screen_text, widget_text
 from tui_course.progress.store import DB_NAME
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import HelpScreen
@@ -19,7 +19,7 @@ async def test_first_start_shows_outline_beside_first_lesson(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app()
-    async with app.run_test(size=(80, 24)):
+    async with running(app):
         outline = app.query_one(Outline)
         labels = [str(outline.get_option_at_index(i).prompt) for i in range(outline.option_count)]
         assert labels[0] == "[ ]  1 Why a new design was…"
@@ -32,7 +32,7 @@ async def test_first_start_shows_outline_beside_first_lesson(
 
 async def test_lesson_figures_are_computed_live(build_app: Callable[..., CourseApp]) -> None:
     app = build_app("self-attention")
-    async with app.run_test(size=(80, 24)):
+    async with running(app):
         figures = app.query(Figure)
         assert len(figures) == 1
         body = str(figures.first().query_one(".figure-body").render())
@@ -44,7 +44,7 @@ async def test_next_and_previous_walk_the_outline_and_mark_lessons_done(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("multi-head")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         await pilot.press("n")
         assert app.current is not None and app.current.id == "positional-encoding"
         assert "multi-head" in app.store.lessons_done()
@@ -58,7 +58,7 @@ async def test_scrolling_to_the_end_marks_the_lesson_done(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("why-transformers")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         view = app.query_one(LessonView)
         await pilot.pause()
         assert view.max_scroll_y > 0
@@ -73,7 +73,7 @@ async def test_scrolling_to_the_end_marks_the_lesson_done(
 
 async def test_outline_by_keys_and_mouse(build_app: Callable[..., CourseApp]) -> None:
     app = build_app()
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         outline = app.query_one(Outline)
         outline.focus()
         await pilot.press("j", "j", "enter")
@@ -87,7 +87,7 @@ async def test_outline_by_keys_and_mouse(build_app: Callable[..., CourseApp]) ->
 
 async def test_help_lists_every_key(build_app: Callable[..., CourseApp]) -> None:
     app = build_app()
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
         text = app.screen.text
@@ -119,7 +119,7 @@ async def test_help_lists_every_key(build_app: Callable[..., CourseApp]) -> None
 
 async def test_palette_opens_any_lesson(build_app: Callable[..., CourseApp]) -> None:
     app = build_app()
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         await pilot.press("ctrl+p")
         await pilot.press(*"Positional encoding")
         await pilot.pause(0.3)
@@ -132,13 +132,13 @@ async def test_resume_where_the_student_left(
     build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:
     app = build_app("encoder-block")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         view = app.query_one(LessonView)
         view.scroll_to(y=12, animate=False)
         await pilot.pause()
         await pilot.press("q")
     again = build_app()
-    async with again.run_test(size=(80, 24)) as pilot:
+    async with running(again) as pilot:
         await pilot.pause(0.2)
         assert again.current is not None and again.current.id == "encoder-block"
         assert again.query_one(LessonView).scroll_y == 12
@@ -151,7 +151,7 @@ async def test_corrupt_store_gives_notice_and_keeps_working(
     data.mkdir()
     (data / DB_NAME).write_bytes(b"garbage" * 500)
     app = build_app("checkpoint", data=data)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         notices = [n.message for n in app._notifications]
         assert any("could not be read" in message for message in notices)
         await pilot.press("2", "enter")
@@ -180,7 +180,7 @@ async def test_untrusted_text_is_shown_literally(
         },
     )
     app = build_app("one", content=root)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         await pilot.pause()
         assert "Text with [bold]markup[/bold] and [31mescape." in screen_text(app)
         assert app.query_one(Markdown).source == "Text with [bold]markup[/bold] and [31mescape."
@@ -198,7 +198,7 @@ async def test_broken_quiz_does_not_stop_the_course(
         {"bad.toml": "id = \n"},
     )
     app = build_app(content=root)
-    async with app.run_test(size=(80, 24)):
+    async with running(app):
         assert app.current is not None and app.current.id == "one"
         notices = [n.message for n in app._notifications]
         assert any(message.startswith("quizzes/bad.toml:1: invalid TOML") for message in notices)
@@ -208,7 +208,7 @@ async def test_toggle_outline_gives_the_lesson_the_full_width(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("queries-keys-values")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         view = app.query_one(LessonView)
         narrow = view.size.width
         await pilot.press("ctrl+b")

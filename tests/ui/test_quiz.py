@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from textual.widgets import Input
 
-from tests.ui.conftest import screen_text, widget_text
+from tests.ui.conftest import running, screen_text, widget_text
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.outline import Outline
 from tui_course.ui.widgets.quiz_view import QuizView
@@ -20,7 +20,7 @@ async def test_checkpoint_by_keys_with_retry_and_summary(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("checkpoint")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         quiz = app.query_one(QuizView)
         assert quiz.has_focus
         assert "Question 1 of 3" in screen_text(app)
@@ -58,7 +58,7 @@ async def test_numeric_exercise_hints_feedback_and_tolerance(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("exercises")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         box = app.query_one("#quiz-number", Input)
         assert box.has_focus
         await pilot.press(*"0.731")
@@ -85,7 +85,7 @@ async def test_numeric_exercise_hints_feedback_and_tolerance(
 
 async def test_text_answer_and_escape_leaves_the_box(build_app: Callable[..., CourseApp]) -> None:
     app = build_app("exercises")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         await pilot.press("n", "n")  # skip to the text question (question 3)
         text_box = app.query_one("#quiz-text", Input)
         assert text_box.has_focus
@@ -101,7 +101,7 @@ async def test_text_answer_and_escape_leaves_the_box(build_app: Callable[..., Co
 
 async def test_mouse_click_picks_an_option(build_app: Callable[..., CourseApp]) -> None:
     app = build_app("checkpoint")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         rows = app.query(".option")
         await pilot.click(rows[1])
         await pilot.press("enter")
@@ -112,7 +112,7 @@ async def test_skipping_everything_then_retrying_missed(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("checkpoint")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with running(app) as pilot:
         await pilot.press("n", "n", "n")
         assert "Score: 0 of 3" in screen_text(app)
         await pilot.press("n")  # after the summary, n moves on in the course

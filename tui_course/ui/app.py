@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
@@ -14,12 +15,13 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Header, OptionList
 
 from tui_course.content.models import Course, Lesson, Quiz
-from tui_course.progress.recorder import QuizRecorder
 from tui_course.progress.store import ProgressStore
-from tui_course.ui.screens.help import HelpScreen, help_text
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline
-from tui_course.ui.widgets.quiz_view import QuizView
+
+if TYPE_CHECKING:
+    from tui_course.content.session import QuizSession
+    from tui_course.ui.widgets.quiz_view import QuizView
 
 LAST_OPENED = "last_opened"
 
@@ -56,12 +58,32 @@ class CourseApp(App[None]):
         Binding("q", "quit", "Quit"),
         Binding("ctrl+q", "quit", "Quit", show=False),
         Binding("f1,question_mark", "help", "Help"),
-        Binding("escape", "back_out", "Back", show=False),
-        Binding("n", "next_item", "Next"),
-        Binding("p", "previous_item", "Previous", show=False),
-        Binding("ctrl+b", "toggle_outline", "Outline"),
-        Binding("tab", "focus_next", "Next pane", show=False),
-        Binding("shift+tab", "focus_previous", "Previous pane", show=False),
+        Binding(
+            "escape",
+            "back_out",
+            "Back",
+            show=False,
+            tooltip="Back: leave the answer box first, then go to the outline",
+        ),
+        Binding("n", "next_item", "Next", tooltip="Next lesson or quiz in the outline"),
+        Binding(
+            "p",
+            "previous_item",
+            "Previous",
+            show=False,
+            tooltip="Previous lesson or quiz in the outline",
+        ),
+        Binding("ctrl+b", "toggle_outline", "Outline", tooltip="Hide or show the outline"),
+        Binding(
+            "tab", "focus_next", "Next pane", show=False, tooltip="Move focus to the next pane"
+        ),
+        Binding(
+            "shift+tab",
+            "focus_previous",
+            "Previous pane",
+            show=False,
+            tooltip="Move focus to the previous pane",
+        ),
     ]
 
     def __init__(self, course: Course, store: ProgressStore, settings: Settings) -> None:
@@ -78,10 +100,9 @@ class CourseApp(App[None]):
             yield Outline(self.items, outline_marks(self.course, self.store), id="outline")
             with ContentSwitcher(initial="lesson", id="content"):
                 yield LessonView(id="lesson")
-                yield QuizView(QuizRecorder(self.store), id="quiz")
         yield Footer()
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
         if self.store.notice:
             self.notify(self.store.notice, title="Progress", severity="warning", timeout=15)
         if self.course.problems:
@@ -98,7 +119,8 @@ class CourseApp(App[None]):
                 f"No lessons or quizzes were found in {self.settings.content_dir}."
             )
             return
-        await self.open_item(item.id)
+        # The outline shows in the first frame; the lesson (Markdown, maybe NumPy) right after.
+        self.call_after_refresh(self.open_item, item.id)
 
     # opening things
 
@@ -120,15 +142,28 @@ class CourseApp(App[None]):
             self.sub_title = item.title
             target = self.query_one(LessonView)
         else:
+            quiz_view = await self._quiz_view()
             switcher.current = "quiz"
             self.sub_title = f"Quiz: {item.title}"
-            quiz_view = self.query_one(QuizView)
             await quiz_view.start(self._session(item))
             target = quiz_view
         if focus_content:
             target.focus()
 
-    def _session(self, quiz: Quiz):  # type: ignore[no-untyped-def]
+    async def _quiz_view(self) -> QuizView:
+        """Mounted on first use: most sessions start on a lesson, and start-up is faster."""
+        # Imported on first use too: quizzes, grading and the recorder are not start-up work.
+        from tui_course.progress.recorder import QuizRecorder
+        from tui_course.ui.widgets.quiz_view import QuizView
+
+        found = self.query(QuizView)
+        if found:
+            return found.first()
+        view = QuizView(QuizRecorder(self.store), id="quiz")
+        await self.query_one(ContentSwitcher).mount(view)
+        return view
+
+    def _session(self, quiz: Quiz) -> QuizSession:
         # Deferred: resolving numeric keys imports NumPy maths only when a quiz opens.
         from tui_course.answers import resolve
         from tui_course.content.session import QuizSession
@@ -153,8 +188,8 @@ class CourseApp(App[None]):
         self.store.mark_lesson_done(event.lesson_id)
         self.refresh_outline()
 
-    @on(QuizView.Finished)
-    def _quiz_finished(self, event: QuizView.Finished) -> None:
+    def on_quiz_view_finished(self) -> None:
+        """QuizView.Finished: a run ended, so a score in the outline may have changed."""
         self.refresh_outline()
 
     # actions
@@ -182,10 +217,12 @@ class CourseApp(App[None]):
 
     def action_back_out(self) -> None:
         focused = self.focused
-        quiz = self.query_one(QuizView)
-        if focused is not None and focused is not quiz and quiz in focused.ancestors:
-            quiz.focus()  # first Esc leaves the answer box, so h and n work again
-            return
+        quizzes = self.query("QuizView")
+        if focused is not None and quizzes:
+            quiz = quizzes.first()
+            if focused is not quiz and quiz in focused.ancestors:
+                quiz.focus()  # first Esc leaves the answer box, so h and n work again
+                return
         self.query_one(Outline).focus()
 
     def action_toggle_outline(self) -> None:
@@ -195,6 +232,9 @@ class CourseApp(App[None]):
             self.screen.focus_next()
 
     def action_help(self) -> None:
+        from tui_course.ui.screens.help import HelpScreen, help_text
+        from tui_course.ui.widgets.quiz_view import QuizView
+
         if isinstance(self.screen, HelpScreen):
             return
         sections: list[tuple[str, Iterable[BindingType]]] = [

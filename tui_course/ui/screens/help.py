@@ -34,7 +34,7 @@ def binding_lines(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
     for binding in bindings:
         if not isinstance(binding, Binding):
             continue
-        description = binding.description
+        description = binding.tooltip or binding.description
         if binding.action.startswith("pick("):
             description = "Pick option 1-9 (toggle in multiple choice)"
             keys = "1-9"

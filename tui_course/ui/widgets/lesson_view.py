@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, VerticalScroll
 from textual.message import Message
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment
-from tui_course.render.blocks import BlockError, render_block
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
 
 
 class Figure(HorizontalScroll):
@@ -47,6 +51,8 @@ class LessonView(VerticalScroll):
         self.lesson = lesson
         self._finished_sent = False
         await self.remove_children()
+        from textual.widgets import Markdown  # markdown-it loads after the first frame
+
         widgets: list[Markdown | Figure] = []
         prose: list[tuple[Markdown, str]] = []
         for segment in lesson.segments:
@@ -92,6 +98,9 @@ class LessonView(VerticalScroll):
 
 
 def _figure(segment: BlockSegment) -> Figure:
+    # Imported here: NumPy loads with the first lesson that has a figure, not at start-up.
+    from tui_course.render.blocks import BlockError, render_block
+
     try:
         return Figure(render_block(segment), "computed live")
     except BlockError as error:

@@ -74,15 +74,25 @@ class OptionRow(Horizontal):
 
 class QuizView(VerticalScroll, can_focus=True):
     BINDINGS = [
-        Binding("enter", "submit", "Submit", priority=False),
-        Binding("h", "hint", "Hint"),
-        Binding("n", "next", "Next"),
-        Binding("right", "next", "Next", show=False),
-        Binding("r", "retry", "Retry"),
-        Binding("a", "restart", "Start over", show=False),
-        Binding("space", "toggle_option", "Toggle", show=False),
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("enter", "submit", "Submit", tooltip="Submit; after a verdict, go on"),
+        Binding("h", "hint", "Hint", tooltip="Show the next hint"),
+        Binding("n", "next", "Next", tooltip="Next question (skips an unanswered one)"),
+        Binding(
+            "right", "next", "Next", show=False, tooltip="Next question (skips an unanswered one)"
+        ),
+        Binding("r", "retry", "Retry", tooltip="Try again; at the end, retry the ones you missed"),
+        Binding(
+            "a", "restart", "Start over", show=False, tooltip="At the end: start the quiz over"
+        ),
+        Binding(
+            "space",
+            "toggle_option",
+            "Toggle",
+            show=False,
+            tooltip="Toggle the highlighted option (multiple choice)",
+        ),
+        Binding("up,k", "cursor(-1)", "Up", show=False, tooltip="Highlight the option above"),
+        Binding("down,j", "cursor(1)", "Down", show=False, tooltip="Highlight the option below"),
         *[Binding(str(n), f"pick({n})", f"Pick {n}", show=False) for n in range(1, 10)],
     ]
 
