@@ -8,12 +8,17 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from tui_course import __version__
+from tui_course.content.blocks import EMBEDDING_SETS
 from tui_course.paths import data_dir, default_content_dir
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 PROG = "attn-tui"
+DEFAULT_SENTENCE = "The train left the station on time"
 
 
 class Parser(argparse.ArgumentParser):
@@ -48,17 +53,60 @@ def build_parser() -> Parser:
         "validate", help="check a content folder and prove its answer keys"
     )
     validate.add_argument("dir", nargs="?", metavar="DIR", help="content folder (default: shipped)")
+    attention = commands.add_parser("attention", help="print an attention heatmap for a sentence")
+    attention.add_argument(
+        "words", nargs="*", metavar="WORD", help=f"the sentence (default: {DEFAULT_SENTENCE!r})"
+    )
+    attention.add_argument("--query", metavar="WORD", help="the word whose weights are listed")
+    attention.add_argument("--heads", type=int, choices=(1, 2, 4), default=1)
+    attention.add_argument("--causal", action="store_true", help="mask out later words")
+    attention.add_argument("--no-scale", action="store_true", help="skip the 1/sqrt(d) scaling")
+    attention.add_argument("--embeddings", choices=EMBEDDING_SETS, default="toy-train")
+    attention.add_argument("--ascii", action="store_true", help="pure ASCII output")
+    pe = commands.add_parser("pe", help="print a sinusoidal positional-encoding table")
+    pe.add_argument("--positions", type=_int_between(1, 256), default=8, metavar="N")
+    pe.add_argument("--dim", type=_int_between(1, 512), default=4, metavar="D")
+    pe.add_argument("--similarity", action="store_true", help="add the position-similarity map")
+    pe.add_argument("--ascii", action="store_true", help="pure ASCII output")
     progress = commands.add_parser("progress", help="show saved progress")
     progress.add_argument("--format", choices=("table", "csv", "json"), default="table")
     _add_common(progress, argparse.SUPPRESS)
     return parser
 
 
+def _int_between(low: int, high: int):  # type: ignore[no-untyped-def]
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
+        return value
+
+    return parse
+
+
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _dispatch(argv)
+    except BrokenPipeError:
+        # `attn-tui attention | head`: the reader left; say nothing more.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _dispatch(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     content = Path(args.content).expanduser() if args.content else default_content_dir()
     if args.command == "validate":
         return run_validate(Path(args.dir).expanduser() if args.dir else content)
+    if args.command == "attention":
+        return run_attention(args)
+    if args.command == "pe":
+        return run_pe(args)
     if args.command == "progress":
         return run_progress(content, data_dir(args.data_dir), args.format)
     return run_app(content, data_dir(args.data_dir), args.open)
@@ -165,3 +213,63 @@ def _progress_table(report: dict[str, list[dict[str, object]]]) -> str:
             f" {quiz['attempts']!s:>9}"
         )
     return "\n".join(lines)
+
+
+def _ascii_only(flag: bool) -> bool:
+    """--ascii, or a locale that does not promise UTF-8 (block characters would garble)."""
+    from tui_course.terminal import locale_is_utf8
+
+    return flag or not locale_is_utf8()
+
+
+def _colour_console() -> Console | None:
+    """A Rich console when stdout is a colour terminal, else None (plain text, no codes)."""
+    import os
+
+    if not sys.stdout.isatty() or os.environ.get("NO_COLOR"):
+        return None
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def run_attention(args: argparse.Namespace) -> int:
+    from tui_course.maths.explore import AttentionSetup, NoWordsError, explore_attention
+    from tui_course.render.blocks import BlockError, attention_extras, attention_summary, query_row
+    from tui_course.render.heatmap import heatmap_rich, heatmap_text
+
+    sentence = " ".join(args.words) or DEFAULT_SENTENCE
+    setup = AttentionSetup(sentence, args.embeddings, not args.no_scale, args.causal, args.heads)
+    try:
+        result = explore_attention(setup)
+    except NoWordsError as error:
+        return _fail(f"attention: error: WORD: {error}", 2)
+    try:
+        row = query_row(result, args.query) if args.query else 0
+    except BlockError:
+        words = ", ".join(dict.fromkeys(result.tokens))
+        return _fail(f"attention: error: --query: '{args.query}' is not one of: {words}", 2)
+    console = _colour_console()
+    ascii_only = _ascii_only(args.ascii)
+    print(attention_summary(result))
+    for note in result.notes:
+        print(f"  {note}")
+    for head in range(result.weights.shape[0]):
+        print()
+        if result.weights.shape[0] > 1:
+            print(f"head {head + 1}")
+        args_ = (result.weights[head], result.tokens, result.tokens, row)
+        if console is not None:
+            console.print(heatmap_rich(*args_), soft_wrap=True)
+        else:
+            print(heatmap_text(*args_))
+    print()
+    print("\n".join(attention_extras(result, row, {"output": True}, ascii_only)))
+    return 0
+
+
+def run_pe(args: argparse.Namespace) -> int:
+    from tui_course.render.positional import pe_report
+
+    print(pe_report(args.positions, args.dim, shaded=True, similarity=args.similarity))
+    return 0

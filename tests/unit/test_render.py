@@ -13,6 +13,7 @@ def test_heatmap_golden() -> None:
         "        a    bb\n"
         " a  ++ 50 ++ 50\n"
         ">bb .. 10 @@ 90\n"
+        "          ^^^^^ strongest key for 'bb'\n"
         "weights in %; shade ' ' = 0 ... '@' = 90"
     )
 
@@ -40,6 +41,7 @@ def test_figure_a_block_golden() -> None:
             " cat  @@ 31 %% 29 ** 20 ++ 19",
             ">sat  ** 20 ** 21 %% 30 %% 29",
             " down ** 20 ** 21 %% 29 %% 30",
+            "                  ^^^^^ strongest key for 'sat'",
             "weights in %; shade ' ' = 0 ... '@' = 32",
             "",
             "Weights of 'sat' (sum 1.00):",
@@ -97,4 +99,38 @@ def test_position_similarity_block_shades_from_its_minimum() -> None:
         " 1 ** 97 @@100 ** 97",
         " 2    88 ** 97 @@100",
         "similarity in %; shade ' ' = 88 ... '@' = 100",
+    ]
+
+
+def test_long_sentences_are_windowed_around_the_selected_row() -> None:
+    import numpy as np
+
+    labels = [f"w{i}" for i in range(64)]
+    weights = np.full((64, 64), 1 / 64)
+    weights[40] = 0.0
+    weights[40, 45] = 1.0
+    text = heatmap_text(weights, labels, labels, selected=40, max_rows=5, max_columns=4)
+    lines = text.splitlines()
+    assert [line.split()[0] for line in lines[1:6]] == ["w38", "w39", ">w40", "w41", "w42"]
+    assert lines[0].split() == ["w43", "w44", "w45", "w46"]
+    assert lines[3].split()[1:] == ["0", "0", "@@100", "0"]
+    assert lines[-1].endswith("rows 39-43 and columns 44-47 of 64")
+    assert all(len(line) <= 40 for line in lines[:-2])
+
+
+def test_rich_heatmap_has_the_same_characters_as_plain() -> None:
+    from tui_course.render.heatmap import heatmap_rich
+
+    args = ([[0.5, 0.5], [0.1, 0.9]], ["a", "bb"], ["a", "bb"])
+    assert heatmap_rich(*args, selected=1).plain == heatmap_text(*args, selected=1)
+
+
+def test_weight_bars_unicode_and_limit() -> None:
+    from tui_course.render.heatmap import weight_bars
+
+    text = weight_bars([0.1, 0.6, 0.3], ["a", "b", "c"], width=10, limit=2, ascii_only=False)
+    assert text.splitlines() == [
+        "  b 0.60 \u2588\u2588\u2588\u2588\u2588\u2588  \u2190 strongest",
+        "  c 0.30 \u2588\u2588\u2588",
+        "  ... 1 weaker keys not listed",
     ]

@@ -15,7 +15,7 @@ BAD = FIXTURES / "bad"
 
 EXPECTED = [
     "lessons/bad-block-key.md:11: pe-table block: unknown key 'dims' "
-    "(allowed: decimals, dim, positions, similarity, start, table)",
+    "(allowed: decimals, dim, positions, shaded, similarity, start, table)",
     "lessons/bad-lesson-block.md:11: unknown block 'attentoin' "
     "(blocks: attention, heads, params, pe-table; or a code language such as python)",
     "lessons/no-front-matter.md:1: a lesson must start with '+++' front matter (id, title)",

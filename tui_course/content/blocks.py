@@ -25,6 +25,7 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
         "query": _STR,
         "scale": _BOOL,
         "causal": _BOOL,
+        "heads": _INT,
         "output": _BOOL,
         "loop_check": _BOOL,
         "decimals": _INT,
@@ -35,6 +36,7 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
         "start": _INT,
         "decimals": _INT,
         "table": _BOOL,
+        "shaded": _BOOL,
         "similarity": _BOOL,
     },
     "heads": {
@@ -80,6 +82,8 @@ def check_block(name: str, params: dict[str, Any], check: TableCheck) -> None:
         raise check.error(
             f"unknown embeddings '{params['embeddings']}' (known: {known})", "embeddings"
         )
+    if name == "attention" and params.get("heads", 1) not in (1, 2, 4):
+        raise check.error("'heads' must be 1, 2 or 4", "heads")
     if name == "heads" and params["dim"] % params["heads"]:
         raise check.error(
             f"'dim' ({params['dim']}) must divide evenly into {params['heads']} heads", "dim"

@@ -95,18 +95,24 @@ def multi_head_attention(
     rng: np.random.Generator,
     mask: ArrayLike | None = None,
     scale: bool = True,
+    key_dim: int | None = None,
 ) -> tuple[Array, Array]:
     """Self-attention with `num_heads` heads and explicit random projections.
 
-    Wq, Wk, Wv and Wo are (d, d) matrices drawn from `rng`; each head attends
-    over its own d/h slice of the projections. Returns (output (seq, d),
-    weights (heads, seq, seq)).
+    Like Keras' MultiHeadAttention, each head has its own key_dim (default: d /
+    heads, rounded up), so any d works with any number of heads. Wq, Wk, Wv are
+    (d, heads * key_dim) and Wo is (heads * key_dim, d), drawn from `rng`.
+    Returns (output (seq, d), weights (heads, seq, seq)).
     """
     values = np.asarray(x, dtype=np.float64)
     d = values.shape[-1]
-    wq, wk, wv, wo = (rng.normal(0.0, 1.0 / np.sqrt(d), size=(d, d)) for _ in range(4))
+    head_dim = key_dim or -(-d // num_heads)
+    width = num_heads * head_dim
+    wq, wk, wv = (rng.normal(0.0, 1.0 / np.sqrt(d), size=(d, width)) for _ in range(3))
+    wo = rng.normal(0.0, 1.0 / np.sqrt(width), size=(width, d))
     heads_q = split_heads(values @ wq, num_heads)
     heads_k = split_heads(values @ wk, num_heads)
     heads_v = split_heads(values @ wv, num_heads)
     blended, weights = scaled_dot_product_attention(heads_q, heads_k, heads_v, mask, scale)
-    return merge_heads(blended) @ wo, weights
+    output: Array = merge_heads(blended) @ wo
+    return output, weights

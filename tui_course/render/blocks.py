@@ -12,17 +12,18 @@ from typing import Any
 import numpy as np
 
 from tui_course.content.models import BlockSegment
-from tui_course.maths.attention import (
-    attention_loop,
-    causal_mask,
-    scaled_dot_product_attention,
-    split_heads,
+from tui_course.maths.attention import attention_loop, split_heads
+from tui_course.maths.embeddings import SETS, UnknownWordError, embed
+from tui_course.maths.explore import (
+    AttentionResult,
+    AttentionSetup,
+    NoWordsError,
+    explore_attention,
 )
-from tui_course.maths.embeddings import SETS, UnknownWordError, embed, tokenize
 from tui_course.maths.model_size import transformer_classifier_parameters
-from tui_course.maths.positional import position_similarity, positional_encoding
 from tui_course.render.heatmap import format_vector, heatmap_text, weight_bars
-from tui_course.render.tables import number_table, two_column_table
+from tui_course.render.positional import pe_report
+from tui_course.render.tables import two_column_table
 
 
 class BlockError(ValueError):
@@ -39,74 +40,102 @@ def render_block(block: BlockSegment) -> str:
     return renderers[block.name](block.params)
 
 
-def _attention(params: dict[str, Any]) -> str:
+def attention_setup(params: dict[str, Any]) -> AttentionSetup:
+    """The live view's starting point for an `attention` block."""
     set_name = params["embeddings"]
-    embedding_set = SETS[set_name]
-    tokens = tokenize(params.get("sentence", embedding_set.default_sentence))
-    if not tokens:
-        raise BlockError("the sentence has no words")
-    try:
-        vectors = embed(set_name, tokens)
-    except UnknownWordError as error:
-        raise BlockError(str(error)) from None
-    scale = params.get("scale", True)
-    mask = causal_mask(len(tokens)) if params.get("causal", False) else None
-    output, weights = scaled_dot_product_attention(vectors, vectors, vectors, mask, scale)
-    decimals = params.get("decimals", 2)
-    query = params.get("query")
-    lowered = [t.casefold() for t in tokens]
-    if query is not None and query.casefold() not in lowered:
+    return AttentionSetup(
+        sentence=params.get("sentence", SETS[set_name].default_sentence),
+        embeddings=set_name,
+        scale=params.get("scale", True),
+        causal=params.get("causal", False),
+        heads=params.get("heads", 1),
+    )
+
+
+def query_row(result: AttentionResult, query: str | None) -> int | None:
+    if query is None:
+        return None
+    lowered = [token.casefold() for token in result.tokens]
+    if query.casefold() not in lowered:
         raise BlockError(f"query '{query}' is not a word of the sentence")
-    row = lowered.index(query.casefold()) if query is not None else None
-    d = vectors.shape[1]
-    how = f"scores / sqrt({d})" if scale else "scores not scaled"
-    parts = [
-        f"{set_name}, d = {d}, {how}" + (", causal mask" if mask is not None else ""),
-        "",
-        heatmap_text(weights, tokens, tokens, selected=row),
-    ]
+    return lowered.index(query.casefold())
+
+
+def compute_attention_block(params: dict[str, Any]) -> tuple[AttentionResult, int | None]:
+    """Compute a block's attention; a block must not silently fall back to other vectors."""
+    try:
+        result = explore_attention(attention_setup(params))
+    except NoWordsError as error:
+        raise BlockError(str(error)) from None
+    if result.embeddings_used != params["embeddings"]:
+        try:
+            embed(params["embeddings"], list(result.tokens))
+        except UnknownWordError as error:
+            raise BlockError(str(error)) from None
+    return result, query_row(result, params.get("query"))
+
+
+def attention_summary(result: AttentionResult) -> str:
+    d = result.d
+    how = f"scores / sqrt({d})" if result.setup.scale else "scores not scaled"
+    causal = ", causal mask" if result.setup.causal else ""
+    return f"{result.embeddings_used}, d = {d}, {how}{causal}"
+
+
+def attention_extras(
+    result: AttentionResult, row: int | None, params: dict[str, Any], ascii_only: bool = True
+) -> list[str]:
+    """The lines under the heatmap: the query's weights, its new vector, the loop check."""
+    parts: list[str] = []
     if row is not None:
+        weights = result.weights[0, row]
         parts += [
-            "",
-            f"Weights of '{tokens[row]}' (sum {weights[row].sum():.2f}):",
-            weight_bars(weights[row], tokens, decimals),
+            f"Weights of '{result.tokens[row]}' (sum {weights.sum():.2f}):",
+            weight_bars(
+                weights,
+                result.tokens,
+                params.get("decimals", 2),
+                ascii_only=ascii_only,
+                limit=8 if len(result.tokens) > 8 else None,
+            ),
         ]
         if params.get("output", False):
-            parts += ["", f"New '{tokens[row]}' = {format_vector(output[row])}"]
+            parts += ["", f"New '{result.tokens[row]}' = {format_vector(result.outputs[row])}"]
     if params.get("loop_check", False):
-        loop_output, _ = attention_loop(vectors, vectors, vectors, scale)
-        gap = float(np.max(np.abs(loop_output - output)))
+        vectors = result.vectors
+        loop_output, _ = attention_loop(vectors, vectors, vectors, result.setup.scale)
+        gap = float(np.max(np.abs(loop_output - result.outputs)))
         parts += [
             "",
             "Loop and vectorised versions: " + ("identical" if gap < 1e-12 else "DIFFER"),
             f"(largest difference {gap:.1e})",
         ]
-    return "\n".join(parts)
+    return parts
+
+
+def _attention(params: dict[str, Any]) -> str:
+    result, row = compute_attention_block(params)
+    parts = [attention_summary(result), ""]
+    for head in range(result.weights.shape[0]):
+        if result.weights.shape[0] > 1:
+            parts.append(f"head {head + 1}")
+        parts += [
+            heatmap_text(result.weights[head], result.tokens, result.tokens, selected=row),
+            "",
+        ]
+    return "\n".join(parts + attention_extras(result, row, params)).rstrip()
 
 
 def _pe_table(params: dict[str, Any]) -> str:
-    positions, dim = params.get("positions", 8), params.get("dim", 4)
-    start = params.get("start", 0)
-    decimals = params.get("decimals", 3)
-    pe = positional_encoding(positions, dim, start=start)
-    labels = [str(start + p) for p in range(positions)]
-    columns = [f"{'sin' if i % 2 == 0 else 'cos'} {i}" for i in range(dim)]
-    parts = [f"Sinusoidal PE, d_model = {dim}"]
-    if params.get("table", True):
-        parts += ["", number_table(pe, labels, columns, decimals=decimals, corner="pos")]
-    if params.get("similarity", False):
-        parts += [
-            "",
-            "Cosine similarity of positions:",
-            heatmap_text(
-                position_similarity(pe).clip(0, 1),
-                labels,
-                labels,
-                unit="similarity",
-                shade_from_min=True,
-            ),
-        ]
-    return "\n".join(parts)
+    return pe_report(
+        params.get("positions", 8),
+        params.get("dim", 4),
+        start=params.get("start", 0),
+        decimals=params.get("decimals", 3),
+        table=params.get("table", True),
+        shaded=params.get("shaded", False),
+        similarity=params.get("similarity", False),
+    )
 
 
 def _heads(params: dict[str, Any]) -> str:

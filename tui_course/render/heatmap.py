@@ -1,4 +1,10 @@
-"""ASCII heatmaps that read in monochrome: every cell has a shade character and a number."""
+"""ASCII heatmaps that read in monochrome: every cell has a shade character and a number.
+
+`heatmap_cells` lays the picture out once, as lines of (text, style) pieces;
+`heatmap_text` joins them into a plain string (command line, tests) and
+`heatmap_rich` colours them (TUI, colour terminals). The characters are the
+same in both, so colour is only ever an extra cue.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,12 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
+from rich.style import Style
+from rich.text import Text
 
 RAMP = " .:-=+*#%@"
+CELL = 5  # two shade characters and a three-digit percentage
+Piece = tuple[str, str]  # (text, style name: "", "label", "selected", "strong" or "shade-N")
 
 
 def format_percent(value: float) -> str:
@@ -15,16 +25,101 @@ def format_percent(value: float) -> str:
     return f"{round(value * 100):>3d}"
 
 
+def shade_index(value: float, top: float, low: float = 0.0) -> int:
+    if top <= low:
+        return len(RAMP) - 1 if value >= top > 0 else 0
+    return round(float(np.clip((value - low) / (top - low), 0.0, 1.0)) * (len(RAMP) - 1))
+
+
 def shade(value: float, top: float, low: float = 0.0) -> str:
     """The ramp character for value on a scale from `low` (blank) to `top` (darkest)."""
-    if top <= low:
-        return RAMP[-1] if value >= top > 0 else RAMP[0]
-    index = round(float(np.clip((value - low) / (top - low), 0.0, 1.0)) * (len(RAMP) - 1))
-    return RAMP[index]
+    return RAMP[shade_index(value, top, low)]
 
 
 def _fit(label: str, width: int) -> str:
     return label if len(label) <= width else label[: width - 1] + "~"
+
+
+def window(total: int, size: int | None, focus: int | None) -> range:
+    """`size` consecutive indexes out of `total`, keeping `focus` inside (centred if possible)."""
+    if size is None or size >= total:
+        return range(total)
+    size = max(size, 1)
+    start = min(max((focus or 0) - size // 2, 0), total - size)
+    return range(start, start + size)
+
+
+def label_width(labels: Sequence[str]) -> int:
+    return min(max((len(label) for label in labels), default=1), 10)
+
+
+def columns_that_fit(width: int, labels: Sequence[str]) -> int:
+    """How many key columns fit in `width` characters next to the row labels."""
+    return max(1, (width - label_width(labels) - 2 + 1) // (CELL + 1))
+
+
+def heatmap_cells(
+    weights: ArrayLike,
+    row_labels: Sequence[str],
+    column_labels: Sequence[str],
+    selected: int | None = None,
+    unit: str = "weights",
+    shade_from_min: bool = False,
+    max_rows: int | None = None,
+    max_columns: int | None = None,
+) -> list[list[Piece]]:
+    """Rows are queries, columns are keys; '>' marks the selected row and '^' its
+    strongest key. Long inputs are windowed around the selected row."""
+    matrix = np.asarray(weights, dtype=np.float64)
+    top = float(matrix.max()) if matrix.size else 0.0
+    low = float(matrix.min()) if shade_from_min and matrix.size else 0.0
+    rows = window(len(row_labels), max_rows, selected)
+    strongest = int(np.argmax(matrix[selected])) if selected is not None else None
+    columns = window(
+        len(column_labels), max_columns, strongest if strongest is not None else selected
+    )
+    width = label_width(row_labels)
+    header: list[Piece] = [(" " * (width + 2), "")]
+    for position, column in enumerate(columns):
+        style = "strong" if column == strongest else "label"
+        header.append(
+            ((" " if position else "") + _fit(column_labels[column], CELL).rjust(CELL), style)
+        )
+    lines = [header]
+    for row in rows:
+        is_selected = row == selected
+        line: list[Piece] = [
+            (">" if is_selected else " ", "selected" if is_selected else ""),
+            (_fit(row_labels[row], width).ljust(width), "selected" if is_selected else "label"),
+            (" ", ""),
+        ]
+        for position, column in enumerate(columns):
+            value = matrix[row, column]
+            level = shade_index(value, top, low)
+            if position:
+                line.append((" ", ""))
+            style = "strong" if is_selected and column == strongest else f"shade-{level}"
+            line.append((RAMP[level] * 2 + format_percent(value), style))
+        lines.append(line)
+    if strongest is not None and strongest in columns and selected is not None:
+        offset = width + 2 + columns.index(strongest) * (CELL + 1)
+        lines.append(
+            [
+                (" " * offset + "^" * CELL, "strong"),
+                (f" strongest key for '{row_labels[selected]}'", ""),
+            ]
+        )
+    legend = (
+        f"{unit} in %; shade ' ' = {format_percent(low).strip()}"
+        f" ... '{RAMP[-1]}' = {format_percent(top).strip()}"
+    )
+    if len(rows) < len(row_labels) or len(columns) < len(column_labels):
+        legend += (
+            f"; rows {rows.start + 1}-{rows.stop} and columns"
+            f" {columns.start + 1}-{columns.stop} of {len(column_labels)}"
+        )
+    lines.append([(legend, "")])
+    return lines
 
 
 def heatmap_text(
@@ -34,47 +129,93 @@ def heatmap_text(
     selected: int | None = None,
     unit: str = "weights",
     shade_from_min: bool = False,
+    max_rows: int | None = None,
+    max_columns: int | None = None,
 ) -> str:
-    """Rows are queries, columns are keys; the selected row is marked with '>'.
-
-    A cell is two shade characters then the value in percent ("## 31"), so it
-    reads without colour. The shade runs from 0 (or the smallest value, with
-    shade_from_min) to the largest value shown.
-    """
-    matrix = np.asarray(weights, dtype=np.float64)
-    top = float(matrix.max()) if matrix.size else 0.0
-    low = float(matrix.min()) if shade_from_min and matrix.size else 0.0
-    cell = 5
-    label_width = min(max((len(label) for label in row_labels), default=1), 10)
-    lines = [" " * (label_width + 2) + " ".join(_fit(c, cell).rjust(cell) for c in column_labels)]
-    for row, label in enumerate(row_labels):
-        marker = ">" if row == selected else " "
-        cells = " ".join(
-            shade(value, top, low) * 2 + format_percent(value) for value in matrix[row]
-        )
-        lines.append(f"{marker}{_fit(label, label_width).ljust(label_width)} {cells}")
-    lines.append(
-        f"{unit} in %; shade ' ' = {format_percent(low).strip()}"
-        f" ... '{RAMP[-1]}' = {format_percent(top).strip()}"
+    """Plain-text heatmap; see heatmap_cells."""
+    cells = heatmap_cells(
+        weights, row_labels, column_labels, selected, unit, shade_from_min, max_rows, max_columns
     )
-    return "\n".join(lines)
+    return "\n".join("".join(text for text, _ in line).rstrip() for line in cells)
+
+
+def _style(name: str) -> Style:
+    if name.startswith("shade-"):
+        level = int(name.removeprefix("shade-"))
+        # A blue ramp behind the characters; text flips to dark on light cells.
+        fraction = level / (len(RAMP) - 1)
+        blue = (int(20 + 40 * fraction), int(40 + 110 * fraction), int(70 + 185 * fraction))
+        return Style(bgcolor=f"rgb({blue[0]},{blue[1]},{blue[2]})", color="white")
+    return {
+        "label": Style(),
+        "selected": Style(bold=True, reverse=True),
+        "strong": Style(bold=True, underline=True, color="yellow"),
+    }.get(name, Style())
+
+
+def heatmap_rich(
+    weights: ArrayLike,
+    row_labels: Sequence[str],
+    column_labels: Sequence[str],
+    selected: int | None = None,
+    unit: str = "weights",
+    shade_from_min: bool = False,
+    max_rows: int | None = None,
+    max_columns: int | None = None,
+) -> Text:
+    """The same picture as heatmap_text, with colour behind each cell."""
+    cells = heatmap_cells(
+        weights, row_labels, column_labels, selected, unit, shade_from_min, max_rows, max_columns
+    )
+    text = Text(no_wrap=True, overflow="crop")
+    for index, line in enumerate(cells):
+        if index:
+            text.append("\n")
+        for piece, style in line:
+            text.append(piece, _style(style))
+    return text
 
 
 def weight_bars(
-    weights: ArrayLike, labels: Sequence[str], decimals: int = 2, width: int = 20
+    weights: ArrayLike,
+    labels: Sequence[str],
+    decimals: int = 2,
+    width: int = 20,
+    limit: int | None = None,
+    ascii_only: bool = True,
 ) -> str:
-    """One line per key: label, weight, a bar of '#' and a note on the strongest."""
+    """One line per key: label, weight, a bar and a note on the strongest.
+
+    With `limit`, only the strongest keys are listed, largest first.
+    """
     row = np.asarray(weights, dtype=np.float64)
     strongest = int(np.argmax(row)) if row.size else -1
-    label_width = min(max((len(label) for label in labels), default=1), 12)
+    order = list(range(len(row)))
+    if limit is not None and limit < len(order):
+        order = sorted(order, key=lambda i: -row[i])[:limit]
+    shown = [labels[i] for i in order]
+    name_width = min(max((len(label) for label in shown), default=1), 12)
+    arrow = "<-" if ascii_only else "\u2190"
     lines = []
-    for index, (label, value) in enumerate(zip(labels, row, strict=True)):
-        bar = "#" * round(float(value) * width)
-        note = "  <- strongest" if index == strongest else ""
-        lines.append(
-            f"  {_fit(label, label_width).ljust(label_width)} {value:.{decimals}f} {bar}{note}"
-        )
+    for index in order:
+        value = float(row[index])
+        bar = _bar(value * width, ascii_only)
+        note = f"  {arrow} strongest" if index == strongest else ""
+        name = _fit(labels[index], name_width).ljust(name_width)
+        lines.append(f"  {name} {value:.{decimals}f} {bar}{note}")
+    if limit is not None and limit < len(row):
+        lines.append(f"  ... {len(row) - limit} weaker keys not listed")
     return "\n".join(lines)
+
+
+def _bar(length: float, ascii_only: bool) -> str:
+    if ascii_only:
+        return "#" * round(length)
+    whole = int(length)
+    eighths = round((length - whole) * 8)
+    if eighths == 8:
+        whole, eighths = whole + 1, 0
+    return "\u2588" * whole + ("" if eighths == 0 else chr(0x2590 - eighths))
 
 
 def format_vector(values: ArrayLike, decimals: int = 3) -> str:
