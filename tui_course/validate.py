@@ -30,7 +30,7 @@ class Report:
         )
         return (
             f"{len(self.course.lessons)} lessons, {len(self.course.quizzes)} quizzes, "
-            f"{questions} questions, {blocks} live blocks: all valid"
+            f"{questions} questions, {blocks} computed figures: all valid"
         )
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 
 from tests.ui.conftest import running, screen_text, widget_text
 from tui_course.progress.store import DB_NAME
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import HelpScreen
+from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.lesson_view import Figure, LessonView
 from tui_course.ui.widgets.outline import Outline
 
@@ -23,8 +24,9 @@ async def test_first_start_shows_outline_beside_first_lesson(
         outline = app.query_one(Outline)
         labels = [str(outline.get_option_at_index(i).prompt) for i in range(outline.option_count)]
         assert labels[0] == "[ ]  1 Why a new design was…"
-        assert labels[6] == "[ ] Quiz: Mini-checkpoint: …"
-        assert len(labels) == 14
+        assert labels[4] == "    Lab: Attention lab"
+        assert labels[8] == "[ ] Quiz: Mini-checkpoint: …"
+        assert len(labels) == 16
         text = screen_text(app)
         assert "Why a new design was needed" in text
         assert "q Quit" in text and "f1 Help" in text
@@ -33,11 +35,15 @@ async def test_first_start_shows_outline_beside_first_lesson(
 async def test_lesson_figures_are_computed_live(build_app: Callable[..., CourseApp]) -> None:
     app = build_app("self-attention")
     async with running(app):
-        figures = app.query(Figure)
-        assert len(figures) == 1
-        body = str(figures.first().query_one(".figure-body").render())
-        assert "New 'sat' = [0.419, 0.523, 0.147]" in body
-        assert "Loop and vectorised versions: identical" in body
+        (view,) = app.query(AttentionView)
+        assert (view.query_word, view.strongest_word) == ("sat", "sat")
+        extras = str(view.query_one(".attention-extras", Static).render())
+        assert "New 'sat' = [0.419, 0.523, 0.147]" in extras
+        assert "Loop and vectorised versions: identical" in extras
+    app = build_app("multi-head")
+    async with running(app):
+        body = str(app.query_one(Figure).query_one(".figure-body", Static).render())
+        assert "head 2: x[4], x[5], x[6], x[7]" in body
 
 
 async def test_next_and_previous_walk_the_outline_and_mark_lessons_done(
@@ -49,8 +55,10 @@ async def test_next_and_previous_walk_the_outline_and_mark_lessons_done(
         assert app.current is not None and app.current.id == "positional-encoding"
         assert "multi-head" in app.store.lessons_done()
         await pilot.press("n")
+        assert app.current.id == "pe-lab"
+        await pilot.press("escape", "n")  # from inside a lab, Esc then n moves on
         assert app.current.id == "checkpoint"
-        await pilot.press("p", "p")
+        await pilot.press("p", "p", "p")
         assert app.current.id == "multi-head"
 
 
@@ -81,7 +89,7 @@ async def test_outline_by_keys_and_mouse(build_app: Callable[..., CourseApp]) ->
         assert app.query_one(LessonView).has_focus
         await pilot.press("escape")
         assert outline.has_focus
-        await pilot.click(Outline, offset=(5, 6))  # the mini-checkpoint row
+        await pilot.click(Outline, offset=(5, 8))  # the mini-checkpoint row
         assert app.current.id == "checkpoint"
 
 
@@ -92,6 +100,13 @@ async def test_help_lists_every_key(build_app: Callable[..., CourseApp]) -> None
         assert isinstance(app.screen, HelpScreen)
         text = app.screen.text
         for key in (
+            "s",
+            "c",
+            "m",
+            "e",
+            "+",
+            "-",
+            "]",
             "q",
             "ctrl+q",
             "f1 / ?",

@@ -13,8 +13,8 @@ def test_heatmap_golden() -> None:
         "        a    bb\n"
         " a  ++ 50 ++ 50\n"
         ">bb .. 10 @@ 90\n"
-        "          ^^^^^ strongest key for 'bb'\n"
-        "weights in %; shade ' ' = 0 ... '@' = 90"
+        "          ^^^^^\n"
+        "weights in %; shade ' ' = 0 ... '@' = 90; ^ strongest key for 'bb'"
     )
 
 
@@ -41,8 +41,8 @@ def test_figure_a_block_golden() -> None:
             " cat  @@ 31 %% 29 ** 20 ++ 19",
             ">sat  ** 20 ** 21 %% 30 %% 29",
             " down ** 20 ** 21 %% 29 %% 30",
-            "                  ^^^^^ strongest key for 'sat'",
-            "weights in %; shade ' ' = 0 ... '@' = 32",
+            "                  ^^^^^",
+            "weights in %; shade ' ' = 0 ... '@' = 32; ^ strongest key for 'sat'",
             "",
             "Weights of 'sat' (sum 1.00):",
             "  the  0.20 ####",
@@ -114,7 +114,8 @@ def test_long_sentences_are_windowed_around_the_selected_row() -> None:
     assert [line.split()[0] for line in lines[1:6]] == ["w38", "w39", ">w40", "w41", "w42"]
     assert lines[0].split() == ["w43", "w44", "w45", "w46"]
     assert lines[3].split()[1:] == ["0", "0", "@@100", "0"]
-    assert lines[-1].endswith("rows 39-43 and columns 44-47 of 64")
+    assert lines[-1].endswith("; ^ strongest key for 'w40'; rows 39-43 and columns 44-47 of 64")
+    assert lines[-2] == " " * 17 + "^^^^^"  # under w45, the third column shown
     assert all(len(line) <= 40 for line in lines[:-2])
 
 

@@ -65,7 +65,9 @@ def test_validate_command_prints_problems_and_exits_1() -> None:
 def test_shipped_course_is_valid_and_counted(course_root: Path) -> None:
     report = validate(course_root)
     assert report.problems == ()
-    assert report.summary() == ("11 lessons, 3 quizzes, 23 questions, 8 live blocks: all valid")
+    assert report.summary() == (
+        "11 lessons, 3 quizzes, 23 questions, 8 computed figures: all valid"
+    )
 
 
 def test_validate_command_on_shipped_course_exits_0(course_root: Path) -> None:

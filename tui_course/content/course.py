@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tui_course.content.errors import ContentError
+from tui_course.content.labs import BUILTIN_LABS
 from tui_course.content.lessons import load_lessons
 from tui_course.content.models import Course, Lesson, Quiz
 from tui_course.content.quizzes import load_quizzes
@@ -20,7 +21,7 @@ def load_course(root: Path) -> Course:
     quizzes: list[Quiz] = []
     if not root.is_dir():
         problems.append(ContentError(root.as_posix(), None, "content folder not found"))
-        return Course((), (), tuple(problems))
+        return Course((), (), tuple(problems), BUILTIN_LABS)
     for name in ("lessons", "quizzes"):
         folder = root / name
         if not folder.is_dir():
@@ -53,14 +54,14 @@ def load_course(root: Path) -> Course:
                 )
             )
         orders.setdefault(lesson.order, lesson.id)
-    return Course(tuple(lessons), tuple(quizzes), tuple(problems))
+    return Course(tuple(lessons), tuple(quizzes), tuple(problems), BUILTIN_LABS)
 
 
 def _drop_duplicates(
     root: Path, lessons: list[Lesson], quizzes: list[Quiz], problems: list[ContentError]
 ) -> tuple[list[Lesson], list[Quiz]]:
     """Lesson and quiz ids share one namespace (--open ID takes either)."""
-    seen: dict[str, str] = {}
+    seen: dict[str, str] = {lab.id: "a built-in lab" for lab in BUILTIN_LABS}
     kept_lessons: list[Lesson] = []
     kept_quizzes: list[Quiz] = []
     items: tuple[Lesson | Quiz, ...] = (*lessons, *quizzes)

@@ -80,28 +80,43 @@ class Lesson:
 
 
 @dataclass(frozen=True)
+class Lab:
+    """A built-in interactive screen, listed in the outline after the lesson it belongs to."""
+
+    id: str
+    title: str
+    after: str
+    summary: str
+
+
+Item = Lesson | Quiz | Lab
+
+
+@dataclass(frozen=True)
 class Course:
     """Everything that loaded, plus every problem found on the way."""
 
     lessons: tuple[Lesson, ...]
     quizzes: tuple[Quiz, ...]
     problems: tuple[ContentError, ...] = field(default=())
+    labs: tuple[Lab, ...] = ()
 
-    def outline(self) -> list[Lesson | Quiz]:
-        """Lessons in order, each followed by the quizzes placed after it."""
-        items: list[Lesson | Quiz] = []
+    def outline(self) -> list[Item]:
+        """Lessons in order, each followed by its labs and then the quizzes placed after it."""
+        items: list[Item] = []
         placed: set[str] = set()
+        followers: tuple[Lab | Quiz, ...] = (*self.labs, *self.quizzes)
         for lesson in self.lessons:
             items.append(lesson)
-            for quiz in self.quizzes:
-                if quiz.after == lesson.id:
-                    items.append(quiz)
-                    placed.add(quiz.id)
-        items.extend(q for q in self.quizzes if q.id not in placed)
+            for follower in followers:
+                if follower.after == lesson.id:
+                    items.append(follower)
+                    placed.add(follower.id)
+        items.extend(item for item in followers if item.id not in placed)
         return items
 
-    def find(self, item_id: str) -> Lesson | Quiz | None:
-        items: tuple[Lesson | Quiz, ...] = (*self.lessons, *self.quizzes)
+    def find(self, item_id: str) -> Item | None:
+        items: tuple[Item, ...] = (*self.lessons, *self.quizzes, *self.labs)
         for item in items:
             if item.id == item_id:
                 return item

@@ -101,18 +101,15 @@ def heatmap_cells(
             style = "strong" if is_selected and column == strongest else f"shade-{level}"
             line.append((RAMP[level] * 2 + format_percent(value), style))
         lines.append(line)
-    if strongest is not None and strongest in columns and selected is not None:
-        offset = width + 2 + columns.index(strongest) * (CELL + 1)
-        lines.append(
-            [
-                (" " * offset + "^" * CELL, "strong"),
-                (f" strongest key for '{row_labels[selected]}'", ""),
-            ]
-        )
     legend = (
         f"{unit} in %; shade ' ' = {format_percent(low).strip()}"
         f" ... '{RAMP[-1]}' = {format_percent(top).strip()}"
     )
+    if strongest is not None and selected is not None:
+        if strongest in columns:
+            offset = width + 2 + columns.index(strongest) * (CELL + 1)
+            lines.append([(" " * offset + "^" * CELL, "strong")])
+        legend += f"; ^ strongest key for '{row_labels[selected]}'"
     if len(rows) < len(row_labels) or len(columns) < len(column_labels):
         legend += (
             f"; rows {rows.start + 1}-{rows.stop} and columns"

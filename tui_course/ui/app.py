@@ -12,9 +12,10 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Header, OptionList
+from textual.widget import Widget
+from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 
-from tui_course.content.models import Course, Lesson, Quiz
+from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
 from tui_course.progress.store import ProgressStore
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline
@@ -37,6 +38,7 @@ def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
     """'[x]' for a lesson read to the end or a quiz fully mastered; quiz scores as n/m."""
     done = store.lessons_done()
     marks = {lesson.id: "[x]" if lesson.id in done else "[ ]" for lesson in course.lessons}
+    marks.update({lab.id: "   " for lab in course.labs})
     for quiz in course.quizzes:
         stats = store.quiz_stats(quiz.id, len(quiz.questions))
         total = len(quiz.questions)
@@ -92,7 +94,7 @@ class CourseApp(App[None]):
         self.store = store
         self.settings = settings
         self.items = course.outline()
-        self.current: Lesson | Quiz | None = None
+        self.current: Item | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -120,7 +122,8 @@ class CourseApp(App[None]):
             )
             return
         # The outline shows in the first frame; the lesson (Markdown, maybe NumPy) right after.
-        self.call_after_refresh(self.open_item, item.id)
+        # --open means "take me there": the content gets the keyboard.
+        self.call_after_refresh(self.open_item, item.id, self.settings.open_id is not None)
 
     # opening things
 
@@ -133,7 +136,7 @@ class CourseApp(App[None]):
         self.store.set_setting(LAST_OPENED, item.id)
         self.query_one(Outline).select_id(item.id)
         switcher = self.query_one(ContentSwitcher)
-        target: LessonView | QuizView
+        target: Widget
         if isinstance(item, Lesson):
             self.store.mark_lesson_opened(item.id)
             switcher.current = "lesson"
@@ -141,14 +144,29 @@ class CourseApp(App[None]):
             await self.query_one(LessonView).show(item, float(saved) if saved else 0.0)
             self.sub_title = item.title
             target = self.query_one(LessonView)
-        else:
+        elif isinstance(item, Quiz):
             quiz_view = await self._quiz_view()
             switcher.current = "quiz"
             self.sub_title = f"Quiz: {item.title}"
             await quiz_view.start(self._session(item))
             target = quiz_view
-        if focus_content:
+        else:
+            target = await self._lab_view(item)
+            switcher.current = target.id
+            self.sub_title = item.title
+        if focus_content and not isinstance(item, Quiz):  # a quiz focuses its own answer box
             target.focus()
+
+    async def _lab_view(self, lab: Lab) -> Widget:
+        """A lab's screen, mounted the first time it is opened and kept (with its state)."""
+        from tui_course.ui.widgets.labs import make_lab
+
+        found = self.query(f"#lab-{lab.id}")
+        if found:
+            return found.first()
+        view = make_lab(lab, id=f"lab-{lab.id}")
+        await self.query_one(ContentSwitcher).mount(view)
+        return view
 
     async def _quiz_view(self) -> QuizView:
         """Mounted on first use: most sessions start on a lesson, and start-up is faster."""
@@ -217,11 +235,18 @@ class CourseApp(App[None]):
 
     def action_back_out(self) -> None:
         focused = self.focused
-        quizzes = self.query("QuizView")
-        if focused is not None and quizzes:
-            quiz = quizzes.first()
-            if focused is not quiz and quiz in focused.ancestors:
-                quiz.focus()  # first Esc leaves the answer box, so h and n work again
+        if isinstance(focused, Input):
+            # First Esc leaves a text box for the view around it, so its keys work again.
+            owner = next(
+                (
+                    node
+                    for node in focused.ancestors
+                    if isinstance(node, Widget) and node.can_focus and node is not focused
+                ),
+                None,
+            )
+            if owner is not None:
+                owner.focus()
                 return
         self.query_one(Outline).focus()
 
@@ -233,6 +258,8 @@ class CourseApp(App[None]):
 
     def action_help(self) -> None:
         from tui_course.ui.screens.help import HelpScreen, help_text
+        from tui_course.ui.widgets.attention_view import AttentionView
+        from tui_course.ui.widgets.pe_view import PEView
         from tui_course.ui.widgets.quiz_view import QuizView
 
         if isinstance(self.screen, HelpScreen):
@@ -242,6 +269,8 @@ class CourseApp(App[None]):
             ("Outline", Outline.BINDINGS),
             ("Lesson", LessonView.BINDINGS),
             ("Quiz", QuizView.BINDINGS),
+            ("Attention figure (in lessons and the attention lab)", AttentionView.BINDINGS),
+            ("Positional-encoding figure (in lessons and the PE lab)", PEView.BINDINGS),
         ]
         notes = [
             "Other keys",
@@ -250,9 +279,9 @@ class CourseApp(App[None]):
             "  PgUp / PgDn            Scroll a page",
             "  ctrl+p                 Command palette: open any lesson or quiz by name",
             "",
-            "While typing an answer, letters go into the box: press Esc once to leave it,",
-            "then h (hint) and n (next) work. The mouse works too: click outline items",
-            "and quiz options.",
+            "While typing (an answer, a sentence), letters go into the box: press Esc once",
+            "to leave it, then the keys above work. Tab moves into a lesson's live figure.",
+            "The mouse works too: click outline items, quiz options and heatmap rows.",
         ]
         self.push_screen(HelpScreen(help_text(sections, notes)))
 
@@ -263,8 +292,10 @@ class CourseApp(App[None]):
                     f"Lesson {item.order}: {item.title}",
                     item.summary or "Open lesson",
                 )
-            else:
+            elif isinstance(item, Quiz):
                 title, help_line = f"Quiz: {item.title}", f"{len(item.questions)} questions"
+            else:
+                title, help_line = f"Lab: {item.title}", item.summary
 
             async def open_it(item_id: str = item.id) -> None:
                 await self.open_item(item_id, focus_content=True)

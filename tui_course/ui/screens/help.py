@@ -21,6 +21,11 @@ KEY_NAMES = {
     "left": "Left",
     "pageup": "PgUp",
     "pagedown": "PgDn",
+    "plus": "+",
+    "equals_sign": "=",
+    "minus": "-",
+    "right_square_bracket": "]",
+    "left_square_bracket": "[",
 }
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.binding import Binding
-from textual.containers import HorizontalScroll, VerticalScroll
+from textual.containers import HorizontalScroll, Vertical, VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment
@@ -53,7 +54,7 @@ class LessonView(VerticalScroll):
         await self.remove_children()
         from textual.widgets import Markdown  # markdown-it loads after the first frame
 
-        widgets: list[Markdown | Figure] = []
+        widgets: list[Widget] = []
         prose: list[tuple[Markdown, str]] = []
         for segment in lesson.segments:
             if isinstance(segment, MarkdownSegment):
@@ -97,11 +98,45 @@ class LessonView(VerticalScroll):
             self.post_message(self.Finished(self.lesson.id))
 
 
-def _figure(segment: BlockSegment) -> Figure:
+def _figure(segment: BlockSegment) -> Widget:
+    """A live view for attention and pe-table blocks; computed text for the others."""
     # Imported here: NumPy loads with the first lesson that has a figure, not at start-up.
-    from tui_course.render.blocks import BlockError, render_block
+    from tui_course.render.blocks import BlockError, compute_attention_block, render_block
 
     try:
-        return Figure(render_block(segment), "computed live")
+        if segment.name == "attention":
+            from tui_course.render.blocks import attention_setup
+            from tui_course.ui.widgets.attention_view import AttentionView
+
+            _, row = compute_attention_block(segment.params)  # the validator's checks
+            view: Widget = AttentionView(
+                attention_setup(segment.params), row, extras=segment.params
+            )
+        elif segment.name == "pe-table":
+            from tui_course.ui.widgets.pe_view import PEView
+
+            params = segment.params
+            view = PEView(
+                positions=params.get("positions", 8),
+                dim=params.get("dim", 4),
+                decimals=params.get("decimals", 3),
+                show_table=params.get("table", True),
+                show_similarity=params.get("similarity", False),
+            )
+        else:
+            return Figure(render_block(segment), "computed live")
     except BlockError as error:
         return Figure(f"This figure cannot be drawn: {error}", "figure error")
+    return LiveFigure(view, f"live: {segment.name} (Tab to it, ? for keys)")
+
+
+class LiveFigure(Vertical):
+    """A bordered frame around a live view inside a lesson."""
+
+    def __init__(self, view: Widget, caption: str) -> None:
+        super().__init__(classes="figure live-figure")
+        self.border_title = caption
+        self.view = view
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield self.view

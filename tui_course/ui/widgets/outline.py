@@ -9,17 +9,19 @@ from textual.binding import Binding
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from tui_course.content.models import Lesson, Quiz
+from tui_course.content.models import Item, Lesson, Quiz
 
 OUTLINE_LABEL_WIDTH = 28  # the outline is 30 wide: a border and one cell of slack
 
 
-def item_label(item: Lesson | Quiz, mark: str) -> Text:
+def item_label(item: Item, mark: str) -> Text:
     """One line per item, cut to fit; plain Text (never markup): titles come from content files."""
     if isinstance(item, Lesson):
         text = f"{mark} {item.order:>2} {item.title}"
-    else:
+    elif isinstance(item, Quiz):
         text = f"{mark} Quiz: {item.title}"
+    else:
+        text = f"{mark} Lab: {item.title}"
     label = Text(text, no_wrap=True)
     label.truncate(OUTLINE_LABEL_WIDTH, overflow="ellipsis")
     return label
@@ -33,7 +35,7 @@ class Outline(OptionList):
         Binding("k", "cursor_up", "Up", show=False),
     ]
 
-    def __init__(self, items: list[Lesson | Quiz], marks: Mapping[str, str], **kwargs: object):
+    def __init__(self, items: list[Item], marks: Mapping[str, str], **kwargs: object):
         self.course_items = items
         super().__init__(*self._build_options(marks), **kwargs)  # type: ignore[arg-type]
 

@@ -1,0 +1,129 @@
+"""The live attention and positional-encoding views, driven by keys and the mouse."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.widgets import Input, Static
+
+from tests.ui.conftest import running
+from tui_course.ui.app import CourseApp
+from tui_course.ui.widgets.attention_view import AttentionView
+from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.pe_view import PEView
+
+
+async def test_keys_move_the_query_and_the_strongest_key_follows(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("attention-lab")
+    async with running(app) as pilot:
+        view = app.query_one(AttentionView)
+        assert app.query_one(Input).has_focus  # a lab starts in its text box
+        assert (view.query_word, view.strongest_word) == ("train", "train")
+        await pilot.press("escape")
+        assert view.has_focus
+        await pilot.press("down", "down", "down")
+        await pilot.pause()
+        assert (view.query_word, view.strongest_word) == ("station", "station")
+        await pilot.press("j", "j")
+        await pilot.pause()
+        assert (view.query_word, view.strongest_word) == ("time", "time")
+        assert app.query_one(HeatmapView).selected == 6
+
+
+async def test_clicking_a_row_label_makes_it_the_query(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("attention-lab")
+    async with running(app) as pilot:
+        view = app.query_one(AttentionView)
+        heatmap = app.query_one(HeatmapView)
+        await pilot.click(heatmap, offset=(2, 1 + 4))  # row 5: "station"
+        await pilot.pause()
+        assert view.query_word == "station"
+        assert view.has_focus
+
+
+async def test_typing_a_sentence_updates_the_labels(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("attention-lab")
+    async with running(app) as pilot:
+        box = app.query_one(Input)
+        box.value = ""
+        await pilot.press(*"dogs chase cats")
+        await pilot.pause()
+        view = app.query_one(AttentionView)
+        assert view.result is not None
+        assert view.result.tokens == ("dogs", "chase", "cats")
+        assert app.query_one(HeatmapView).labels == ["dogs", "chase", "cats"]
+        assert view.result.embeddings_used == "hashed"
+        notes = str(view.query_one(".attention-notes", Static).render())
+        assert "'dogs' is not in toy-train, so all words use hashed vectors instead" in notes
+
+
+async def test_switches_scale_causal_and_heads(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("attention-lab")
+    async with running(app) as pilot:
+        view = app.query_one(AttentionView)
+        await pilot.press("escape")
+        assert view.result is not None
+        scaled = view.result.weights[0, 1].copy()
+        await pilot.press("s")
+        await pilot.pause()
+        assert not view.setup.scale
+        assert view.result.weights[0, 1, 1] > scaled[1]  # unscaled scores: a sharper softmax
+        await pilot.press("c")
+        await pilot.pause()
+        assert view.result.weights[0, 0, 1:].sum() == 0.0  # "The" may only look at itself
+        await pilot.press("m")
+        await pilot.pause()
+        assert len(app.query(HeatmapView)) == 2
+        await pilot.press("m")
+        await pilot.pause()
+        assert len(app.query(HeatmapView)) == 4
+        await pilot.press("m")
+        await pilot.pause()
+        assert len(app.query(HeatmapView)) == 1
+
+
+async def test_long_sentence_stays_readable_at_80x24(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("attention-lab")
+    async with running(app) as pilot:
+        box = app.query_one(Input)
+        box.value = " ".join(f"word{i}" for i in range(64))
+        await pilot.pause()
+        heatmap = app.query_one(HeatmapView)
+        assert len(heatmap.labels) == 64
+        lines = heatmap.render().plain.splitlines()
+        assert len(lines) <= 16
+        assert all(len(line) <= heatmap.content_region.width for line in lines[:-1])
+        await pilot.press("escape", *["down"] * 40)
+        await pilot.pause()
+        assert any(line.startswith(">word41") for line in heatmap.render().plain.splitlines())
+
+
+async def test_lesson_attention_block_is_live(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("context-matters")
+    async with running(app) as pilot:
+        view = app.query_one(AttentionView)
+        assert (view.query_word, view.strongest_word) == ("train", "train")
+        view.focus()
+        await pilot.press("down", "down", "down")
+        await pilot.pause()
+        assert view.query_word == "station"
+
+
+async def test_pe_lab_keys(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("pe-lab")
+    async with running(app) as pilot:
+        view = app.query_one(PEView)
+        assert view.has_focus
+        assert (view.positions, view.dim) == (10, 8)
+        await pilot.press("plus", "plus", "right_square_bracket", "down", "down")
+        await pilot.pause()
+        assert (view.positions, view.dim, view.selected) == (12, 10, 2)
+        numbers = str(view.query_one(".pe-numbers", Static).render()).splitlines()
+        assert numbers[0].split()[-2:] == ["cos", "9"]
+        assert len(numbers) == 13
+        heatmap = view.query_one(HeatmapView)
+        assert heatmap.selected == 2 and len(heatmap.labels) == 12

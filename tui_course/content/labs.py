@@ -1,0 +1,20 @@
+"""The labs every course has: screens built into the app rather than written as content."""
+
+from __future__ import annotations
+
+from tui_course.content.models import Lab
+
+BUILTIN_LABS = (
+    Lab(
+        "attention-lab",
+        "Attention lab",
+        after="queries-keys-values",
+        summary="Type a sentence and watch every word attend to the others",
+    ),
+    Lab(
+        "pe-lab",
+        "Positional-encoding lab",
+        after="positional-encoding",
+        summary="Explore sinusoidal position vectors and how alike positions are",
+    ),
+)

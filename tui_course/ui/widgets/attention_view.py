@@ -1,0 +1,191 @@
+"""The live attention figure: choose the query word, flip the switches, type a sentence."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from tui_course.maths.embeddings import SETS
+from tui_course.maths.explore import (
+    HEAD_CHOICES,
+    AttentionResult,
+    AttentionSetup,
+    NoWordsError,
+    explore_attention,
+)
+from tui_course.render.blocks import attention_extras, attention_summary
+from tui_course.terminal import locale_is_utf8
+from tui_course.ui.widgets.heatmap_view import HeatmapView
+
+EMBEDDING_ORDER = ("toy-train", "toy-cat-sat", "toy-it", "hashed")
+
+
+class AttentionView(Vertical, can_focus=True):
+    BINDINGS = [
+        Binding(
+            "up,k", "move(-1)", "Query up", show=False, tooltip="Make the word above the query"
+        ),
+        Binding(
+            "down,j", "move(1)", "Query down", show=False, tooltip="Make the word below the query"
+        ),
+        Binding("s", "toggle_scale", "Scale", tooltip="Scaling by 1/sqrt(d): on or off"),
+        Binding("c", "toggle_causal", "Causal", tooltip="Causal mask: on or off"),
+        Binding("m", "cycle_heads", "Heads", tooltip="Number of heads: 1, 2, 4"),
+        Binding("e", "cycle_embeddings", "Vectors", tooltip="Embedding set: toy sets or hashed"),
+    ]
+
+    class QueryChanged(Message):
+        """The query word (or the numbers behind it) changed."""
+
+        def __init__(self, view: AttentionView) -> None:
+            super().__init__()
+            self.view = view
+
+    def __init__(
+        self,
+        setup: AttentionSetup,
+        row: int | None = 0,
+        editable: bool = False,
+        extras: dict[str, Any] | None = None,
+        **kwargs: object,
+    ) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.setup = setup
+        self.row = row if row is not None else 0
+        self.editable = editable
+        self.extras = extras or {}
+        self.result: AttentionResult | None = None
+        self.problem: str | None = None
+
+    def compose(self) -> ComposeResult:
+        if self.editable:
+            yield Input(self.setup.sentence, placeholder="type a sentence", classes="sentence")
+        yield Static(classes="attention-controls", markup=False)
+        yield Vertical(classes="attention-heads")
+        yield Static(classes="attention-extras", markup=False)
+        yield Static(classes="attention-notes", markup=False)
+
+    async def on_mount(self) -> None:
+        await self.recompute()
+
+    # what the tests and the app read
+
+    @property
+    def query_word(self) -> str | None:
+        return self.result.tokens[self.row] if self.result else None
+
+    @property
+    def strongest_word(self) -> str | None:
+        if self.result is None:
+            return None
+        return self.result.tokens[self.result.strongest(self.row)]
+
+    # recomputing and drawing
+
+    async def recompute(self) -> None:
+        try:
+            self.result = explore_attention(self.setup)
+            self.problem = None
+        except NoWordsError as error:
+            self.result, self.problem = None, str(error)
+        if self.result is not None:
+            self.row = min(self.row, len(self.result.tokens) - 1)
+        await self._draw_heads()
+        self._draw_text()
+        self.post_message(self.QueryChanged(self))
+
+    async def _draw_heads(self) -> None:
+        holder = self.query_one(".attention-heads", Vertical)
+        result = self.result
+        if result is None:
+            await holder.remove_children()
+            return
+        count = result.weights.shape[0]
+        views = list(holder.query(HeatmapView))
+        if len(views) != count:
+            await holder.remove_children()
+            widgets: list[Static | HeatmapView] = []
+            for head in range(count):
+                if count > 1:
+                    widgets.append(Static(f"head {head + 1}", classes="head-title", markup=False))
+                widgets.append(HeatmapView(result.weights[head], result.tokens, self.row))
+            await holder.mount_all(widgets)
+            return
+        for head, view in enumerate(views):
+            view.show(result.weights[head], result.tokens, self.row)
+
+    def _draw_text(self) -> None:
+        controls = self.query_one(".attention-controls", Static)
+        extras = self.query_one(".attention-extras", Static)
+        notes = self.query_one(".attention-notes", Static)
+        setup = self.setup
+        switches = (
+            f"s scale {'on' if setup.scale else 'off'} · c causal {'on' if setup.causal else 'off'}"
+            f" · m heads {setup.heads} · e vectors {setup.embeddings}"
+        )
+        if self.result is None:
+            controls.update(Text(f"{switches}\n{self.problem}"))
+            extras.update("")
+            notes.update("")
+            return
+        controls.update(Text(f"query '{self.query_word}' (up/down, click) · {switches}"))
+        ascii_only = not locale_is_utf8()
+        extras.update(
+            Text("\n".join(attention_extras(self.result, self.row, self.extras, ascii_only)))
+        )
+        notes.update(Text("\n".join([attention_summary(self.result), *self.result.notes])))
+
+    # actions
+
+    def action_move(self, step: int) -> None:
+        if self.result is None:
+            return
+        self.row = (self.row + step) % len(self.result.tokens)
+        self.call_later(self._after_move)
+
+    async def _after_move(self) -> None:
+        await self._draw_heads()
+        self._draw_text()
+        self.post_message(self.QueryChanged(self))
+
+    async def action_toggle_scale(self) -> None:
+        self.setup = replace(self.setup, scale=not self.setup.scale)
+        await self.recompute()
+
+    async def action_toggle_causal(self) -> None:
+        self.setup = replace(self.setup, causal=not self.setup.causal)
+        await self.recompute()
+
+    async def action_cycle_heads(self) -> None:
+        index = HEAD_CHOICES.index(self.setup.heads) if self.setup.heads in HEAD_CHOICES else -1
+        self.setup = replace(self.setup, heads=HEAD_CHOICES[(index + 1) % len(HEAD_CHOICES)])
+        await self.recompute()
+
+    async def action_cycle_embeddings(self) -> None:
+        order = [name for name in EMBEDDING_ORDER if name in SETS]
+        current = order.index(self.setup.embeddings) if self.setup.embeddings in order else -1
+        chosen = order[(current + 1) % len(order)]
+        sentence = self.setup.sentence
+        if not self.editable and chosen != "hashed":
+            sentence = SETS[chosen].default_sentence  # a lesson figure shows the set's own words
+        self.setup = replace(self.setup, embeddings=chosen, sentence=sentence)
+        await self.recompute()
+
+    @on(HeatmapView.RowClicked)
+    async def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
+        self.row = event.row
+        self.focus()
+        await self._after_move()
+
+    @on(Input.Changed, ".sentence")
+    async def _sentence_changed(self, event: Input.Changed) -> None:
+        self.setup = replace(self.setup, sentence=event.value)
+        await self.recompute()

@@ -1,0 +1,86 @@
+"""A heatmap that fits its width: rows and columns are windowed around the selected row."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.widget import Widget
+
+from tui_course.render.heatmap import columns_that_fit, heatmap_rich, window
+
+
+class HeatmapView(Widget):
+    """Thin: gets weights and labels, draws them with render.heatmap, reports clicks."""
+
+    DEFAULT_CSS = """
+    HeatmapView {
+        height: auto;
+        width: 1fr;
+    }
+    """
+
+    class RowClicked(Message):
+        def __init__(self, view: HeatmapView, row: int) -> None:
+            super().__init__()
+            self.view = view
+            self.row = row
+
+        @property
+        def control(self) -> HeatmapView:
+            return self.view
+
+    def __init__(
+        self,
+        weights: NDArray[np.float64],
+        labels: Sequence[str],
+        selected: int | None = None,
+        unit: str = "weights",
+        shade_from_min: bool = False,
+        max_rows: int = 12,
+        **kwargs: object,
+    ) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.weights = weights
+        self.labels = list(labels)
+        self.selected = selected
+        self.unit = unit
+        self.shade_from_min = shade_from_min
+        self.max_rows = max_rows
+
+    def show(
+        self, weights: NDArray[np.float64], labels: Sequence[str], selected: int | None
+    ) -> None:
+        self.weights, self.labels, self.selected = weights, list(labels), selected
+        self.refresh(layout=True)
+
+    def _columns(self) -> int | None:
+        width = self.content_region.width or self.app.size.width
+        fit = columns_that_fit(width, self.labels)
+        return None if fit >= len(self.labels) else fit
+
+    def render(self) -> Text:
+        return heatmap_rich(
+            self.weights,
+            self.labels,
+            self.labels,
+            self.selected,
+            unit=self.unit,
+            shade_from_min=self.shade_from_min,
+            max_rows=self.max_rows,
+            max_columns=self._columns(),
+        )
+
+    def visible_rows(self) -> range:
+        return window(len(self.labels), self.max_rows, self.selected)
+
+    def on_click(self, event: events.Click) -> None:
+        rows = self.visible_rows()
+        line = event.y - 1  # the first line holds the column labels
+        if 0 <= line < len(rows):
+            event.stop()
+            self.post_message(self.RowClicked(self, rows[line]))

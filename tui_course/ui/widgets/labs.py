@@ -1,0 +1,46 @@
+"""The built-in lab screens: a few lines of guidance above a live, editable figure."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from tui_course.content.models import Lab
+from tui_course.maths.explore import AttentionSetup
+from tui_course.ui.widgets.attention_view import AttentionView
+from tui_course.ui.widgets.pe_view import PEView
+
+ATTENTION_GUIDE = (
+    "Type a sentence (up to 64 words); rows are queries. Esc leaves the box, "
+    "then up/down pick the query and s c m e flip the switches."
+)
+PE_GUIDE = "Rows are positions, columns dimensions. +/- positions, [ ] d_model, up/down compare."
+
+
+class LabView(VerticalScroll):
+    def __init__(self, guide: str, figure: Widget, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.guide = guide
+        self.figure = figure
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.guide, classes="lab-guide", markup=False)
+        yield self.figure
+
+    def on_focus(self) -> None:
+        """Typing is the first thing to do in a lab: start in its text box if it has one."""
+        boxes = self.figure.query(Input)
+        (boxes.first() if boxes else self.figure).focus()
+
+
+def make_lab(lab: Lab, **kwargs: object) -> LabView:
+    if lab.id == "attention-lab":
+        figure: Widget = AttentionView(
+            AttentionSetup("The train left the station on time"), row=1, editable=True
+        )
+        return LabView(ATTENTION_GUIDE, figure, **kwargs)
+    if lab.id == "pe-lab":
+        return LabView(PE_GUIDE, PEView(positions=10, dim=8), **kwargs)
+    raise ValueError(f"no lab called {lab.id}")

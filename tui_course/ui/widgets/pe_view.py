@@ -1,0 +1,117 @@
+"""The live positional-encoding figure: table, shaded map and position similarity."""
+
+from __future__ import annotations
+
+import numpy as np
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import HorizontalScroll, Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from tui_course.maths.positional import position_similarity, positional_encoding
+from tui_course.render.positional import pe_shaded_text, pe_table_text
+from tui_course.ui.widgets.heatmap_view import HeatmapView
+
+MAX_POSITIONS = 64
+MAX_DIM = 128
+
+
+class PEView(Vertical, can_focus=True):
+    BINDINGS = [
+        Binding(
+            "plus,equals_sign",
+            "positions(1)",
+            "More positions",
+            show=False,
+            tooltip="One more position",
+        ),
+        Binding(
+            "minus", "positions(-1)", "Fewer positions", show=False, tooltip="One position fewer"
+        ),
+        Binding("right_square_bracket", "dim(2)", "Wider", show=False, tooltip="d_model up by 2"),
+        Binding(
+            "left_square_bracket", "dim(-2)", "Narrower", show=False, tooltip="d_model down by 2"
+        ),
+        Binding(
+            "up,k", "select(-1)", "Position up", show=False, tooltip="Compare the position above"
+        ),
+        Binding(
+            "down,j", "select(1)", "Position down", show=False, tooltip="Compare the position below"
+        ),
+    ]
+
+    class Changed(Message):
+        def __init__(self, view: PEView) -> None:
+            super().__init__()
+            self.view = view
+
+    def __init__(
+        self,
+        positions: int = 8,
+        dim: int = 4,
+        decimals: int = 3,
+        show_table: bool = True,
+        show_similarity: bool = True,
+        **kwargs: object,
+    ) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.positions = positions
+        self.dim = dim
+        self.decimals = decimals
+        self.show_table = show_table
+        self.show_similarity = show_similarity
+        self.selected = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="pe-controls", markup=False)
+        with HorizontalScroll(classes="pe-table"):
+            yield Static(classes="pe-numbers", markup=False)
+        yield Static(classes="pe-shaded", markup=False)
+        yield Static(classes="pe-similarity-title", markup=False)
+        yield HeatmapView(np.ones((1, 1)), ["0"], unit="similarity", shade_from_min=True)
+
+    def on_mount(self) -> None:
+        self.redraw()
+
+    def redraw(self) -> None:
+        pe = positional_encoding(self.positions, self.dim)
+        self.query_one(".pe-controls", Static).update(
+            Text(
+                f"{self.positions} positions x d_model {self.dim}"
+                "   +/- positions · [/] d_model · up/down compare a position"
+            )
+        )
+        table = self.query_one(".pe-table", HorizontalScroll)
+        table.display = self.show_table
+        self.query_one(".pe-numbers", Static).update(Text(pe_table_text(pe, 0, self.decimals)))
+        self.query_one(".pe-shaded", Static).update(Text(pe_shaded_text(pe)))
+        title = self.query_one(".pe-similarity-title", Static)
+        heatmap = self.query_one(HeatmapView)
+        title.display = heatmap.display = self.show_similarity
+        title.update(Text(f"How alike is position {self.selected} to the others (cosine):"))
+        heatmap.show(
+            position_similarity(pe).clip(0, 1),
+            [str(p) for p in range(self.positions)],
+            self.selected,
+        )
+        self.post_message(self.Changed(self))
+
+    def action_positions(self, step: int) -> None:
+        self.positions = min(max(self.positions + step, 1), MAX_POSITIONS)
+        self.selected = min(self.selected, self.positions - 1)
+        self.redraw()
+
+    def action_dim(self, step: int) -> None:
+        self.dim = min(max(self.dim + step, 2), MAX_DIM)
+        self.redraw()
+
+    def action_select(self, step: int) -> None:
+        self.selected = (self.selected + step) % self.positions
+        self.redraw()
+
+    def on_heatmap_view_row_clicked(self, event: HeatmapView.RowClicked) -> None:
+        self.selected = event.row
+        self.focus()
+        self.redraw()
