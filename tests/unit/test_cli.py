@@ -67,3 +67,83 @@ def test_unusable_data_dir_is_one_line(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert len(result.stderr.splitlines()) == 1
     assert result.stderr.startswith("attn-tui: cannot open progress store in ")
+
+
+def test_attention_command_default_sentence_plain_when_piped() -> None:
+    result = run("attention", "--query", "station", env={"LANG": "C.UTF-8", "LC_ALL": ""})
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "toy-train, d = 5, scores / sqrt(5)"
+    assert "\x1b[" not in result.stdout  # piped: no colour codes
+    assert ">station ..  5 ++ 26 ..  7 ..  5 @@ 47 ..  5 ..  5" in lines
+    assert (
+        "  station 0.47 " + "\u2588" * 9 + "\u258d  \u2190 strongest"
+        in lines
+    )
+
+
+def test_attention_command_ascii_by_flag_and_by_locale() -> None:
+    for args, env in ((("--ascii",), {"LANG": "C.UTF-8"}), ((), {"LANG": "C", "LC_ALL": "C"})):
+        result = run("attention", "--query", "station", *args, env=env)
+        assert result.returncode == 0
+        assert result.stdout.isascii()
+        assert "  station 0.47 #########  <- strongest" in result.stdout.splitlines()
+
+
+def test_attention_command_words_heads_and_errors() -> None:
+    result = run(
+        "attention",
+        "the",
+        "cat",
+        "sat",
+        "--embeddings",
+        "toy-cat-sat",
+        "--heads",
+        "2",
+        "--causal",
+        "--no-scale",
+        "--ascii",
+    )
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[0] == "toy-cat-sat, d = 3, scores not scaled, causal mask"
+    assert result.stdout.count("\nhead ") == 2
+    assert ">the @@100     0     0" in result.stdout.splitlines()
+    bad = run("attention", "--query", "zzz")
+    assert bad.returncode == 2
+    assert bad.stderr.splitlines() == [
+        "attn-tui: attention: error: --query: 'zzz' is not one of: "
+        "The, train, left, the, station, on, time"
+    ]
+    heads = run("attention", "--heads", "3")
+    assert heads.returncode == 2 and len(heads.stderr.splitlines()) == 1
+
+
+def test_pe_command() -> None:
+    result = run("pe", "--positions", "2", "--dim", "4")
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[:5] == [
+        "Sinusoidal PE, d_model = 4",
+        "",
+        "pos  sin 0 cos 1 sin 2 cos 3",
+        "  0  0.000 1.000 0.000 1.000",
+        "  1  0.841 0.540 0.010 1.000",
+    ]
+    bad = run("pe", "--dim", "0")
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == (
+        "attn-tui pe: error: argument --dim: 0 is not between 1 and 512 (see attn-tui pe --help)"
+    )
+
+
+def test_broken_pipe_is_quiet() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui_course", "attention"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    process.stdout.read(10)
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0
+    assert b"Traceback" not in stderr

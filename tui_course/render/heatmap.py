@@ -199,7 +199,7 @@ def weight_bars(
         bar = _bar(value * width, ascii_only)
         note = f"  {arrow} strongest" if index == strongest else ""
         name = _fit(labels[index], name_width).ljust(name_width)
-        lines.append(f"  {name} {value:.{decimals}f} {bar}{note}")
+        lines.append(f"  {name} {value:.{decimals}f} {bar}{note}".rstrip())
     if limit is not None and limit < len(row):
         lines.append(f"  ... {len(row) - limit} weaker keys not listed")
     return "\n".join(lines)
