@@ -26,6 +26,7 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
         "scale": _BOOL,
         "causal": _BOOL,
         "heads": _INT,
+        "editable": _BOOL,
         "output": _BOOL,
         "loop_check": _BOOL,
         "decimals": _INT,

@@ -110,7 +110,10 @@ def _figure(segment: BlockSegment) -> Widget:
 
             _, row = compute_attention_block(segment.params)  # the validator's checks
             view: Widget = AttentionView(
-                attention_setup(segment.params), row, extras=segment.params
+                attention_setup(segment.params),
+                row,
+                editable=segment.params.get("editable", False),
+                extras=segment.params,
             )
         elif segment.name == "pe-table":
             from tui_course.ui.widgets.pe_view import PEView
