@@ -7,15 +7,20 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tui_course import __version__
 from tui_course.content.blocks import EMBEDDING_SETS
 from tui_course.paths import data_dir, default_content_dir
+from tui_course.training.options import add_train_arguments
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from tui_course.training.protocol import Event
+    from tui_course.training.runner import TrainingRun
 
 PROG = "attn-tui"
 DEFAULT_SENTENCE = "The train left the station on time"
@@ -68,6 +73,10 @@ def build_parser() -> Parser:
     pe.add_argument("--dim", type=_int_between(1, 512), default=4, metavar="D")
     pe.add_argument("--similarity", action="store_true", help="add the position-similarity map")
     pe.add_argument("--ascii", action="store_true", help="pure ASCII output")
+    train = commands.add_parser("train", help="train the digit task (needs the train extra)")
+    add_train_arguments(train)
+    train.add_argument("--json", action="store_true", help="JSON lines on stdout")
+    _add_common(train, argparse.SUPPRESS)
     progress = commands.add_parser("progress", help="show saved progress")
     progress.add_argument("--format", choices=("table", "csv", "json"), default="table")
     _add_common(progress, argparse.SUPPRESS)
@@ -107,6 +116,8 @@ def _dispatch(argv: list[str] | None) -> int:
         return run_attention(args)
     if args.command == "pe":
         return run_pe(args)
+    if args.command == "train":
+        return run_train(args, data_dir(args.data_dir))
     if args.command == "progress":
         return run_progress(content, data_dir(args.data_dir), args.format)
     return run_app(content, data_dir(args.data_dir), args.open)
@@ -273,3 +284,141 @@ def run_pe(args: argparse.Namespace) -> int:
 
     print(pe_report(args.positions, args.dim, shaded=True, similarity=args.similarity))
     return 0
+
+
+TRAIN_EXTRA_MISSING = (
+    "train: needs the 'train' extra (Keras and TensorFlow): pip install 'attn-tui[train]'"
+    " (from a checkout: pip install '.[train]')"
+)
+
+
+def train_extra_installed() -> bool:
+    """Checked without importing either package: the app's process never loads them."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in ("keras", "tensorflow"))
+
+
+def run_train(args: argparse.Namespace, data: Path) -> int:
+    import asyncio
+
+    from tui_course.training.options import options_from_args
+    from tui_course.training.runner import TrainingRun
+
+    if not train_extra_installed():
+        return _fail(TRAIN_EXTRA_MISSING, 2)
+    options = options_from_args(args)
+    try:
+        run = TrainingRun.for_options(options, data)
+    except OSError as error:
+        return _fail(f"train: cannot write logs under {data}: {error}")
+    if args.json:
+        printer = _print_json
+    elif sys.stdout.isatty():
+        printer = _RichTrainPrinter()
+    else:
+        printer = _print_plain_training
+    try:
+        return asyncio.run(_follow(run, printer))
+    except KeyboardInterrupt:
+        print(f"{PROG}: train: cancelled", file=sys.stderr)
+        return 130
+
+
+async def _follow(run: TrainingRun, printer: Callable[[Event], None]) -> int:
+    from tui_course.training.protocol import Done, Error
+
+    code = 1
+    async for event in run.events():
+        printer(event)
+        if isinstance(event, Done):
+            code = 0
+        elif isinstance(event, Error):
+            code = 1
+    return code
+
+
+def _print_json(event: Event) -> None:
+    from tui_course.training.protocol import encode
+
+    print(encode(event), flush=True)
+
+
+def _print_plain_training(event: Event) -> None:
+    """One line per epoch: fit for logs and pipes (no carriage returns)."""
+    from tui_course.training.protocol import Done, EpochEnd, Error, Started
+
+    if isinstance(event, Started):
+        print(
+            f"training {event.model}{'' if event.position else ' without positions'}: "
+            f"{event.params:,} parameters, {event.epochs} epochs of {event.batches} batches "
+            f"(log: {event.log})",
+            flush=True,
+        )
+    elif isinstance(event, EpochEnd):
+        print(
+            f"epoch {event.epoch:>3}/{event.epochs}  loss {event.loss:.4f}  "
+            f"acc {event.accuracy:.4f}  val_loss {event.val_loss:.4f}  "
+            f"val_acc {event.val_accuracy:.4f}  {event.seconds:6.1f} s",
+            flush=True,
+        )
+    elif isinstance(event, Done):
+        print(
+            f"test accuracy {event.test_accuracy:.3f} with {event.params:,} parameters "
+            f"in {event.seconds:.1f} s",
+            flush=True,
+        )
+    elif isinstance(event, Error):
+        print(f"{PROG}: train: {event.message}", file=sys.stderr)
+        for line in event.log_tail:
+            print(f"  {line}", file=sys.stderr)
+
+
+class _RichTrainPrinter:
+    """Progress bars on a terminal; the epoch lines are printed above them."""
+
+    def __init__(self) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[detail]}"),
+        )
+        self.epochs: Any = None
+        self.batches: Any = None
+
+    def __call__(self, event: Event) -> None:
+        from tui_course.training.protocol import BatchProgress, Done, EpochEnd, Error, Started
+
+        if isinstance(event, Started):
+            self.progress.start()
+            _print_plain_training(event)
+            self.epochs = self.progress.add_task("epochs", total=event.epochs, detail="")
+            self.batches = self.progress.add_task("batches", total=event.batches, detail="")
+        elif isinstance(event, BatchProgress):
+            self.progress.update(
+                self.batches,
+                completed=event.batch,
+                detail=f"loss {event.loss:.4f} acc {event.accuracy:.3f} "
+                f"{event.samples_per_second:,.0f} samples/s",
+            )
+        elif isinstance(event, EpochEnd):
+            self.progress.update(
+                self.epochs, completed=event.epoch, detail=f"val_acc {event.val_accuracy:.3f}"
+            )
+            self.progress.update(self.batches, completed=0)
+            self.progress.console.print(
+                f"epoch {event.epoch}/{event.epochs}: val_acc {event.val_accuracy:.4f}"
+            )
+        elif isinstance(event, Done | Error):
+            self.progress.stop()
+            _print_plain_training(event)

@@ -76,10 +76,7 @@ def test_attention_command_default_sentence_plain_when_piped() -> None:
     assert lines[0] == "toy-train, d = 5, scores / sqrt(5)"
     assert "\x1b[" not in result.stdout  # piped: no colour codes
     assert ">station ..  5 ++ 26 ..  7 ..  5 @@ 47 ..  5 ..  5" in lines
-    assert (
-        "  station 0.47 " + "\u2588" * 9 + "\u258d  \u2190 strongest"
-        in lines
-    )
+    assert "  station 0.47 " + "\u2588" * 9 + "\u258d  \u2190 strongest" in lines
 
 
 def test_attention_command_ascii_by_flag_and_by_locale() -> None:

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tui_course.training.protocol import (
+    AttentionSample,
+    BatchProgress,
+    Done,
+    EpochEnd,
+    Error,
+    ProtocolError,
+    Started,
+    decode,
+    encode,
+)
+
+EVENTS = [
+    Started("transformer", 14049, 30, 125, 64, 8000, 2000, 30, True, 0, 2, "/x.log"),
+    BatchProgress(1, 30, 25, 125, 0.69, 0.51, 3200.0, 40.0),
+    EpochEnd(1, 30, 0.69, 0.51, 0.68, 0.55, 1.4),
+    AttentionSample([1, 2, 3], 0, 0.1, [[[0.5, 0.5, 0.0]] * 3]),
+    Done(1.0, 0.001, 14049, 30, 38.2, "transformer", True, 30, {"val_accuracy": [0.5, 1.0]}),
+    Error("ValueError: boom", ["line 1", "line 2"]),
+]
+
+
+@pytest.mark.parametrize("event", EVENTS, ids=lambda e: e.kind)
+def test_round_trip(event: object) -> None:
+    line = encode(event)  # type: ignore[arg-type]
+    assert "\n" not in line
+    assert json.loads(line)["event"] == event.kind  # type: ignore[attr-defined]
+    assert decode(line) == event
+
+
+def test_done_line_has_the_documented_keys() -> None:
+    data = json.loads(encode(EVENTS[4]))
+    assert {"event", "test_accuracy", "params", "epochs", "seconds"} <= set(data)
+    assert data["event"] == "done" and data["params"] == 14049
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", "not JSON"),
+        ("[1, 2]", "not an event object"),
+        ('{"event": "mystery"}', "unknown event"),
+        ('{"event": "epoch", "epoch": 1}', "epoch event lacks epochs, loss, accuracy"),
+    ],
+)
+def test_bad_lines(line: str, message: str) -> None:
+    with pytest.raises(ProtocolError, match=message):
+        decode(line)
+
+
+def test_unknown_fields_are_ignored_for_forward_compatibility() -> None:
+    line = encode(EVENTS[5])[:-1] + ', "new_field": 1}'
+    assert decode(line) == EVENTS[5]

@@ -1,0 +1,165 @@
+"""Real (short) Keras runs in the child process: the event stream and the parameter counts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui_course.training.options import TrainOptions
+from tui_course.training.protocol import (
+    AttentionSample,
+    BatchProgress,
+    Done,
+    EpochEnd,
+    Started,
+    decode,
+)
+from tui_course.training.runner import TrainingRun
+
+pytest.importorskip("keras")
+
+
+async def test_default_model_event_stream(tmp_path: Path) -> None:
+    options = TrainOptions(epochs=2, train_size=512, test_size=128)
+    run = TrainingRun.for_options(options, tmp_path)
+    events = [event async for event in run.events()]
+    started, done = events[0], events[-1]
+    assert isinstance(started, Started) and started.params == 14_049
+    assert (started.epochs, started.batches, started.length) == (2, 8, 30)
+    assert isinstance(done, Done) and done.params == 14_049 and done.epochs == 2
+    assert 0.0 <= done.test_accuracy <= 1.0
+    epochs = [e for e in events if isinstance(e, EpochEnd)]
+    assert [e.epoch for e in epochs] == [1, 2]
+    assert epochs[-1].val_accuracy == pytest.approx(done.test_accuracy)
+    assert any(isinstance(e, BatchProgress) for e in events)
+    samples = [e for e in events if isinstance(e, AttentionSample)]
+    assert len(samples) == 2 and {s.label for s in samples} == {0, 1}
+    weights = samples[0].weights
+    assert (len(weights), len(weights[0]), len(weights[0][0])) == (4, 30, 30)
+    assert sum(weights[0][29]) == pytest.approx(1.0, abs=1e-3)
+    log = Path(started.log)
+    assert log.parent == tmp_path / "logs" and log.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize(
+    ("args", "params"),
+    [
+        (["--no-position"], 14_049 - 30 * 32),
+        (["--model", "rnn"], 13_721),
+        (["--model", "lstm"], 13_917),
+        (["--length", "12"], 14_049 - 18 * 32),
+    ],
+)
+def test_variants_report_their_size(tmp_path: Path, args: list[str], params: int) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tui_course.training",
+            *args,
+            "--epochs",
+            "1",
+            "--train-size",
+            "64",
+            "--test-size",
+            "16",
+            "--attention-samples",
+            "0",
+            "--log",
+            str(tmp_path / "log.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-2000:]
+    events = [decode(line) for line in result.stdout.splitlines()]  # stdout holds only events
+    assert isinstance(events[-1], Done) and events[-1].params == params
+    assert result.stderr == ""  # TensorFlow's chatter went to the log file
+    assert (tmp_path / "log.txt").exists()
+
+
+def test_cli_train_json_last_line_is_done(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tui_course",
+            "train",
+            "--json",
+            "--epochs",
+            "1",
+            "--train-size",
+            "128",
+            "--test-size",
+            "32",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    last = json.loads(result.stdout.splitlines()[-1])
+    assert last["event"] == "done" and last["params"] == 14_049 and last["epochs"] == 1
+    assert {"test_accuracy", "seconds"} <= set(last)
+
+
+def test_cli_train_plain_output_has_one_line_per_epoch(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tui_course",
+            "train",
+            "--epochs",
+            "2",
+            "--train-size",
+            "128",
+            "--test-size",
+            "32",
+            "--data-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "\r" not in result.stdout
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("training transformer: 14,049 parameters, 2 epochs of 2 batches")
+    assert [line.split()[1] for line in lines[1:3]] == ["1/2", "2/2"]
+    assert lines[3].startswith("test accuracy ") and "14,049 parameters" in lines[3]
+
+
+def test_cli_train_without_the_extra_is_one_line() -> None:
+    script = (
+        "import importlib.util, sys\n"
+        "real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda name, *a: None if name in ('keras', 'tensorflow')"
+        " else real(name, *a)\n"
+        "from tui_course.cli import main\n"
+        "sys.exit(main(['train']))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ},
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "attn-tui: train: needs the 'train' extra (Keras and TensorFlow): pip install "
+        "'attn-tui[train]' (from a checkout: pip install '.[train]')"
+    ]

@@ -1,0 +1,126 @@
+"""The events a training run reports, one JSON object per line.
+
+One schema for the child (which writes them), the TUI panel and `attn-tui
+train --json` (which read them) and the tests (which fake them).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Any, ClassVar
+
+
+class ProtocolError(ValueError):
+    """A line that is not a valid event."""
+
+
+@dataclass(frozen=True)
+class Started:
+    kind: ClassVar[str] = "started"
+    model: str
+    params: int
+    epochs: int
+    batches: int  # per epoch
+    batch_size: int
+    train_size: int
+    test_size: int
+    length: int
+    position: bool
+    seed: int
+    threads: int
+    log: str = ""
+
+
+@dataclass(frozen=True)
+class BatchProgress:
+    kind: ClassVar[str] = "batch"
+    epoch: int  # 1-based
+    epochs: int
+    batch: int  # batches done in this epoch
+    batches: int
+    loss: float
+    accuracy: float
+    samples_per_second: float
+    eta_seconds: float
+
+
+@dataclass(frozen=True)
+class EpochEnd:
+    kind: ClassVar[str] = "epoch"
+    epoch: int
+    epochs: int
+    loss: float
+    accuracy: float
+    val_loss: float
+    val_accuracy: float
+    seconds: float  # since training started
+
+
+@dataclass(frozen=True)
+class AttentionSample:
+    """Trained attention of one test sequence: weights[head][query][key]."""
+
+    kind: ClassVar[str] = "attention"
+    digits: list[int]
+    label: int
+    prediction: float
+    weights: list[list[list[float]]]
+
+
+@dataclass(frozen=True)
+class Done:
+    kind: ClassVar[str] = "done"
+    test_accuracy: float
+    test_loss: float
+    params: int
+    epochs: int
+    seconds: float
+    model: str
+    position: bool
+    length: int
+    history: dict[str, list[float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Error:
+    kind: ClassVar[str] = "error"
+    message: str
+    log_tail: list[str] = field(default_factory=list)
+
+
+Event = Started | BatchProgress | EpochEnd | AttentionSample | Done | Error
+EVENT_TYPES: dict[str, type[Any]] = {
+    cls.kind: cls for cls in (Started, BatchProgress, EpochEnd, AttentionSample, Done, Error)
+}
+
+
+def encode(event: Event) -> str:
+    """One line of JSON, `event` first."""
+    return json.dumps({"event": event.kind, **asdict(event)}, separators=(",", ":"))
+
+
+def decode(line: str) -> Event:
+    """Parse one line; raise ProtocolError naming what is wrong."""
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ProtocolError(f"not JSON: {error.msg}") from None
+    if not isinstance(data, dict) or "event" not in data:
+        raise ProtocolError("not an event object")
+    cls = EVENT_TYPES.get(data.pop("event"))
+    if cls is None:
+        raise ProtocolError("unknown event")
+    names = {f.name for f in fields(cls)}
+    missing = [
+        f.name
+        for f in fields(cls)
+        if f.name not in data and f.default is MISSING and f.default_factory is MISSING
+    ]
+    if missing:
+        raise ProtocolError(f"{cls.kind} event lacks {', '.join(missing)}")
+    try:
+        event: Event = cls(**{k: v for k, v in data.items() if k in names})
+    except TypeError as error:
+        raise ProtocolError(str(error)) from None
+    return event
