@@ -286,27 +286,14 @@ def run_pe(args: argparse.Namespace) -> int:
     return 0
 
 
-TRAIN_EXTRA_MISSING = (
-    "train: needs the 'train' extra (Keras and TensorFlow): pip install 'attn-tui[train]'"
-    " (from a checkout: pip install '.[train]')"
-)
-
-
-def train_extra_installed() -> bool:
-    """Checked without importing either package: the app's process never loads them."""
-    import importlib.util
-
-    return all(importlib.util.find_spec(name) is not None for name in ("keras", "tensorflow"))
-
-
 def run_train(args: argparse.Namespace, data: Path) -> int:
     import asyncio
 
     from tui_course.training.options import options_from_args
-    from tui_course.training.runner import TrainingRun
+    from tui_course.training.runner import TRAIN_EXTRA_MISSING, TrainingRun, train_extra_installed
 
     if not train_extra_installed():
-        return _fail(TRAIN_EXTRA_MISSING, 2)
+        return _fail(f"train: {TRAIN_EXTRA_MISSING}", 2)
     options = options_from_args(args)
     try:
         run = TrainingRun.for_options(options, data)

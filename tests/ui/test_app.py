@@ -26,7 +26,7 @@ async def test_first_start_shows_outline_beside_first_lesson(
         assert labels[0] == "[ ]  1 Why a new design was…"
         assert labels[4] == "    Lab: Attention lab"
         assert labels[8] == "[ ] Quiz: Mini-checkpoint: …"
-        assert len(labels) == 16
+        assert len(labels) == 17
         text = screen_text(app)
         assert "Why a new design was needed" in text
         assert "q Quit" in text and "f1 Help" in text
@@ -113,7 +113,7 @@ async def test_help_lists_every_key(build_app: Callable[..., CourseApp]) -> None
             "Esc",
             "n",
             "p",
-            "ctrl+b",
+            "o",
             "1-9",
             "Space",
             "h",
@@ -226,7 +226,7 @@ async def test_toggle_outline_gives_the_lesson_the_full_width(
     async with running(app) as pilot:
         view = app.query_one(LessonView)
         narrow = view.size.width
-        await pilot.press("ctrl+b")
+        await pilot.press("o")
         await pilot.pause()
         assert not app.query_one(Outline).display
         assert view.size.width > narrow + 20

@@ -29,6 +29,7 @@ def test_shipped_course_outline_places_quizzes_after_their_lessons(course_root: 
         "why-transformers-won",
         "transformers-to-llms",
         "digit-lab",
+        "training-lab",
         "takeaways",
         "understanding",
     ]

@@ -17,4 +17,10 @@ BUILTIN_LABS = (
         after="positional-encoding",
         summary="Explore sinusoidal position vectors and how alike positions are",
     ),
+    Lab(
+        "training-lab",
+        "Training lab",
+        after="digit-lab",
+        summary="Train the digit task live: Transformer, no positions, RNN or LSTM",
+    ),
 )

@@ -21,6 +21,19 @@ TERMINATE_GRACE = 1.5  # seconds between SIGTERM and SIGKILL; cancel completes w
 STREAM_LIMIT = 4 * 1024 * 1024  # attention samples make long lines
 
 
+TRAIN_EXTRA_MISSING = (
+    "needs the 'train' extra (Keras and TensorFlow): pip install 'attn-tui[train]'"
+    " (from a checkout: pip install '.[train]')"
+)
+
+
+def train_extra_installed() -> bool:
+    """Checked without importing either package: the app's process never loads them."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in ("keras", "tensorflow"))
+
+
 def log_path_for(data_dir: Path) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     return ensure_private_dir(data_dir / "logs") / f"training-{stamp}.log"

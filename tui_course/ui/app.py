@@ -11,6 +11,7 @@ from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
@@ -22,7 +23,10 @@ from tui_course.ui.widgets.outline import Outline
 
 if TYPE_CHECKING:
     from tui_course.content.session import QuizSession
+    from tui_course.training.options import TrainOptions
+    from tui_course.training.runner import TrainingRun
     from tui_course.ui.widgets.quiz_view import QuizView
+    from tui_course.ui.widgets.training_panel import RunFactory
 
 LAST_OPENED = "last_opened"
 
@@ -75,7 +79,8 @@ class CourseApp(App[None]):
             show=False,
             tooltip="Previous lesson or quiz in the outline",
         ),
-        Binding("ctrl+b", "toggle_outline", "Outline", tooltip="Hide or show the outline"),
+        # Not ctrl+b: that is the tmux prefix, and lab servers are used through tmux.
+        Binding("o", "toggle_outline", "Outline", tooltip="Hide or show the outline"),
         Binding(
             "tab", "focus_next", "Next pane", show=False, tooltip="Move focus to the next pane"
         ),
@@ -95,6 +100,13 @@ class CourseApp(App[None]):
         self.settings = settings
         self.items = course.outline()
         self.current: Item | None = None
+        self.training_runs: RunFactory = self._training_run
+
+    def _training_run(self, options: TrainOptions) -> TrainingRun:
+        """Tests swap this attribute for a fake child; the real one logs under the data dir."""
+        from tui_course.training.runner import TrainingRun
+
+        return TrainingRun.for_options(options, self.settings.data_dir)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -164,7 +176,7 @@ class CourseApp(App[None]):
         found = self.query(f"#lab-{lab.id}")
         if found:
             return found.first()
-        view = make_lab(lab, id=f"lab-{lab.id}")
+        view = make_lab(lab, self.training_runs, id=f"lab-{lab.id}")
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
@@ -309,7 +321,18 @@ class CourseApp(App[None]):
 
     async def action_quit(self) -> None:
         self._remember_position()
+        for panel in self.query("TrainingPanel"):
+            await panel.stop()  # type: ignore[attr-defined]
         self.exit()
+
+    def on_training_panel_finished(self, event: Message) -> None:
+        """Say so wherever the student is: training runs on while they read."""
+        done = event.run.done  # type: ignore[attr-defined]
+        self.notify(
+            f"Training finished: test accuracy {done.test_accuracy:.3f},"
+            f" {done.params:,} parameters, {done.seconds:.0f} s.",
+            title="Training lab",
+        )
 
     def on_unmount(self) -> None:
         self.store.close()

@@ -11,6 +11,7 @@ from tui_course.content.models import Lab
 from tui_course.maths.explore import AttentionSetup
 from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.pe_view import PEView
+from tui_course.ui.widgets.training_panel import RunFactory, TrainingPanel
 
 ATTENTION_GUIDE = (
     "Type a sentence (up to 64 words); rows are queries. Esc leaves the box, "
@@ -35,7 +36,9 @@ class LabView(VerticalScroll):
         (boxes.first() if boxes else self.figure).focus()
 
 
-def make_lab(lab: Lab, **kwargs: object) -> LabView:
+def make_lab(
+    lab: Lab, training_runs: RunFactory | None = None, **kwargs: object
+) -> LabView | TrainingPanel:
     if lab.id == "attention-lab":
         figure: Widget = AttentionView(
             AttentionSetup("The train left the station on time"), row=1, editable=True
@@ -43,4 +46,11 @@ def make_lab(lab: Lab, **kwargs: object) -> LabView:
         return LabView(ATTENTION_GUIDE, figure, **kwargs)
     if lab.id == "pe-lab":
         return LabView(PE_GUIDE, PEView(positions=10, dim=8), **kwargs)
+    if lab.id == "training-lab":
+        from tui_course.training.runner import TRAIN_EXTRA_MISSING, train_extra_installed
+
+        if training_runs is None:
+            raise ValueError("the training lab needs a way to start runs")
+        missing = None if train_extra_installed() else f"Training {TRAIN_EXTRA_MISSING}."
+        return TrainingPanel(training_runs, missing, **kwargs)
     raise ValueError(f"no lab called {lab.id}")

@@ -1,0 +1,210 @@
+"""The training lab driven by a fake child process that prints canned events."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.widgets import Button, Input, Static
+
+from tests.conftest import FIXTURES
+from tests.ui.conftest import running, widget_text
+from tui_course.training.options import TrainOptions
+from tui_course.training.runner import TrainingRun
+from tui_course.ui.app import CourseApp
+from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.training_panel import TrainingPanel
+
+FAKE = FIXTURES / "fake_child.py"
+
+
+def with_fake_child(app: CourseApp, scenario: str, tmp_path: Path) -> list[TrainingRun]:
+    started: list[TrainingRun] = []
+
+    def factory(options: TrainOptions) -> TrainingRun:
+        log = tmp_path / f"fake-{len(started)}.log"
+        run = TrainingRun([sys.executable, str(FAKE), scenario, "--log", str(log)], log)
+        started.append(run)
+        return run
+
+    app.training_runs = factory
+    return started
+
+
+async def wait_for(pilot: object, condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_path: Path) -> None:
+    app = build_app("training-lab")
+    runs = with_fake_child(app, "ok", tmp_path)
+    async with running(app) as pilot:
+        panel = app.query_one(TrainingPanel)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: bool(panel.finished))
+        status = widget_text(app, "#train-status")
+        assert status == "Done: test accuracy 0.930 with 14,049 parameters in 3.0 s."
+        assert runs[0].process is not None and runs[0].process.returncode == 0
+        plot = widget_text(app, "#train-plot")
+        assert "* train accuracy" in plot and "o val accuracy" in plot
+        results = widget_text(app, "#train-results").splitlines()
+        assert results[-1].split() == ["transformer,", "length", "30", "0.930", "14,049", "3.0s"]
+        heatmap = app.query_one("#train-attention", HeatmapView)
+        assert heatmap.display and heatmap.selected == 29 and heatmap.labels[0] == "1:7"
+        title = widget_text(app, "#train-attention-title")
+        assert "looks hardest at position 1 (digit 7)" in title
+        assert any("Training finished" in n.message for n in app._notifications)
+        assert app.query_one("#train-cancel", Button).disabled
+
+
+async def test_progress_shows_eta_and_speed(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    app = build_app("training-lab")
+    with_fake_child(app, "slow", tmp_path)
+    async with running(app) as pilot:
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: "samples/s" in widget_text(app, "#train-status"))
+        status = widget_text(app, "#train-status")
+        assert "epoch 1/3 · batch 2/4 · ETA 0:02 · 1,000 samples/s" in status
+        assert not app.query_one("#train-cancel", Button).disabled
+        assert app.query_one("#train-start", Button).disabled
+
+
+async def test_navigation_works_while_training(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    app = build_app("training-lab")
+    with_fake_child(app, "slow", tmp_path)
+    async with running(app) as pilot:
+        panel = app.query_one(TrainingPanel)
+        await pilot.press("ctrl+t")
+        await pilot.press("escape")  # to the outline
+        await pilot.press("p")
+        assert app.current is not None and app.current.id == "digit-lab"
+        await wait_for(pilot, lambda: bool(panel.finished))
+        assert panel.finished[0].done.test_accuracy == 0.93
+
+
+async def test_cancel_stops_a_hung_child_within_two_seconds(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    app = build_app("training-lab")
+    runs = with_fake_child(app, "hang", tmp_path)
+    async with running(app) as pilot:
+        panel = app.query_one(TrainingPanel)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: panel.started is not None)
+        pid = runs[0].process.pid  # type: ignore[union-attr]
+        start = time.perf_counter()
+        await pilot.click("#train-cancel")
+        await wait_for(pilot, lambda: not panel.running, 3.0)
+        assert time.perf_counter() - start < 2.0
+        assert not alive(pid)
+        assert widget_text(app, "#train-status").startswith("Cancelled.")
+        assert not app.query_one("#train-start", Button).disabled
+
+
+async def test_quitting_stops_the_child(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    app = build_app("training-lab")
+    runs = with_fake_child(app, "hang", tmp_path)
+    async with running(app) as pilot:
+        panel = app.query_one(TrainingPanel)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: panel.started is not None)
+        pid = runs[0].process.pid  # type: ignore[union-attr]
+        await app.action_quit()
+    assert not alive(pid)
+
+
+async def test_a_crash_shows_the_log_tail(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    app = build_app("training-lab")
+    with_fake_child(app, "crash", tmp_path)
+    async with running(app) as pilot:
+        panel = app.query_one(TrainingPanel)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: "failed" in widget_text(app, "#train-status"))
+        assert widget_text(app, "#train-status") == (
+            "Training failed: the training process stopped unexpectedly (exit code 139)"
+        )
+        assert "Fatal Python error: Segmentation fault" in widget_text(app, "#train-log")
+        await wait_for(pilot, lambda: not panel.running)
+
+
+async def test_an_error_event_is_shown(build_app: Callable[..., CourseApp], tmp_path: Path) -> None:
+    app = build_app("training-lab")
+    with_fake_child(app, "error", tmp_path)
+    async with running(app) as pilot:
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: "failed" in widget_text(app, "#train-status"))
+        assert "ResourceExhaustedError: out of memory" in widget_text(app, "#train-status")
+        assert "ResourceExhaustedError: OOM" in widget_text(app, "#train-log")
+
+
+async def test_bad_form_value_names_the_field(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    app = build_app("training-lab")
+    runs = with_fake_child(app, "ok", tmp_path)
+    async with running(app) as pilot:
+        app.query_one("#train-epochs", Input).value = "0"
+        await pilot.press("ctrl+t")
+        assert widget_text(app, "#train-status") == (
+            "Cannot start: epochs must be a whole number from 1 to 1000."
+        )
+        assert runs == []
+
+
+async def test_form_options_reach_the_run(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    app = build_app("training-lab")
+    seen: list[TrainOptions] = []
+    runs = with_fake_child(app, "ok", tmp_path)
+    factory = app.training_runs
+
+    def spy(options: TrainOptions) -> TrainingRun:
+        seen.append(options)
+        return factory(options)
+
+    app.training_runs = spy
+    async with running(app) as pilot:
+        panel = app.query_one(TrainingPanel)
+        app.query_one("#train-epochs", Input).value = "5"
+        app.query_one("#train-length", Input).value = "12"
+        await pilot.click("#train-position")
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: bool(panel.finished))
+    assert seen == [TrainOptions(position=False, epochs=5, length=12)]
+    assert runs
+
+
+async def test_missing_extra_disables_training(
+    build_app: Callable[..., CourseApp], monkeypatch: object
+) -> None:
+    import tui_course.training.runner as runner
+
+    monkeypatch.setattr(runner, "train_extra_installed", lambda: False)  # type: ignore[attr-defined]
+    app = build_app("training-lab")
+    async with running(app):
+        assert app.query_one("#train-start", Button).disabled
+        assert "pip install 'attn-tui[train]'" in widget_text(app, "#train-status")
+        assert isinstance(app.query_one("#train-status"), Static)

@@ -1,0 +1,277 @@
+"""The training lab: a form, a live progress panel, a comparison of runs, and what the
+trained model attends to. TensorFlow runs in a child process; this widget only reads events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Checkbox, Input, ProgressBar, Select, Static
+
+from tui_course.render.plot import line_plot
+from tui_course.training.options import TrainOptions
+from tui_course.training.protocol import (
+    AttentionSample,
+    BatchProgress,
+    Done,
+    EpochEnd,
+    Error,
+    Event,
+    Started,
+)
+from tui_course.training.runner import TrainingRun
+from tui_course.training.task import MODELS
+from tui_course.ui.widgets.heatmap_view import HeatmapView
+
+RunFactory = Callable[[TrainOptions], TrainingRun]
+
+_NUMBER_FIELDS = (
+    ("length", "digits", 2, 500),
+    ("epochs", "epochs", 1, 1000),
+    ("batch_size", "batch", 1, 8192),
+    ("seed", "seed", 0, 2**31 - 1),
+    ("threads", "threads", 1, 64),
+)
+
+
+@dataclass(frozen=True)
+class FinishedRun:
+    options: TrainOptions
+    done: Done
+
+
+def format_eta(seconds: float) -> str:
+    seconds = max(int(seconds), 0)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class TrainingPanel(VerticalScroll, can_focus=True):
+    BINDINGS = [
+        Binding("ctrl+t", "start", "Train", tooltip="Start training with the options above"),
+        Binding("ctrl+x", "cancel", "Cancel", tooltip="Stop the running training now"),
+    ]
+
+    class Finished(Message):
+        def __init__(self, run: FinishedRun) -> None:
+            super().__init__()
+            self.run = run
+
+    def __init__(self, runs: RunFactory, extra_missing: str | None = None, **kwargs: object):
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.runs = runs
+        self.extra_missing = extra_missing
+        self.current: TrainingRun | None = None
+        self.started: Started | None = None
+        self.epochs: list[EpochEnd] = []
+        self.finished: list[FinishedRun] = []
+        self.samples: list[AttentionSample] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            "Is the first of N digits equal to the last? Choose a model and press Train "
+            "(ctrl+t); ctrl+x cancels. Lessons stay usable while it runs.",
+            classes="lab-guide",
+            markup=False,
+        )
+        with Horizontal(classes="train-form"):
+            yield Select(
+                [(name, name) for name in MODELS],
+                value="transformer",
+                allow_blank=False,
+                id="train-model",
+            )
+            yield Checkbox("positions", value=True, id="train-position")
+        with Horizontal(classes="train-form"):
+            defaults = TrainOptions()
+            for field, label, _, _ in _NUMBER_FIELDS:
+                with Vertical(classes="train-field"):
+                    yield Static(label, classes="train-label", markup=False)
+                    yield Input(str(getattr(defaults, field)), type="integer", id=f"train-{field}")
+        with Horizontal(classes="train-buttons"):
+            yield Button("Train", id="train-start", variant="primary")
+            yield Button("Cancel", id="train-cancel", disabled=True)
+        yield Static(classes="train-status", markup=False, id="train-status")
+        yield Static("epochs", classes="train-label", markup=False)
+        yield ProgressBar(id="train-epoch-bar", show_eta=False)
+        yield Static("batches in this epoch", classes="train-label", markup=False)
+        yield ProgressBar(id="train-batch-bar", show_eta=False)
+        yield Static(classes="train-plot", markup=False, id="train-plot")
+        yield Static(classes="train-results", markup=False, id="train-results")
+        yield Static(classes="train-attention-title", markup=False, id="train-attention-title")
+        yield HeatmapView(np.zeros((1, 1)), ["-"], id="train-attention", max_rows=8)
+        yield Static(classes="train-log", markup=False, id="train-log")
+
+    def on_mount(self) -> None:
+        self.query_one("#train-attention").display = False
+        if self.extra_missing:
+            self.query_one("#train-start", Button).disabled = True
+            self._status(self.extra_missing)
+        else:
+            self._status("Ready. The defaults are the lesson's model: 30 epochs, batch 64.")
+
+    # the form
+
+    def options(self) -> TrainOptions:
+        """Options from the form; raises ValueError naming the field that is wrong."""
+        values: dict[str, int] = {}
+        for field, label, low, high in _NUMBER_FIELDS:
+            text = self.query_one(f"#train-{field}", Input).value.strip()
+            if not text.lstrip("-").isdigit() or not low <= int(text) <= high:
+                raise ValueError(f"{label} must be a whole number from {low} to {high}")
+            values[field] = int(text)
+        model = str(self.query_one("#train-model", Select).value)
+        position = self.query_one("#train-position", Checkbox).value
+        return TrainOptions(model=model, position=position, **values)
+
+    # running
+
+    @property
+    def running(self) -> bool:
+        return self.current is not None
+
+    def action_start(self) -> None:
+        if self.running or self.extra_missing:
+            return
+        try:
+            options = self.options()
+        except ValueError as error:
+            self._status(f"Cannot start: {error}.")
+            return
+        self.epochs, self.samples, self.started = [], [], None
+        self.query_one("#train-log", Static).update("")
+        self.query_one("#train-attention").display = False
+        self.query_one("#train-attention-title", Static).update("")
+        self.current = self.runs(options)
+        self._set_running(True)
+        self._status(f"Starting {options.describe()} (TensorFlow takes a few seconds to load)...")
+        self._follow(self.current, options)
+
+    @work(exclusive=True, group="training")
+    async def _follow(self, run: TrainingRun, options: TrainOptions) -> None:
+        try:
+            async for event in run.events():
+                self.apply(event, options)
+        finally:
+            if self.current is run:
+                self.current = None
+                self._set_running(False)
+
+    async def action_cancel(self) -> None:
+        run = self.current
+        if run is None:
+            return
+        await run.cancel()
+        self._status("Cancelled. The training process has been stopped.")
+
+    async def stop(self) -> None:
+        """Stop any running child (used when the app quits)."""
+        if self.current is not None:
+            await self.current.cancel()
+
+    @on(Button.Pressed, "#train-start")
+    def _start_pressed(self) -> None:
+        self.action_start()
+
+    @on(Button.Pressed, "#train-cancel")
+    async def _cancel_pressed(self) -> None:
+        await self.action_cancel()
+
+    def _set_running(self, running: bool) -> None:
+        self.query_one("#train-start", Button).disabled = running or bool(self.extra_missing)
+        self.query_one("#train-cancel", Button).disabled = not running
+
+    def _status(self, text: str) -> None:
+        self.query_one("#train-status", Static).update(Text(text))
+
+    # events -> screen
+
+    def apply(self, event: Event, options: TrainOptions) -> None:
+        if isinstance(event, Started):
+            self.started = event
+            self.query_one("#train-epoch-bar", ProgressBar).update(total=event.epochs, progress=0)
+            self.query_one("#train-batch-bar", ProgressBar).update(total=event.batches, progress=0)
+            self._status(f"Training {options.describe()}: {event.params:,} parameters.")
+        elif isinstance(event, BatchProgress):
+            self.query_one("#train-batch-bar", ProgressBar).update(
+                total=event.batches, progress=event.batch
+            )
+            last = self.epochs[-1] if self.epochs else None
+            validation = (
+                f" · val_loss {last.val_loss:.3f} val_acc {last.val_accuracy:.3f}" if last else ""
+            )
+            self._status(
+                f"epoch {event.epoch}/{event.epochs} · batch {event.batch}/{event.batches}"
+                f" · ETA {format_eta(event.eta_seconds)}"
+                f" · {event.samples_per_second:,.0f} samples/s\n"
+                f"loss {event.loss:.3f} acc {event.accuracy:.3f}{validation}"
+            )
+        elif isinstance(event, EpochEnd):
+            self.epochs.append(event)
+            self.query_one("#train-epoch-bar", ProgressBar).update(
+                total=event.epochs, progress=event.epoch
+            )
+            self._draw_plot(event.epochs)
+        elif isinstance(event, AttentionSample):
+            self.samples.append(event)
+            if len(self.samples) == 1:
+                self._draw_attention(event)
+        elif isinstance(event, Done):
+            finished = FinishedRun(options, event)
+            self.finished.append(finished)
+            self._status(
+                f"Done: test accuracy {event.test_accuracy:.3f} with {event.params:,} parameters"
+                f" in {event.seconds:.1f} s."
+            )
+            self._draw_results()
+            self.post_message(self.Finished(finished))
+        elif isinstance(event, Error):
+            self._status(f"Training failed: {event.message}")
+            if event.log_tail:
+                tail = "\n".join(f"  {line}" for line in event.log_tail)
+                self.query_one("#train-log", Static).update(Text(f"Last lines of the log:\n{tail}"))
+
+    def _draw_plot(self, total: int) -> None:
+        series = {
+            "train accuracy": [e.accuracy for e in self.epochs],
+            "val accuracy": [e.val_accuracy for e in self.epochs],
+        }
+        width = max(20, (self.content_region.width or 60) - 12)
+        plot = line_plot(series, width=width, height=7, low=0.4, high=1.0, total=total)
+        self.query_one("#train-plot", Static).update(Text(plot))
+
+    def _draw_results(self) -> None:
+        lines = [
+            "This session's runs:",
+            f"  {'model':<24} {'test acc':>8} {'params':>7} {'time':>7}",
+        ]
+        for run in self.finished:
+            done = run.done
+            lines.append(
+                f"  {run.options.describe():<24} {done.test_accuracy:>8.3f} {done.params:>7,}"
+                f" {done.seconds:>6.1f}s"
+            )
+        self.query_one("#train-results", Static).update(Text("\n".join(lines)))
+
+    def _draw_attention(self, sample: AttentionSample) -> None:
+        weights = np.asarray(sample.weights, dtype=np.float64).mean(axis=0)
+        labels = [f"{i + 1}:{digit}" for i, digit in enumerate(sample.digits)]
+        last = len(labels) - 1
+        strongest = int(np.argmax(weights[last]))
+        verdict = "same" if sample.label else "different"
+        self.query_one("#train-attention-title", Static).update(
+            Text(
+                f"Trained attention (mean of the heads) for a test sequence whose first and last"
+                f" digits are {verdict}; model says {sample.prediction:.2f}. The last position"
+                f" looks hardest at position {strongest + 1} (digit {sample.digits[strongest]})."
+            )
+        )
+        heatmap = self.query_one("#train-attention", HeatmapView)
+        heatmap.display = True
+        heatmap.show(weights, labels, last)
