@@ -51,6 +51,8 @@ def test_tui_process_never_imports_tensorflow_or_keras(tmp_path: object) -> None
         "    async with app.run_test(size=(80, 24)) as pilot:\n"
         "        await app.open_item('digit-lab')\n"
         "        await app.open_item('exercises')\n"
+        "        await app.open_item('attention-lab')\n"
+        "        await app.open_item('training-lab')\n"
         "        await pilot.pause()\n"
         "asyncio.run(drive())"
     )

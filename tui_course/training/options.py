@@ -19,7 +19,7 @@ class TrainOptions:
     threads: int = 2
     train_size: int = 8000
     test_size: int = 2000
-    steps_per_execution: int = 1
+    steps_per_execution: int = 25  # fewer trips into Python; still ~5 progress events a second
     attention_samples: int = 2
 
     def to_args(self) -> list[str]:

@@ -1,0 +1,148 @@
+"""`attn-tui train --json` against a plain Keras script, side by side in one invocation.
+
+Both train the section-10 model with the defaults (30 epochs, batch 64, seed 0)
+in fresh processes, so TensorFlow's import is counted for both. Reports the
+wall-time ratio (target: at most 1.0), test accuracy and parameter count (must
+be identical), and how often progress reached the reader. With --memory it
+also runs the TUI headless through a short real training and compares its
+resident memory before and during (TensorFlow lives in the child).
+
+    python bench/training.py [--epochs 30] [--memory]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def run_course(epochs: int, data_dir: str) -> dict[str, float]:
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tui_course",
+            "train",
+            "--json",
+            "--epochs",
+            str(epochs),
+            "--data-dir",
+            data_dir,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    arrivals: list[float] = []
+    done: dict[str, float] = {}
+    for line in process.stdout:
+        event = json.loads(line)
+        if event["event"] in ("batch", "epoch"):
+            arrivals.append(time.perf_counter())
+        if event["event"] == "done":
+            done = event
+    process.wait()
+    wall = time.perf_counter() - start
+    gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
+    return {
+        "seconds": wall,
+        "test_accuracy": done["test_accuracy"],
+        "params": done["params"],
+        "updates_per_second": len(arrivals) / max(arrivals[-1] - arrivals[0], 1e-9),
+        "longest_gap": max(gaps) if gaps else 0.0,
+    }
+
+
+def run_plain(epochs: int) -> dict[str, float]:
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, str(HERE / "plain_digit_task.py"), str(epochs)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    report["seconds"] = time.perf_counter() - start
+    return report
+
+
+def rss_kib(pid: int | None = None) -> int:
+    status = Path(f"/proc/{pid or 'self'}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1])
+
+
+async def tui_memory(data_dir: str) -> tuple[int, int, int, set[str]]:
+    from tui_course.paths import default_content_dir
+    from tui_course.ui.app import Settings, make_app
+    from tui_course.ui.widgets.training_panel import TrainingPanel
+
+    app = make_app(Settings(default_content_dir(), Path(data_dir), "training-lab"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        while not app.query(TrainingPanel):
+            await pilot.pause(0.05)
+        panel = app.query_one(TrainingPanel)
+        app.query_one("#train-epochs").value = "3"  # type: ignore[attr-defined]
+        await pilot.pause(0.5)
+        before = rss_kib()
+        await pilot.press("ctrl+t")
+        peak = before
+        while panel.running or not panel.finished:
+            peak = max(peak, rss_kib())
+            await pilot.pause(0.1)
+        after = rss_kib()
+    frameworks = {m.split(".")[0] for m in sys.modules} & {"tensorflow", "keras"}
+    return before, peak, after, frameworks
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--memory", action="store_true")
+    args = parser.parse_args()
+    ok = True
+    with tempfile.TemporaryDirectory() as data_dir:
+        plain = run_plain(args.epochs)
+        course = run_course(args.epochs, data_dir)
+        ratio = course["seconds"] / plain["seconds"]
+        same = (course["test_accuracy"], course["params"]) == (
+            plain["test_accuracy"],
+            plain["params"],
+        )
+        ok = ratio <= 1.0 and same
+        print(
+            f"plain script:      {plain['seconds']:6.1f} s  test accuracy {plain['test_accuracy']:.4f}"
+            f"  params {plain['params']:,}"
+        )
+        print(
+            f"attn-tui train:    {course['seconds']:6.1f} s  test accuracy {course['test_accuracy']:.4f}"
+            f"  params {course['params']:,}"
+        )
+        print(f"wall-time ratio (course / plain): {ratio:.2f}  (target <= 1.00)")
+        print(f"identical accuracy and parameter count: {'yes' if same else 'NO'}")
+        print(
+            f"progress events: {course['updates_per_second']:.1f} per second,"
+            f" longest gap {course['longest_gap']:.2f} s"
+        )
+        if args.memory:
+            before, peak, after, frameworks = asyncio.run(tui_memory(data_dir))
+            print(
+                f"TUI resident memory: before {before / 1024:.1f} MiB, peak while training"
+                f" {peak / 1024:.1f} MiB ({peak / before:.2f}x), after {after / 1024:.1f} MiB;"
+                f" tensorflow/keras in the TUI process: {', '.join(frameworks) or 'none'}"
+            )
+            ok = ok and peak / before <= 1.10 and not frameworks
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
