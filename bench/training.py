@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import subprocess
 import sys
@@ -52,7 +53,7 @@ def run_course(epochs: int, data_dir: str) -> dict[str, float]:
             done = event
     process.wait()
     wall = time.perf_counter() - start
-    gaps = [b - a for a, b in zip(arrivals, arrivals[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(arrivals)]
     return {
         "seconds": wall,
         "test_accuracy": done["test_accuracy"],
