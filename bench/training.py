@@ -119,14 +119,11 @@ def main() -> int:
             plain["params"],
         )
         ok = ratio <= 1.0 and same
-        print(
-            f"plain script:      {plain['seconds']:6.1f} s  test accuracy {plain['test_accuracy']:.4f}"
-            f"  params {plain['params']:,}"
-        )
-        print(
-            f"attn-tui train:    {course['seconds']:6.1f} s  test accuracy {course['test_accuracy']:.4f}"
-            f"  params {course['params']:,}"
-        )
+        for name, report in (("plain script", plain), ("attn-tui train", course)):
+            print(
+                f"{name + ':':18} {report['seconds']:6.1f} s"
+                f"  test accuracy {report['test_accuracy']:.4f}  params {report['params']:,}"
+            )
         print(f"wall-time ratio (course / plain): {ratio:.2f}  (target <= 1.00)")
         print(f"identical accuracy and parameter count: {'yes' if same else 'NO'}")
         print(
