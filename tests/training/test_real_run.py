@@ -163,3 +163,33 @@ def test_cli_train_without_the_extra_is_one_line() -> None:
         "attn-tui: train: needs the 'train' extra (Keras and TensorFlow): pip install "
         "'attn-tui[train]' (from a checkout: pip install '.[train]')"
     ]
+
+
+def test_child_dies_with_its_parent(tmp_path: Path) -> None:
+    """A parent killed with SIGKILL (a dropped SSH session) leaves no training behind."""
+    import signal
+    import time
+
+    script = (
+        "import subprocess, sys\n"
+        "child = subprocess.Popen([sys.executable, '-m', 'tui_course.training', '--epochs', '50',"
+        f" '--log', {str(tmp_path / 'log.txt')!r}], stdout=subprocess.DEVNULL)\n"
+        "print(child.pid, flush=True)\n"
+        "import time; time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    pid = int(parent.stdout.readline())
+    time.sleep(1.0)
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        if open(f"/proc/{pid}/stat").read().split()[2] == "Z":
+            return  # exited, only the zombie entry is left for init to reap
+        time.sleep(0.1)
+    raise AssertionError("the training child outlived its parent")

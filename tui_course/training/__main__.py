@@ -62,6 +62,21 @@ def log_tail(log_path: Path, lines: int = 12) -> list[str]:
     return [line for line in text.splitlines() if line.strip()][-lines:]
 
 
+def die_with_parent() -> None:
+    """If the app dies (an SSH session dropped, kill -9), take the training down too.
+
+    Linux only (prctl PR_SET_PDEATHSIG); elsewhere the next progress line fails on
+    the closed pipe and the child exits then.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def limit_resources(threads: int) -> None:
     """Before TensorFlow is imported: fewer threads, lower priority, quieter logs."""
     for name in ("OMP_NUM_THREADS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS"):
@@ -218,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     options = options_from_args(args)
     log_path = Path(args.log)
+    die_with_parent()
     report = Reporter(claim_stdout(log_path))
     limit_resources(options.threads)
     try:
