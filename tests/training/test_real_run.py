@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -167,9 +169,6 @@ def test_cli_train_without_the_extra_is_one_line() -> None:
 
 def test_child_dies_with_its_parent(tmp_path: Path) -> None:
     """A parent killed with SIGKILL (a dropped SSH session) leaves no training behind."""
-    import signal
-    import time
-
     script = (
         "import subprocess, sys\n"
         "child = subprocess.Popen([sys.executable, '-m', 'tui_course.training', '--epochs', '50',"
@@ -189,7 +188,7 @@ def test_child_dies_with_its_parent(tmp_path: Path) -> None:
             os.kill(pid, 0)
         except ProcessLookupError:
             return
-        if open(f"/proc/{pid}/stat").read().split()[2] == "Z":
+        if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
             return  # exited, only the zombie entry is left for init to reap
         time.sleep(0.1)
     raise AssertionError("the training child outlived its parent")
