@@ -28,13 +28,20 @@ SENTENCE = " ".join(f"word{i}" for i in range(64))
 
 def recompute_and_render(heads: int) -> None:
     from tui_course.maths.explore import AttentionSetup, explore_attention
-    from tui_course.render.heatmap import columns_that_fit, heatmap_rich
+    from tui_course.render.heatmap import columns_that_fit, heatmap_cells, heatmap_rich
 
     result = explore_attention(AttentionSetup(SENTENCE, "hashed", heads=heads))
     columns = columns_that_fit(46, result.tokens)
     for head in range(heads):
         heatmap_rich(
-            result.weights[head], result.tokens, result.tokens, 40, max_rows=12, max_columns=columns
+            heatmap_cells(
+                result.weights[head],
+                result.tokens,
+                result.tokens,
+                40,
+                max_rows=12,
+                max_columns=columns,
+            )
         )
 
 

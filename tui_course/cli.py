@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from tui_course import __version__
 from tui_course.content.blocks import EMBEDDING_SETS
 from tui_course.paths import data_dir, default_content_dir
-from tui_course.training.options import add_train_arguments
+from tui_course.training.options import add_train_arguments, int_between
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -69,8 +69,8 @@ def build_parser() -> Parser:
     attention.add_argument("--embeddings", choices=EMBEDDING_SETS, default="toy-train")
     attention.add_argument("--ascii", action="store_true", help="pure ASCII output")
     pe = commands.add_parser("pe", help="print a sinusoidal positional-encoding table")
-    pe.add_argument("--positions", type=_int_between(1, 256), default=8, metavar="N")
-    pe.add_argument("--dim", type=_int_between(1, 512), default=4, metavar="D")
+    pe.add_argument("--positions", type=int_between(1, 256), default=8, metavar="N")
+    pe.add_argument("--dim", type=int_between(1, 512), default=4, metavar="D")
     pe.add_argument("--similarity", action="store_true", help="add the position-similarity map")
     pe.add_argument("--ascii", action="store_true", help="pure ASCII output")
     train = commands.add_parser("train", help="train the digit task (needs the train extra)")
@@ -81,19 +81,6 @@ def build_parser() -> Parser:
     progress.add_argument("--format", choices=("table", "csv", "json"), default="table")
     _add_common(progress, argparse.SUPPRESS)
     return parser
-
-
-def _int_between(low: int, high: int):  # type: ignore[no-untyped-def]
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
-        return value
-
-    return parse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,7 +234,7 @@ def _colour_console() -> Console | None:
 def run_attention(args: argparse.Namespace) -> int:
     from tui_course.maths.explore import AttentionSetup, NoWordsError, explore_attention
     from tui_course.render.blocks import BlockError, attention_extras, attention_summary, query_row
-    from tui_course.render.heatmap import heatmap_rich, heatmap_text
+    from tui_course.render.heatmap import heatmap_cells, heatmap_rich, heatmap_text
 
     sentence = " ".join(args.words) or DEFAULT_SENTENCE
     setup = AttentionSetup(sentence, args.embeddings, not args.no_scale, args.causal, args.heads)
@@ -271,7 +258,7 @@ def run_attention(args: argparse.Namespace) -> int:
             print(f"head {head + 1}")
         args_ = (result.weights[head], result.tokens, result.tokens, row)
         if console is not None:
-            console.print(heatmap_rich(*args_), soft_wrap=True)
+            console.print(heatmap_rich(heatmap_cells(*args_)), soft_wrap=True)
         else:
             print(heatmap_text(*args_))
     print()

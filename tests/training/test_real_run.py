@@ -87,16 +87,15 @@ def test_variants_report_their_size(tmp_path: Path, args: list[str], params: int
     assert (tmp_path / "log.txt").exists()
 
 
-def test_cli_train_json_last_line_is_done(tmp_path: Path) -> None:
-    result = subprocess.run(
+def train_cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`attn-tui train` on a small data set (128 training rows, 32 test rows)."""
+    return subprocess.run(
         [
             sys.executable,
             "-m",
             "tui_course",
             "train",
-            "--json",
-            "--epochs",
-            "1",
+            *args,
             "--train-size",
             "128",
             "--test-size",
@@ -109,6 +108,10 @@ def test_cli_train_json_last_line_is_done(tmp_path: Path) -> None:
         check=False,
         timeout=300,
     )
+
+
+def test_cli_train_json_last_line_is_done(tmp_path: Path) -> None:
+    result = train_cli(tmp_path, "--json", "--epochs", "1")
     assert result.returncode == 0, result.stderr
     last = json.loads(result.stdout.splitlines()[-1])
     assert last["event"] == "done" and last["params"] == 14_049 and last["epochs"] == 1
@@ -116,26 +119,7 @@ def test_cli_train_json_last_line_is_done(tmp_path: Path) -> None:
 
 
 def test_cli_train_plain_output_has_one_line_per_epoch(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tui_course",
-            "train",
-            "--epochs",
-            "2",
-            "--train-size",
-            "128",
-            "--test-size",
-            "32",
-            "--data-dir",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-    )
+    result = train_cli(tmp_path, "--epochs", "2")
     assert result.returncode == 0, result.stderr
     assert "\r" not in result.stdout
     lines = result.stdout.splitlines()

@@ -120,10 +120,10 @@ def test_long_sentences_are_windowed_around_the_selected_row() -> None:
 
 
 def test_rich_heatmap_has_the_same_characters_as_plain() -> None:
-    from tui_course.render.heatmap import heatmap_rich
+    from tui_course.render.heatmap import heatmap_cells, heatmap_rich
 
     args = ([[0.5, 0.5], [0.1, 0.9]], ["a", "bb"], ["a", "bb"])
-    assert heatmap_rich(*args, selected=1).plain == heatmap_text(*args, selected=1)
+    assert heatmap_rich(heatmap_cells(*args, selected=1)).plain == heatmap_text(*args, selected=1)
 
 
 def test_weight_bars_unicode_and_limit() -> None:

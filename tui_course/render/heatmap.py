@@ -2,7 +2,7 @@
 
 `heatmap_cells` lays the picture out once, as lines of (text, style) pieces;
 `heatmap_text` joins them into a plain string (command line, tests) and
-`heatmap_rich` colours them (TUI, colour terminals). The characters are the
+`heatmap_rich(heatmap_cells(...))` colours them (TUI, colour terminals). The characters are the
 same in both, so colour is only ever an extra cue.
 """
 
@@ -139,7 +139,7 @@ def heatmap_text(
 def _style(name: str) -> Style:
     if name.startswith("shade-"):
         level = int(name.removeprefix("shade-"))
-        # A blue ramp behind the characters; text flips to dark on light cells.
+        # A blue ramp behind the characters, darkest for the smallest values.
         fraction = level / (len(RAMP) - 1)
         blue = (int(20 + 40 * fraction), int(40 + 110 * fraction), int(70 + 185 * fraction))
         return Style(bgcolor=f"rgb({blue[0]},{blue[1]},{blue[2]})", color="white")
@@ -150,20 +150,8 @@ def _style(name: str) -> Style:
     }.get(name, Style())
 
 
-def heatmap_rich(
-    weights: ArrayLike,
-    row_labels: Sequence[str],
-    column_labels: Sequence[str],
-    selected: int | None = None,
-    unit: str = "weights",
-    shade_from_min: bool = False,
-    max_rows: int | None = None,
-    max_columns: int | None = None,
-) -> Text:
-    """The same picture as heatmap_text, with colour behind each cell."""
-    cells = heatmap_cells(
-        weights, row_labels, column_labels, selected, unit, shade_from_min, max_rows, max_columns
-    )
+def heatmap_rich(cells: list[list[Piece]]) -> Text:
+    """The picture of heatmap_cells with colour behind each cell (same characters)."""
     text = Text(no_wrap=True, overflow="crop")
     for index, line in enumerate(cells):
         if index:

@@ -27,6 +27,7 @@ from tui_course.training.protocol import (
     Started,
     encode,
 )
+from tui_course.training.runner import read_tail
 
 PROGRESS_INTERVAL = 0.2  # seconds between batch events: several a second, not thousands
 VALIDATION_BATCH = 500  # evaluation has no gradients: bigger batches, same numbers, less time
@@ -52,14 +53,6 @@ def claim_stdout(log_path: Path) -> IO[str]:
     os.dup2(log_fd, 2)
     os.close(log_fd)
     return events
-
-
-def log_tail(log_path: Path, lines: int = 12) -> list[str]:
-    try:
-        text = log_path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    return [line for line in text.splitlines() if line.strip()][-lines:]
 
 
 def die_with_parent() -> None:
@@ -239,13 +232,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         train(options, report, log_path)
     except KeyboardInterrupt:
-        report(Error(message="interrupted", log_tail=log_tail(log_path)))
+        report(Error(message="interrupted", log_tail=read_tail(log_path)))
         return 130
     except Exception as error:  # report anything, never a traceback on the event stream
         import traceback
 
         traceback.print_exc()  # into the log file
-        report(Error(message=f"{type(error).__name__}: {error}", log_tail=log_tail(log_path)))
+        report(Error(message=f"{type(error).__name__}: {error}", log_tail=read_tail(log_path)))
         return 1
     return 0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tui_course.training.task import MODELS
@@ -53,7 +54,9 @@ class TrainOptions:
         return f"{self.model}{position}, length {self.length}"
 
 
-def _whole(low: int, high: int):  # type: ignore[no-untyped-def]
+def int_between(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number in [low, high], with a message naming the limits."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -76,38 +79,40 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--length",
-        type=_whole(2, 500),
+        type=int_between(2, 500),
         default=defaults.length,
         metavar="N",
         help="digits per sequence (default 30)",
     )
-    parser.add_argument("--epochs", type=_whole(1, 1000), default=defaults.epochs, metavar="N")
+    parser.add_argument("--epochs", type=int_between(1, 1000), default=defaults.epochs, metavar="N")
     parser.add_argument(
-        "--batch-size", type=_whole(1, 8192), default=defaults.batch_size, metavar="N"
+        "--batch-size", type=int_between(1, 8192), default=defaults.batch_size, metavar="N"
     )
-    parser.add_argument("--seed", type=_whole(0, 2**31 - 1), default=defaults.seed, metavar="N")
+    parser.add_argument(
+        "--seed", type=int_between(0, 2**31 - 1), default=defaults.seed, metavar="N"
+    )
     parser.add_argument(
         "--threads",
-        type=_whole(1, 64),
+        type=int_between(1, 64),
         default=defaults.threads,
         metavar="N",
         help="TensorFlow threads (default 2, to share a lab server)",
     )
     parser.add_argument(
-        "--train-size", type=_whole(16, 1_000_000), default=defaults.train_size, metavar="N"
+        "--train-size", type=int_between(16, 1_000_000), default=defaults.train_size, metavar="N"
     )
     parser.add_argument(
-        "--test-size", type=_whole(16, 1_000_000), default=defaults.test_size, metavar="N"
+        "--test-size", type=int_between(16, 1_000_000), default=defaults.test_size, metavar="N"
     )
     parser.add_argument(
         "--steps-per-execution",
-        type=_whole(1, 1000),
+        type=int_between(1, 1000),
         default=defaults.steps_per_execution,
         help=argparse.SUPPRESS,
     )
     parser.add_argument(
         "--attention-samples",
-        type=_whole(0, 10),
+        type=int_between(0, 10),
         default=defaults.attention_samples,
         help=argparse.SUPPRESS,
     )

@@ -11,7 +11,7 @@ from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
-from tui_course.render.heatmap import columns_that_fit, heatmap_rich, window
+from tui_course.render.heatmap import columns_that_fit, heatmap_cells, heatmap_rich, window
 
 
 class HeatmapView(Widget):
@@ -65,14 +65,16 @@ class HeatmapView(Widget):
 
     def render(self) -> Text:
         return heatmap_rich(
-            self.weights,
-            self.labels,
-            self.labels,
-            self.selected,
-            unit=self.unit,
-            shade_from_min=self.shade_from_min,
-            max_rows=self.max_rows,
-            max_columns=self._columns(),
+            heatmap_cells(
+                self.weights,
+                self.labels,
+                self.labels,
+                self.selected,
+                unit=self.unit,
+                shade_from_min=self.shade_from_min,
+                max_rows=self.max_rows,
+                max_columns=self._columns(),
+            )
         )
 
     def visible_rows(self) -> range:
