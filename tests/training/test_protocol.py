@@ -57,3 +57,11 @@ def test_bad_lines(line: str, message: str) -> None:
 def test_unknown_fields_are_ignored_for_forward_compatibility() -> None:
     line = encode(EVENTS[5])[:-1] + ', "new_field": 1}'
     assert decode(line) == EVENTS[5]
+
+
+def test_run_descriptions_are_short() -> None:
+    from tui_course.training.options import TrainOptions
+
+    assert TrainOptions().describe() == "transformer"
+    assert TrainOptions(position=False).describe() == "transformer, no pos"
+    assert TrainOptions(model="lstm", position=False, length=60).describe() == "lstm, 60 digits"

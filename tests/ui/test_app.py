@@ -114,6 +114,8 @@ async def test_help_lists_every_key(build_app: Callable[..., CourseApp]) -> None
             "n",
             "p",
             "o",
+            "ctrl+t",
+            "ctrl+x",
             "1-9",
             "Space",
             "h",

@@ -60,9 +60,10 @@ async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_pa
         assert status == "Done: test accuracy 0.930 with 14,049 parameters in 3.0 s."
         assert runs[0].process is not None and runs[0].process.returncode == 0
         plot = widget_text(app, "#train-plot")
-        assert "* train accuracy" in plot and "o val accuracy" in plot
+        assert "* train acc   o val acc   # both" in plot
         results = widget_text(app, "#train-results").splitlines()
-        assert results[-1].split() == ["transformer,", "length", "30", "0.930", "14,049", "3.0s"]
+        assert results[-1].split() == ["transformer", "0.930", "14,049", "3.0s"]
+        assert all(len(line) <= 46 for line in results)
         heatmap = app.query_one("#train-attention", HeatmapView)
         assert heatmap.display and heatmap.selected == 29 and heatmap.labels[0] == "1:7"
         title = widget_text(app, "#train-attention-title")

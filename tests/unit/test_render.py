@@ -135,3 +135,17 @@ def test_weight_bars_unicode_and_limit() -> None:
         "  c 0.30 \u2588\u2588\u2588",
         "  ... 1 weaker keys not listed",
     ]
+
+
+def test_line_plot_grows_from_the_left() -> None:
+    from tui_course.render.plot import line_plot
+
+    lines = line_plot({"a": [0.0, 1.0]}, width=10, height=3, total=4).splitlines()
+    assert lines == [
+        "1.00 |   *",
+        "     |",
+        "0.00 |*",
+        "     +----------",
+        "      1  epoch 4",
+        "      * a",
+    ]

@@ -39,5 +39,5 @@ def line_plot(
     lines.append(" " * pad + " +" + "-" * width)
     lines.append(" " * pad + f"  1{('epoch ' + str(count)).rjust(width - 1)}")
     legend = "   ".join(f"{marker} {name}" for marker, name in zip(MARKERS, names, strict=False))
-    lines.append(" " * pad + "  " + legend + ("   # overlap" if len(names) > 1 else ""))
+    lines.append(" " * pad + "  " + legend + ("   # both" if len(names) > 1 else ""))
     return "\n".join(lines)

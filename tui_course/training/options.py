@@ -50,8 +50,13 @@ class TrainOptions:
         return args if self.position else [*args, "--no-position"]
 
     def describe(self) -> str:
-        position = "" if self.position or self.model != "transformer" else " without positions"
-        return f"{self.model}{position}, length {self.length}"
+        """Short enough for a table row: 'transformer', 'transformer, no pos', 'lstm, 60 digits'."""
+        parts = [self.model]
+        if self.model == "transformer" and not self.position:
+            parts.append("no pos")
+        if self.length != TrainOptions.length:
+            parts.append(f"{self.length} digits")
+        return ", ".join(parts)
 
 
 def int_between(low: int, high: int) -> Callable[[str], int]:

@@ -185,6 +185,7 @@ class CourseApp(App[None]):
         # Imported on first use too: quizzes, grading and the recorder are not start-up work.
         from tui_course.progress.recorder import QuizRecorder
         from tui_course.ui.widgets.quiz_view import QuizView
+        from tui_course.ui.widgets.training_panel import TrainingPanel
 
         found = self.query(QuizView)
         if found:
@@ -273,6 +274,7 @@ class CourseApp(App[None]):
         from tui_course.ui.widgets.attention_view import AttentionView
         from tui_course.ui.widgets.pe_view import PEView
         from tui_course.ui.widgets.quiz_view import QuizView
+        from tui_course.ui.widgets.training_panel import TrainingPanel
 
         if isinstance(self.screen, HelpScreen):
             return
@@ -283,6 +285,7 @@ class CourseApp(App[None]):
             ("Quiz", QuizView.BINDINGS),
             ("Attention figure (in lessons and the attention lab)", AttentionView.BINDINGS),
             ("Positional-encoding figure (in lessons and the PE lab)", PEView.BINDINGS),
+            ("Training lab", TrainingPanel.BINDINGS),
         ]
         notes = [
             "Other keys",

@@ -239,8 +239,8 @@ class TrainingPanel(VerticalScroll, can_focus=True):
 
     def _draw_plot(self, total: int) -> None:
         series = {
-            "train accuracy": [e.accuracy for e in self.epochs],
-            "val accuracy": [e.val_accuracy for e in self.epochs],
+            "train acc": [e.accuracy for e in self.epochs],
+            "val acc": [e.val_accuracy for e in self.epochs],
         }
         width = max(20, (self.content_region.width or 60) - 12)
         plot = line_plot(series, width=width, height=7, low=0.4, high=1.0, total=total)
@@ -249,12 +249,12 @@ class TrainingPanel(VerticalScroll, can_focus=True):
     def _draw_results(self) -> None:
         lines = [
             "This session's runs:",
-            f"  {'model':<24} {'test acc':>8} {'params':>7} {'time':>7}",
+            f"{'model':<20} {'test acc':>8} {'params':>7} {'time':>7}",
         ]
         for run in self.finished:
             done = run.done
             lines.append(
-                f"  {run.options.describe():<24} {done.test_accuracy:>8.3f} {done.params:>7,}"
+                f"{run.options.describe():<20} {done.test_accuracy:>8.3f} {done.params:>7,}"
                 f" {done.seconds:>6.1f}s"
             )
         self.query_one("#train-results", Static).update(Text("\n".join(lines)))
