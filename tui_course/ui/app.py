@@ -185,7 +185,6 @@ class CourseApp(App[None]):
         # Imported on first use too: quizzes, grading and the recorder are not start-up work.
         from tui_course.progress.recorder import QuizRecorder
         from tui_course.ui.widgets.quiz_view import QuizView
-        from tui_course.ui.widgets.training_panel import TrainingPanel
 
         found = self.query(QuizView)
         if found:
