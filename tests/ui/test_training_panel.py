@@ -192,7 +192,8 @@ async def test_form_options_reach_the_run(
         app.query_one("#train-epochs", Input).value = "5"
         app.query_one("#train-length", Input).value = "12"
         await pilot.click("#train-position")
-        await pilot.press("ctrl+t")
+        app.query_one("#train-seed", Input).focus()
+        await pilot.press("enter")  # Enter in a number box starts training too
         await wait_for(pilot, lambda: bool(panel.finished))
     assert seen == [TrainOptions(position=False, epochs=5, length=12)]
     assert runs

@@ -176,7 +176,9 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             await self.current.cancel()
 
     @on(Button.Pressed, "#train-start")
+    @on(Input.Submitted)
     def _start_pressed(self) -> None:
+        """The Train button, or Enter in any number box."""
         self.action_start()
 
     @on(Button.Pressed, "#train-cancel")
