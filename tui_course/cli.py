@@ -129,19 +129,18 @@ def run_validate(root: Path) -> int:
 
 
 def run_app(content: Path, data: Path, open_id: str | None) -> int:
-    from tui_course.content.course import load_course
-    from tui_course.progress.store import ProgressStore, StoreError
-    from tui_course.ui.app import CourseApp, Settings
+    from tui_course.progress.store import StoreError
+    from tui_course.ui.app import Settings, make_app
 
-    course = load_course(content)
-    if open_id is not None and course.find(open_id) is None:
-        known = ", ".join(item.id for item in course.outline()) or "none found"
-        return _fail(f"error: --open: no lesson or quiz with id '{open_id}' (ids: {known})", 2)
     try:
-        store = ProgressStore(data)
+        app = make_app(Settings(content, data, open_id))
     except (StoreError, OSError) as error:
         return _fail(f"cannot open progress store in {data}: {error}")
-    CourseApp(course, store, Settings(content, data, open_id)).run()
+    if open_id is not None and app.course.find(open_id) is None:
+        app.store.close()
+        known = ", ".join(item.id for item in app.items) or "none found"
+        return _fail(f"error: --open: no lesson, quiz or lab with id '{open_id}' (ids: {known})", 2)
+    app.run()
     return 0
 
 

@@ -33,7 +33,9 @@ def test_unknown_open_id_is_one_line(tmp_path: Path) -> None:
     result = run("--open", "nope", "--data-dir", str(tmp_path))
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1
-    assert result.stderr.startswith("attn-tui: error: --open: no lesson or quiz with id 'nope'")
+    assert result.stderr.startswith(
+        "attn-tui: error: --open: no lesson, quiz or lab with id 'nope'"
+    )
 
 
 def test_progress_table_and_csv_use_env_data_dir(tmp_path: Path) -> None:

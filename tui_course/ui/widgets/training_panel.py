@@ -175,6 +175,9 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         if self.current is not None:
             await self.current.cancel()
 
+    async def on_unmount(self) -> None:
+        await self.stop()  # however the app ends, no training is left behind
+
     @on(Button.Pressed, "#train-start")
     @on(Input.Submitted)
     def _start_pressed(self) -> None:
@@ -186,8 +189,11 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         await self.action_cancel()
 
     def _set_running(self, running: bool) -> None:
-        self.query_one("#train-start", Button).disabled = running or bool(self.extra_missing)
-        self.query_one("#train-cancel", Button).disabled = not running
+        # query, not query_one: when the app is closing the buttons may already be gone
+        for button in self.query("#train-start").results(Button):
+            button.disabled = running or bool(self.extra_missing)
+        for button in self.query("#train-cancel").results(Button):
+            button.disabled = not running
 
     def _status(self, text: str) -> None:
         self.query_one("#train-status", Static).update(Text(text))
