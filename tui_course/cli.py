@@ -259,7 +259,7 @@ def run_attention(args: argparse.Namespace) -> int:
         if console is not None:
             console.print(heatmap_rich(heatmap_cells(*args_)), soft_wrap=True)
         else:
-            print(heatmap_text(*args_))
+            print(heatmap_text(heatmap_cells(*args_)))
     print()
     print("\n".join(attention_extras(result, row, {"output": True}, ascii_only)))
     return 0

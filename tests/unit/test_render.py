@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from tui_course.content.models import BlockSegment
 from tui_course.render.blocks import render_block
-from tui_course.render.heatmap import format_percent, heatmap_text, shade
+from tui_course.render.heatmap import format_percent, heatmap_cells, heatmap_text, shade
 
 
 def test_heatmap_golden() -> None:
-    text = heatmap_text([[0.5, 0.5], [0.1, 0.9]], ["a", "bb"], ["a", "bb"], selected=1)
+    text = heatmap_text(heatmap_cells([[0.5, 0.5], [0.1, 0.9]], ["a", "bb"], ["a", "bb"], 1))
     assert text == (
         "        a    bb\n"
         " a  ++ 50 ++ 50\n"
@@ -109,7 +109,9 @@ def test_long_sentences_are_windowed_around_the_selected_row() -> None:
     weights = np.full((64, 64), 1 / 64)
     weights[40] = 0.0
     weights[40, 45] = 1.0
-    text = heatmap_text(weights, labels, labels, selected=40, max_rows=5, max_columns=4)
+    text = heatmap_text(
+        heatmap_cells(weights, labels, labels, selected=40, max_rows=5, max_columns=4)
+    )
     lines = text.splitlines()
     assert [line.split()[0] for line in lines[1:6]] == ["w38", "w39", ">w40", "w41", "w42"]
     assert lines[0].split() == ["w43", "w44", "w45", "w46"]
@@ -120,10 +122,10 @@ def test_long_sentences_are_windowed_around_the_selected_row() -> None:
 
 
 def test_rich_heatmap_has_the_same_characters_as_plain() -> None:
-    from tui_course.render.heatmap import heatmap_cells, heatmap_rich
+    from tui_course.render.heatmap import heatmap_rich
 
-    args = ([[0.5, 0.5], [0.1, 0.9]], ["a", "bb"], ["a", "bb"])
-    assert heatmap_rich(heatmap_cells(*args, selected=1)).plain == heatmap_text(*args, selected=1)
+    cells = heatmap_cells([[0.5, 0.5], [0.1, 0.9]], ["a", "bb"], ["a", "bb"], selected=1)
+    assert heatmap_rich(cells).plain == heatmap_text(cells)
 
 
 def test_weight_bars_unicode_and_limit() -> None:

@@ -21,7 +21,7 @@ from tui_course.maths.explore import (
     explore_attention,
 )
 from tui_course.maths.model_size import transformer_classifier_parameters
-from tui_course.render.heatmap import format_vector, heatmap_text, weight_bars
+from tui_course.render.heatmap import format_vector, heatmap_cells, heatmap_text, weight_bars
 from tui_course.render.positional import pe_report
 from tui_course.render.tables import two_column_table
 
@@ -120,7 +120,9 @@ def _attention(params: dict[str, Any]) -> str:
         if result.weights.shape[0] > 1:
             parts.append(f"head {head + 1}")
         parts += [
-            heatmap_text(result.weights[head], result.tokens, result.tokens, selected=row),
+            heatmap_text(
+                heatmap_cells(result.weights[head], result.tokens, result.tokens, selected=row)
+            ),
             "",
         ]
     return "\n".join(parts + attention_extras(result, row, params)).rstrip()

@@ -1,8 +1,8 @@
 """ASCII heatmaps that read in monochrome: every cell has a shade character and a number.
 
 `heatmap_cells` lays the picture out once, as lines of (text, style) pieces;
-`heatmap_text` joins them into a plain string (command line, tests) and
-`heatmap_rich(heatmap_cells(...))` colours them (TUI, colour terminals). The characters are the
+`heatmap_text(cells)` joins them into a plain string (command line, tests) and
+`heatmap_rich(cells)` colours them (TUI, colour terminals). The characters are the
 same in both, so colour is only ever an extra cue.
 """
 
@@ -119,20 +119,8 @@ def heatmap_cells(
     return lines
 
 
-def heatmap_text(
-    weights: ArrayLike,
-    row_labels: Sequence[str],
-    column_labels: Sequence[str],
-    selected: int | None = None,
-    unit: str = "weights",
-    shade_from_min: bool = False,
-    max_rows: int | None = None,
-    max_columns: int | None = None,
-) -> str:
-    """Plain-text heatmap; see heatmap_cells."""
-    cells = heatmap_cells(
-        weights, row_labels, column_labels, selected, unit, shade_from_min, max_rows, max_columns
-    )
+def heatmap_text(cells: list[list[Piece]]) -> str:
+    """The picture of heatmap_cells as plain text (command line, tests, validation)."""
     return "\n".join("".join(text for text, _ in line).rstrip() for line in cells)
 
 

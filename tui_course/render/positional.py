@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tui_course.maths.attention import Array
 from tui_course.maths.positional import position_similarity, positional_encoding
-from tui_course.render.heatmap import RAMP, heatmap_text, shade
+from tui_course.render.heatmap import RAMP, heatmap_cells, heatmap_text, shade
 from tui_course.render.tables import number_table
 
 
@@ -37,14 +37,16 @@ def similarity_text(
 ) -> str:
     labels = [str(start + p) for p in range(pe.shape[0])]
     return heatmap_text(
-        position_similarity(pe).clip(0, 1),
-        labels,
-        labels,
-        selected=selected,
-        unit="similarity",
-        shade_from_min=True,
-        max_rows=max_rows,
-        max_columns=max_columns,
+        heatmap_cells(
+            position_similarity(pe).clip(0, 1),
+            labels,
+            labels,
+            selected=selected,
+            unit="similarity",
+            shade_from_min=True,
+            max_rows=max_rows,
+            max_columns=max_columns,
+        )
     )
 
 
