@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.widgets import Markdown, Static
 
 from tests.ui.conftest import running, screen_text, widget_text
@@ -232,3 +233,15 @@ async def test_toggle_outline_gives_the_lesson_the_full_width(
         await pilot.pause()
         assert not app.query_one(Outline).display
         assert view.size.width > narrow + 20
+
+
+async def test_outline_labels_are_ascii_in_a_c_locale(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANG", "C")
+    app = build_app()
+    async with running(app):
+        outline = app.query_one(Outline)
+        labels = [str(outline.get_option_at_index(i).prompt) for i in range(outline.option_count)]
+        assert labels[0] == "[ ]  1 Why a new design w..."
+        assert all(label.isascii() and len(label) <= 28 for label in labels)

@@ -81,7 +81,7 @@ async def test_progress_shows_eta_and_speed(
         await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: "samples/s" in widget_text(app, "#train-status"))
         status = widget_text(app, "#train-status")
-        assert "epoch 1/3 · batch 2/4 · ETA 0:02 · 1,000 samples/s" in status
+        assert "epoch 1/3 | batch 2/4 | ETA 0:02 | 1,000 samples/s" in status
         assert not app.query_one("#train-cancel", Button).disabled
         assert app.query_one("#train-start", Button).disabled
 

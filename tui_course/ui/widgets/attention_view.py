@@ -128,15 +128,15 @@ class AttentionView(Vertical, can_focus=True):
         notes = self.query_one(".attention-notes", Static)
         setup = self.setup
         switches = (
-            f"s scale {'on' if setup.scale else 'off'} · c causal {'on' if setup.causal else 'off'}"
-            f" · m heads {setup.heads} · e vectors {setup.embeddings}"
+            f"s scale {'on' if setup.scale else 'off'} | c causal {'on' if setup.causal else 'off'}"
+            f" | m heads {setup.heads} | e vectors {setup.embeddings}"
         )
         if self.result is None:
             controls.update(Text(f"{switches}\n{self.problem}"))
             extras.update("")
             notes.update("")
             return
-        controls.update(Text(f"query '{self.query_word}' (up/down, click) · {switches}"))
+        controls.update(Text(f"query '{self.query_word}' (up/down, click) | {switches}"))
         ascii_only = not locale_is_utf8()
         extras.update(
             Text("\n".join(attention_extras(self.result, self.row, self.extras, ascii_only)))

@@ -10,6 +10,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from tui_course.content.models import Item, Lesson, Quiz
+from tui_course.terminal import locale_is_utf8
 
 OUTLINE_LABEL_WIDTH = 28  # the outline is 30 wide: a border and one cell of slack
 
@@ -22,9 +23,10 @@ def item_label(item: Item, mark: str) -> Text:
         text = f"{mark} Quiz: {item.title}"
     else:
         text = f"{mark} Lab: {item.title}"
-    label = Text(text, no_wrap=True)
-    label.truncate(OUTLINE_LABEL_WIDTH, overflow="ellipsis")
-    return label
+    if len(text) > OUTLINE_LABEL_WIDTH:
+        ellipsis = "\u2026" if locale_is_utf8() else "..."  # a C-locale terminal lacks the glyph
+        text = text[: OUTLINE_LABEL_WIDTH - len(ellipsis)] + ellipsis
+    return Text(text, no_wrap=True)
 
 
 class Outline(OptionList):

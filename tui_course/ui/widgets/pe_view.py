@@ -80,7 +80,7 @@ class PEView(Vertical, can_focus=True):
         self.query_one(".pe-controls", Static).update(
             Text(
                 f"{self.positions} positions x d_model {self.dim}"
-                "   +/- positions · [/] d_model · up/down compare a position"
+                "   +/- positions | [/] d_model | up/down compare a position"
             )
         )
         table = self.query_one(".pe-table", HorizontalScroll)

@@ -140,7 +140,7 @@ class QuizView(VerticalScroll, can_focus=True):
         position = f"Question {session.position + 1} of {len(session.order)}"
         if not session.is_full_run:
             position += " (retrying missed ones)"
-        self._set("#quiz-title", f"{position} · {session.quiz.title}")
+        self._set("#quiz-title", f"{position} | {session.quiz.title}")
         self._set("#quiz-prompt", f"{session.number}. {question.prompt}")
         options = self.query_one("#quiz-options", Vertical)
         await options.remove_children()
@@ -156,7 +156,7 @@ class QuizView(VerticalScroll, can_focus=True):
         self._set("#quiz-verdict", "")
         self.query_one("#quiz-verdict").set_classes("quiz-verdict")
         self._show_hints()
-        self._set("#quiz-keys", _KIND_NAMES[question.kind] + "  ·  h hint  ·  n skip")
+        self._set("#quiz-keys", _KIND_NAMES[question.kind] + "  |  h hint  |  n skip")
         self._render_options()
         self._focus_answer()
         self.scroll_home(animate=False)
@@ -303,7 +303,7 @@ class QuizView(VerticalScroll, can_focus=True):
             input_box.disabled = True
         keys = "Enter or n: next question"
         if not verdict.correct:
-            keys = "r: try again  ·  " + keys
+            keys = "r: try again  |  " + keys
         self._set("#quiz-keys", keys)
         self._render_options()
         self.focus()
@@ -355,7 +355,7 @@ class QuizView(VerticalScroll, can_focus=True):
         session = self.session
         assert session is not None
         total = len(session.order)
-        self._set("#quiz-title", f"Finished · {session.quiz.title}")
+        self._set("#quiz-title", f"Finished | {session.quiz.title}")
         lines = [f"Score: {session.correct_count} of {total} right on the first try."]
         if session.missed:
             lines.append("")
@@ -375,5 +375,5 @@ class QuizView(VerticalScroll, can_focus=True):
         keys = ["a: start over", "n: next in the course", "Esc: outline"]
         if session.missed:
             keys.insert(0, f"r: retry the {len(session.missed)} you missed")
-        self._set("#quiz-keys", "  ·  ".join(keys))
+        self._set("#quiz-keys", "  |  ".join(keys))
         self.focus()

@@ -212,12 +212,12 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             )
             last = self.epochs[-1] if self.epochs else None
             validation = (
-                f" · val_loss {last.val_loss:.3f} val_acc {last.val_accuracy:.3f}" if last else ""
+                f" | val_loss {last.val_loss:.3f} val_acc {last.val_accuracy:.3f}" if last else ""
             )
             self._status(
-                f"epoch {event.epoch}/{event.epochs} · batch {event.batch}/{event.batches}"
-                f" · ETA {format_eta(event.eta_seconds)}"
-                f" · {event.samples_per_second:,.0f} samples/s\n"
+                f"epoch {event.epoch}/{event.epochs} | batch {event.batch}/{event.batches}"
+                f" | ETA {format_eta(event.eta_seconds)}"
+                f" | {event.samples_per_second:,.0f} samples/s\n"
                 f"loss {event.loss:.3f} acc {event.accuracy:.3f}{validation}"
             )
         elif isinstance(event, EpochEnd):
