@@ -65,3 +65,8 @@ def test_run_descriptions_are_short() -> None:
     assert TrainOptions().describe() == "transformer"
     assert TrainOptions(position=False).describe() == "transformer, no pos"
     assert TrainOptions(model="lstm", position=False, length=60).describe() == "lstm, 60 digits"
+
+
+def test_error_text_from_the_child_cannot_drive_the_terminal() -> None:
+    line = encode(Error("bad \x1b[2J thing", ["\x1b]0;title\x07log line"]))
+    assert decode(line) == Error("bad [2J thing", ["]0;titlelog line"])

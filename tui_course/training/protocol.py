@@ -10,6 +10,8 @@ import json
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
+from tui_course.content.text import strip_control
+
 
 class ProtocolError(ValueError):
     """A line that is not a valid event."""
@@ -123,4 +125,6 @@ def decode(line: str) -> Event:
         event: Event = cls(**{k: v for k, v in data.items() if k in names})
     except TypeError as error:
         raise ProtocolError(str(error)) from None
+    if isinstance(event, Error):  # free text from the child's log: never let it drive a terminal
+        event = Error(strip_control(event.message), [strip_control(x) for x in event.log_tail])
     return event

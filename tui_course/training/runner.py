@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from tui_course.content.text import strip_control
 from tui_course.paths import ensure_private_dir
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import Done, Error, Event, ProtocolError, decode
@@ -48,7 +49,7 @@ def read_tail(log: Path, lines: int = 12) -> list[str]:
         text = log.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    return [line for line in text.splitlines() if line.strip()][-lines:]
+    return [strip_control(line) for line in text.splitlines() if line.strip()][-lines:]
 
 
 class TrainingRun:
