@@ -315,6 +315,10 @@ class CourseApp(App[None]):
                 await self.open_item(item_id, focus_content=True)
 
             yield SystemCommand(title, help_line, open_it)
+        yield SystemCommand("Next item", "Open the next lesson, lab or quiz", self.action_next_item)
+        yield SystemCommand(
+            "Previous item", "Open the previous lesson, lab or quiz", self.action_previous_item
+        )
         yield SystemCommand("Help: keys", "Show every key", self.action_help)
         yield SystemCommand(
             "Toggle outline", "Hide or show the course outline", self.action_toggle_outline
