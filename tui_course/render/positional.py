@@ -20,8 +20,7 @@ def pe_table_text(pe: Array, start: int = 0, decimals: int = 3) -> str:
 def pe_shaded_text(pe: Array, start: int = 0) -> str:
     """One character per value: -1 is blank, +1 is '@'; each row is one position."""
     width = max(3, len(str(start + pe.shape[0] - 1)))
-    scale = f"('{RAMP[0]}' = -1 ... '{RAMP[-1]}' = +1)"
-    lines = [f"{'pos'.rjust(width)}  dimensions 0..{pe.shape[1] - 1} {scale}"]
+    lines = [f"{'pos'.rjust(width)}  {pe.shape[1]} dims, '{RAMP[0]}' = -1 ... '{RAMP[-1]}' = +1"]
     for offset, row in enumerate(pe):
         cells = "".join(shade(value + 1.0, 2.0) for value in row)
         lines.append(f"{str(start + offset).rjust(width)}  {cells}")

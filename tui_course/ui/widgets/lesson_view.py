@@ -124,6 +124,7 @@ def _figure(segment: BlockSegment) -> Widget:
                 dim=params.get("dim", 4),
                 decimals=params.get("decimals", 3),
                 show_table=params.get("table", True),
+                show_shaded=params.get("shaded", False),
                 show_similarity=params.get("similarity", False),
             )
         else:

@@ -53,6 +53,7 @@ class PEView(Vertical, can_focus=True):
         dim: int = 4,
         decimals: int = 3,
         show_table: bool = True,
+        show_shaded: bool = True,
         show_similarity: bool = True,
         **kwargs: object,
     ) -> None:
@@ -61,6 +62,7 @@ class PEView(Vertical, can_focus=True):
         self.dim = dim
         self.decimals = decimals
         self.show_table = show_table
+        self.show_shaded = show_shaded
         self.show_similarity = show_similarity
         self.selected = 0
 
@@ -68,7 +70,8 @@ class PEView(Vertical, can_focus=True):
         yield Static(classes="pe-controls", markup=False)
         with HorizontalScroll(classes="pe-table"):
             yield Static(classes="pe-numbers", markup=False)
-        yield Static(classes="pe-shaded", markup=False)
+        with HorizontalScroll(classes="pe-shaded"):
+            yield Static(classes="pe-shaded-map", markup=False)
         yield Static(classes="pe-similarity-title", markup=False)
         yield HeatmapView(np.ones((1, 1)), ["0"], unit="similarity", shade_from_min=True)
 
@@ -86,7 +89,8 @@ class PEView(Vertical, can_focus=True):
         table = self.query_one(".pe-table", HorizontalScroll)
         table.display = self.show_table
         self.query_one(".pe-numbers", Static).update(Text(pe_table_text(pe, 0, self.decimals)))
-        self.query_one(".pe-shaded", Static).update(Text(pe_shaded_text(pe)))
+        self.query_one(".pe-shaded", HorizontalScroll).display = self.show_shaded
+        self.query_one(".pe-shaded-map", Static).update(Text(pe_shaded_text(pe)))
         title = self.query_one(".pe-similarity-title", Static)
         heatmap = self.query_one(HeatmapView)
         title.display = heatmap.display = self.show_similarity
