@@ -18,7 +18,7 @@ from tui_course.paths import ensure_private_dir
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import Done, Error, Event, ProtocolError, decode
 
-TERMINATE_GRACE = 1.5  # seconds between SIGTERM and SIGKILL; cancel completes within 2 s
+TERMINATE_GRACE = 1.0  # seconds between SIGTERM and SIGKILL: cancel completes well within 2 s
 STREAM_LIMIT = 4 * 1024 * 1024  # attention samples make long lines
 
 
