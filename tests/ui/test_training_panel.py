@@ -41,6 +41,14 @@ async def wait_for(pilot: object, condition: Callable[[], bool], seconds: float 
         await pilot.pause(0.05)  # type: ignore[attr-defined]
 
 
+async def start_and_wait(pilot: object, app: CourseApp) -> TrainingPanel:
+    """Press ctrl+t and wait until the child has said it started."""
+    panel = app.query_one(TrainingPanel)
+    await pilot.press("ctrl+t")  # type: ignore[attr-defined]
+    await wait_for(pilot, lambda: panel.started is not None)
+    return panel
+
+
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -107,9 +115,7 @@ async def test_cancel_stops_a_hung_child_within_two_seconds(
     app = build_app("training-lab")
     runs = with_fake_child(app, "hang", tmp_path)
     async with running(app) as pilot:
-        panel = app.query_one(TrainingPanel)
-        await pilot.press("ctrl+t")
-        await wait_for(pilot, lambda: panel.started is not None)
+        panel = await start_and_wait(pilot, app)
         pid = runs[0].process.pid  # type: ignore[union-attr]
         start = time.perf_counter()
         await pilot.click("#train-cancel")
@@ -126,9 +132,7 @@ async def test_quitting_stops_the_child(
     app = build_app("training-lab")
     runs = with_fake_child(app, "hang", tmp_path)
     async with running(app) as pilot:
-        panel = app.query_one(TrainingPanel)
-        await pilot.press("ctrl+t")
-        await wait_for(pilot, lambda: panel.started is not None)
+        panel = await start_and_wait(pilot, app)
         pid = runs[0].process.pid  # type: ignore[union-attr]
         await app.action_quit()
     assert not alive(pid)
