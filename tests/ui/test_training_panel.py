@@ -132,7 +132,7 @@ async def test_quitting_stops_the_child(
     app = build_app("training-lab")
     runs = with_fake_child(app, "hang", tmp_path)
     async with running(app) as pilot:
-        panel = await start_and_wait(pilot, app)
+        await start_and_wait(pilot, app)
         pid = runs[0].process.pid  # type: ignore[union-attr]
         await app.action_quit()
     assert not alive(pid)
