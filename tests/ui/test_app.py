@@ -245,3 +245,14 @@ async def test_outline_labels_are_ascii_in_a_c_locale(
         labels = [str(outline.get_option_at_index(i).prompt) for i in range(outline.option_count)]
         assert labels[0] == "[ ]  1 Why a new design w..."
         assert all(label.isascii() and len(label) <= 28 for label in labels)
+
+
+async def test_next_pressed_in_the_first_frame_is_not_lost(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")  # before the first lesson has been opened
+        for _ in range(100):
+            await pilot.pause(0.02)
+        assert app.current is not None and app.current.id == "context-matters"

@@ -100,6 +100,7 @@ class CourseApp(App[None]):
         self.settings = settings
         self.items = course.outline()
         self.current: Item | None = None
+        self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
@@ -135,7 +136,13 @@ class CourseApp(App[None]):
             return
         # The outline shows in the first frame; the lesson (Markdown, maybe NumPy) right after.
         # --open means "take me there": the content gets the keyboard.
-        self.call_after_refresh(self.open_item, item.id, self.settings.open_id is not None)
+        self._start_id = item.id
+        self.call_after_refresh(self._open_start, self.settings.open_id is not None)
+
+    async def _open_start(self, focus_content: bool) -> None:
+        """Open the start item, unless a key pressed in the first frame already opened another."""
+        if self.current is None and self._start_id is not None:
+            await self.open_item(self._start_id, focus_content)
 
     # opening things
 
@@ -225,10 +232,11 @@ class CourseApp(App[None]):
     # actions
 
     async def _step(self, offset: int) -> None:
-        if self.current is None:
+        base = self.current.id if self.current is not None else self._start_id
+        if base is None:
             return
         ids = [item.id for item in self.items]
-        index = ids.index(self.current.id) + offset
+        index = ids.index(base) + offset
         if isinstance(self.current, Lesson) and offset > 0:
             self.store.mark_lesson_done(self.current.id)
             self.refresh_outline()
