@@ -98,6 +98,10 @@ class AttentionView(Vertical, can_focus=True):
             self.result, self.problem = None, str(error)
         if self.result is not None:
             self.row = min(self.row, len(self.result.tokens) - 1)
+        await self._redraw()
+
+    async def _redraw(self) -> None:
+        """Draw the current result and row; a new query word is announced."""
         await self._draw_heads()
         self._draw_text()
         self.post_message(self.QueryChanged(self))
@@ -145,16 +149,11 @@ class AttentionView(Vertical, can_focus=True):
 
     # actions
 
-    def action_move(self, step: int) -> None:
+    async def action_move(self, step: int) -> None:
         if self.result is None:
             return
         self.row = (self.row + step) % len(self.result.tokens)
-        self.call_later(self._after_move)
-
-    async def _after_move(self) -> None:
-        await self._draw_heads()
-        self._draw_text()
-        self.post_message(self.QueryChanged(self))
+        await self._redraw()
 
     async def action_toggle_scale(self) -> None:
         self.setup = replace(self.setup, scale=not self.setup.scale)
@@ -183,7 +182,7 @@ class AttentionView(Vertical, can_focus=True):
     async def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
         self.row = event.row
         self.focus()
-        await self._after_move()
+        await self._redraw()
 
     @on(Input.Changed, ".sentence")
     async def _sentence_changed(self, event: Input.Changed) -> None:
