@@ -4,6 +4,7 @@ import io
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -14,7 +15,7 @@ from tests.conftest import REPO
 from tui_course.ui.app import CourseApp, Settings, make_app
 
 
-def screen_text(app: App[object]) -> str:
+def screen_text(app: App[Any]) -> str:
     """What a person would read on the screen right now, without colours."""
     width, height = app.size
     console = Console(
@@ -40,6 +41,13 @@ async def running(app: CourseApp, size: tuple[int, int] = (80, 24)) -> AsyncIter
             await pilot.pause(0.01)
         await pilot.pause()
         yield pilot
+
+
+async def shown(pilot: Pilot[Any]) -> str:
+    """The screen after pending refreshes have been drawn: a key handler that remounts
+    widgets (a quiz summary) can otherwise leave the previous frame in place."""
+    await pilot.pause()
+    return screen_text(pilot.app)
 
 
 def widget_text(app: App[object], selector: str) -> str:

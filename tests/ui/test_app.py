@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown, Static
 
-from tests.ui.conftest import running, screen_text, widget_text
+from tests.ui.conftest import running, shown, widget_text
 from tui_course.progress.store import DB_NAME
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import HelpScreen
@@ -21,14 +21,14 @@ async def test_first_start_shows_outline_beside_first_lesson(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app()
-    async with running(app):
+    async with running(app) as pilot:
         outline = app.query_one(Outline)
         labels = [str(outline.get_option_at_index(i).prompt) for i in range(outline.option_count)]
         assert labels[0] == "[ ]  1 Why a new design was…"
         assert labels[4] == "    Lab: Attention lab"
         assert labels[8] == "[ ] Quiz: Mini-checkpoint: …"
         assert len(labels) == 17
-        text = screen_text(app)
+        text = await shown(pilot)
         assert "Why a new design was needed" in text
         assert "q Quit" in text and "f1 Help" in text
 
@@ -200,7 +200,7 @@ async def test_untrusted_text_is_shown_literally(
     app = build_app("one", content=root)
     async with running(app) as pilot:
         await pilot.pause()
-        assert "Text with [bold]markup[/bold] and [31mescape." in screen_text(app)
+        assert "Text with [bold]markup[/bold] and [31mescape." in await shown(pilot)
         assert app.query_one(Markdown).source == "Text with [bold]markup[/bold] and [31mescape."
         assert "[red]T[/red][2J" in str(app.query_one(Outline).get_option("one").prompt)
         await app.open_item("q")
