@@ -1,0 +1,16 @@
+"""One module per command group.
+
+Each module has `add_parser(commands)`, which adds its subparser and sets
+`run` (a function of the parsed args returning the exit status) as a default.
+Modules import only argparse-level things at the top: the heavy work is
+imported inside `run`, so `attn-tui --help` and the app's start stay light.
+Adding a command is one new module and one name below.
+"""
+
+COMMANDS = (
+    "validate",
+    "attention",
+    "pe",
+    "train",
+    "progress",
+)

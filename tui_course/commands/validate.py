@@ -1,0 +1,32 @@
+"""`attn-tui validate [DIR]`: check a content folder and prove its answer keys."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from tui_course.commands.common import content_dir
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "validate", help="check a content folder and prove its answer keys"
+    )
+    parser.add_argument("dir", nargs="?", metavar="DIR", help="content folder (default: shipped)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tui_course.validate import validate
+
+    root = Path(args.dir).expanduser() if args.dir else content_dir(args)
+    report = validate(root)
+    for problem in report.problems:
+        print(problem)
+    if not report.ok:
+        print(f"{len(report.problems)} problem(s) found in {root}", file=sys.stderr)
+        return 1
+    print(report.summary())
+    return 0
