@@ -13,4 +13,6 @@ COMMANDS = (
     "pe",
     "train",
     "progress",
+    "export",
+    "quiz_import",
 )

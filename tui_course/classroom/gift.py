@@ -1,0 +1,722 @@
+"""Quizzes to and from Moodle's GIFT text format, following Moodle's own reader.
+
+Moodle reads GIFT like this (question/format/gift in Moodle): questions are
+separated by blank lines; lines starting with `//` are comments; `~ = # { } :`
+and the backslash are escaped with a backslash and `\\n` is a newline; the answers
+sit between the first `{` and the first `}`; `####` starts the general feedback;
+`[markdown]` at the start of a text names its format. This module writes exactly
+that and reads it back.
+
+GIFT has no syntax for hints (and the app's other per-question fields), so they
+travel in a `// attn-tui: {...}` comment line before the question: Moodle ignores
+it and `attn-tui import` restores them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tui_course.classroom.lms_answers import (
+    CARRIED_FIELDS,
+    ExportError,
+    MoodleAnswer,
+    MoodleQuestion,
+    moodle_question,
+    number_text,
+    percent_text,
+)
+from tui_course.content.errors import ContentError
+from tui_course.content.models import Kind, Question, Quiz
+from tui_course.content.quizzes import MAX_OPTIONS, QUESTION_FIELDS
+from tui_course.content.text import strip_control
+
+_SPECIAL = {
+    "\\": "\\\\",
+    "~": "\\~",
+    "=": "\\=",
+    "#": "\\#",
+    "{": "\\{",
+    "}": "\\}",
+    ":": "\\:",
+    "\n": "\\n",
+}
+_UNESCAPE = {"\\": "\\", "~": "~", "=": "=", "#": "#", "{": "{", "}": "}", ":": ":", "n": "\n"}
+_FORMATS = ("markdown", "html", "plain", "moodle")
+_FORMAT_TAG = re.compile(r"^\[(markdown|html|plain|moodle)\]")
+_WEIGHT = re.compile(r"^%(-?\d{1,3}(?:\.\d*)?)%")
+_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_NUMERIC_ANSWER = re.compile(
+    rf"^(?P<value>{_NUMBER})\s*(?::\s*(?P<tol>{_NUMBER}))?$|^(?P<low>{_NUMBER})\s*\.\.\s*(?P<high>{_NUMBER})$"
+)
+_MOODLE_PLACEHOLDER = re.compile(r"&&(?:058;|035;|061;|123;|125;|126;|092;|010)")
+_ENTITY = re.compile(r"&(lt|gt|amp);")
+_ENTITIES = {"lt": "<", "gt": ">", "amp": "&"}
+_HTML_UNSAFE = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_META = "// attn-tui:"
+_QUIZ_META = "// attn-tui quiz:"
+_QUIZ_FIELDS = ("id", "title", "after", "intro")
+
+
+# --- escaping -------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """GIFT-escape text so none of it is read as syntax (one line: newlines become \\n)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return "".join(_SPECIAL.get(char, char) for char in text)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of Markdown code spans and fences: a run of n backticks up to the next
+    run of exactly n. Moodle's Markdown shows their contents literally."""
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == "\\" and index + 1 < len(text) and text[index + 1] == "`":
+            index += 2
+            continue
+        if char != "`":
+            index += 1
+            continue
+        run_end = index
+        while run_end < len(text) and text[run_end] == "`":
+            run_end += 1
+        run = run_end - index
+        close = run_end
+        found = -1
+        while close < len(text):
+            if text[close] == "`":
+                end = close
+                while end < len(text) and text[end] == "`":
+                    end += 1
+                if end - close == run:
+                    found = end
+                    break
+                close = end
+            else:
+                close += 1
+        if found < 0:
+            index = run_end
+            continue
+        spans.append((index, found))
+        index = found
+    return spans
+
+
+def _outside_code(text: str, change: Any) -> str:
+    """Apply `change` to the parts of Markdown text outside code spans."""
+    out: list[str] = []
+    last = 0
+    for start, end in _code_spans(text):
+        out += [change(text[last:start]), text[start:end]]
+        last = end
+    out.append(change(text[last:]))
+    return "".join(out)
+
+
+def markdown_safe(text: str) -> str:
+    """Markdown whose raw HTML shows as text: & < > become entities outside code spans."""
+    return _outside_code(text, lambda part: "".join(_HTML_UNSAFE.get(c, c) for c in part))
+
+
+def markdown_unsafe(text: str) -> str:
+    """The inverse of markdown_safe (only the three entities it writes are read back)."""
+    return _outside_code(text, lambda part: _ENTITY.sub(lambda m: _ENTITIES[m.group(1)], part))
+
+
+def _text(text: str) -> str:
+    """A Markdown field (prompt, option, feedback) ready to sit inside GIFT."""
+    body = escape(markdown_safe(text))
+    # A leading [html] would be taken as a format tag, and a leading %50% as a weight.
+    return f"[markdown]{body}" if body.startswith(("[", "%")) else body
+
+
+def _plain_answer(text: str) -> str:
+    """A short-answer key: compared as typed, so no entities; Moodle's `*` wildcard escaped."""
+    if _MOODLE_PLACEHOLDER.search(text):
+        raise ExportError(f"the text answer {text!r} holds a sequence Moodle's reader rewrites")
+    body = escape(text.replace("*", "\\*"))
+    return f"[markdown]{body}" if body.startswith(("[", "%")) else body
+
+
+def _json(value: Any) -> str:
+    """JSON on one ASCII line, [ ] in strings escaped (Moodle reads [tag:...] in comments)."""
+    if isinstance(value, str):
+        return json.dumps(value).replace("[", "\\u005b").replace("]", "\\u005d")
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_json(k)}: {_json(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_json(item) for item in value) + "]"
+    return json.dumps(value)
+
+
+# --- export ---------------------------------------------------------------------------
+
+
+def export_gift(quizzes: Sequence[Quiz]) -> str:
+    """GIFT for the quizzes, each in its own Moodle category (attn-tui/<quiz id>)."""
+    blocks = [
+        "// GIFT written by attn-tui. Lines starting with '// attn-tui' keep what GIFT has"
+        " no syntax for (hints); Moodle ignores them, `attn-tui import` reads them."
+    ]
+    for quiz in quizzes:
+        header = {name: getattr(quiz, name) for name in _QUIZ_FIELDS if getattr(quiz, name)}
+        blocks.append(f"{_QUIZ_META} {_json(header)}\n$CATEGORY: $course$/top/attn-tui/{quiz.id}")
+        for number, question in enumerate(quiz.questions, start=1):
+            try:
+                blocks.append(_question_block(quiz, number, question))
+            except ExportError as error:
+                where = f"{quiz.path}:{question.line}: question {number}"
+                raise ExportError(f"{where}: {error}") from None
+    return "\n\n".join(blocks) + "\n"
+
+
+def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
+    for name in CARRIED_FIELDS:
+        value = getattr(question, name, None)
+        if value not in (None, (), [], ""):
+            meta[name] = list(value) if isinstance(value, tuple) else value
+    if moodle.unplaced:
+        meta["mistakes"] = [
+            {"answer": sorted(m.answer), "feedback": m.feedback} for m in moodle.unplaced
+        ]
+    return meta
+
+
+def _question_block(quiz: Quiz, number: int, question: Question) -> str:
+    moodle = moodle_question(question)
+    lines = []
+    meta = _carried(question, moodle)
+    if meta:
+        lines.append(f"{_META} {_json(meta)}")
+    name = escape(f"{quiz.id} q{number}")
+    lines.append(f"::{name}::[markdown]{escape(markdown_safe(moodle.prompt))}{{")
+    if moodle.kind is Kind.NUMERIC:
+        lines[-1] += "#"
+    lines += [f"\t{_answer(moodle.kind, answer)}" for answer in moodle.answers]
+    lines += [f"\t####{_text(moodle.explanation)}", "}"]
+    block = "\n".join(lines)
+    if moodle.kind is Kind.TEXT and "->" in _answer_section(block):
+        raise ExportError("'->' in a text answer or its feedback reads as matching in Moodle")
+    return block
+
+
+def _answer_section(block: str) -> str:
+    start = block.index("{")
+    return block[start : block.rindex("####")]
+
+
+def _answer(kind: Kind, answer: MoodleAnswer) -> str:
+    feedback = f"#{_text(answer.feedback)}" if answer.feedback else ""
+    if kind is Kind.NUMERIC:
+        value = f"{answer.text}:{number_text(answer.tolerance)}"
+        return f"=%{percent_text(answer.percent)}%{value}{feedback}"
+    if kind is Kind.TEXT:
+        return f"=%{percent_text(answer.percent)}%{_plain_answer(answer.text)}{feedback}"
+    if kind is Kind.CHOICE and answer.percent == 100:
+        return f"={_text(answer.text)}{feedback}"
+    if kind is Kind.CHOICE:
+        return f"~{_text(answer.text)}{feedback}"
+    return f"~%{percent_text(answer.percent)}%{_text(answer.text)}{feedback}"
+
+
+# --- import: source text with escapes resolved ---------------------------------------
+
+
+@dataclass(frozen=True)
+class _Src:
+    """Question text after escapes: `literal` marks characters that can never be syntax."""
+
+    chars: str
+    literal: tuple[bool, ...]
+    lines: tuple[int, ...]
+
+    @staticmethod
+    def unescape(raw: str, lines: Sequence[int]) -> _Src:
+        chars: list[str] = []
+        literal: list[bool] = []
+        where: list[int] = []
+        index = 0
+        while index < len(raw):
+            char = raw[index]
+            if char == "\\" and index + 1 < len(raw) and raw[index + 1] in _UNESCAPE:
+                chars.append(_UNESCAPE[raw[index + 1]])
+                literal.append(True)
+                where.append(lines[index])
+                index += 2
+                continue
+            chars.append(char)
+            literal.append(False)
+            where.append(lines[index])
+            index += 1
+        return _Src("".join(chars), tuple(literal), tuple(where))
+
+    def __len__(self) -> int:
+        return len(self.chars)
+
+    def __getitem__(self, key: slice) -> _Src:
+        return _Src(self.chars[key], self.literal[key], self.lines[key])
+
+    def line(self, index: int = 0) -> int:
+        if not self.lines:
+            return 0
+        return self.lines[min(max(index, 0), len(self.lines) - 1)]
+
+    def find(self, syntax: str, start: int = 0) -> int:
+        """First index of `syntax` made of unescaped characters, or -1."""
+        index = self.chars.find(syntax, start)
+        while index >= 0 and any(self.literal[index : index + len(syntax)]):
+            index = self.chars.find(syntax, index + 1)
+        return index
+
+    def rfind(self, syntax: str) -> int:
+        index = self.chars.rfind(syntax)
+        while index >= 0 and any(self.literal[index : index + len(syntax)]):
+            index = self.chars.rfind(syntax, 0, index + len(syntax) - 1)
+        return index
+
+    def strip(self) -> _Src:
+        start, end = 0, len(self.chars)
+        while start < end and self.chars[start].isspace():
+            start += 1
+        while end > start and self.chars[end - 1].isspace():
+            end -= 1
+        return self[start:end]
+
+    def split_before(self, markers: str) -> list[_Src]:
+        """Pieces starting at each unescaped marker character (the marker kept)."""
+        cuts = [
+            i
+            for i, char in enumerate(self.chars)
+            if char in markers and not self.literal[i] and i > 0
+        ]
+        bounds = [0, *cuts, len(self.chars)]
+        return [self[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+
+# --- import -----------------------------------------------------------------------------
+
+
+@dataclass
+class ImportedQuiz:
+    """One quiz in the TOML schema of content/quizzes.py, with the GIFT line of each question."""
+
+    data: dict[str, Any]
+    question_lines: list[int] = field(default_factory=list)
+
+
+@dataclass
+class GiftImport:
+    quizzes: list[ImportedQuiz]
+    notes: list[str]  # "file:line: what was left out", for stderr
+
+
+@dataclass
+class _Reader:
+    shown: str
+    stem_id: str
+    notes: list[str] = field(default_factory=list)
+    quizzes: list[ImportedQuiz] = field(default_factory=list)
+    category: str | None = None
+
+    def error(self, line: int, message: str) -> ContentError:
+        return ContentError(self.shown, line or None, message)
+
+    def note(self, line: int, message: str) -> None:
+        self.notes.append(f"{self.shown}:{line}: {message}")
+
+    def current(self) -> ImportedQuiz:
+        if not self.quizzes:
+            title = self.category or self.stem_id
+            self.quizzes.append(ImportedQuiz({"id": self.stem_id, "title": title}))
+        return self.quizzes[-1]
+
+
+def parse_gift(text: str, shown: str, default_id: str = "imported") -> GiftImport:
+    """Read GIFT into quiz tables; raises ContentError (file:line: message) on bad input."""
+    reader = _Reader(shown, default_id)
+    text = strip_control(text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n"))
+    meta: dict[str, Any] = {}
+    for block in _blocks(text):
+        body: list[tuple[int, str]] = []
+        for number, line in block:
+            if line.startswith(_QUIZ_META):
+                _start_quiz(reader, number, _read_json(reader, number, line[len(_QUIZ_META) :]))
+            elif line.startswith(_META):
+                meta = _read_json(reader, number, line[len(_META) :])
+            elif not line.startswith("//"):
+                body.append((number, line))
+        if not body:
+            continue
+        raw = "\n".join(line for _, line in body)
+        lines = [number for number, line in body for _ in range(len(line) + 1)]
+        source = _Src.unescape(raw, lines).strip()
+        if source.chars.startswith("$CATEGORY:"):
+            reader.category = source.chars[len("$CATEGORY:") :].strip().rsplit("/", 1)[-1]
+            continue
+        question = _question(reader, source, meta)
+        meta = {}
+        if question is not None:
+            quiz = reader.current()
+            quiz.data.setdefault("question", []).append(question)
+            quiz.question_lines.append(source.line())
+    quizzes = [quiz for quiz in reader.quizzes if quiz.data.get("question")]
+    if not quizzes:
+        raise ContentError(shown, None, "holds no question the app can ask")
+    return GiftImport(quizzes, reader.notes)
+
+
+def _blocks(text: str) -> Iterable[list[tuple[int, str]]]:
+    """Runs of non-blank lines (stripped, numbered from 1), as Moodle splits questions."""
+    block: list[tuple[int, str]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            block.append((number, line.strip()))
+        elif block:
+            yield block
+            block = []
+    if block:
+        yield block
+
+
+def _read_json(reader: _Reader, line: int, text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise reader.error(line, f"attn-tui comment is not valid JSON: {error.msg}") from None
+    if not isinstance(value, dict):
+        raise reader.error(line, "attn-tui comment must hold a JSON object")
+    return value
+
+
+def _start_quiz(reader: _Reader, line: int, header: dict[str, Any]) -> None:
+    data: dict[str, Any] = {}
+    for name in _QUIZ_FIELDS:
+        if name in header:
+            if not isinstance(header[name], str):
+                raise reader.error(line, f"attn-tui quiz comment: '{name}' must be a string")
+            data[name] = strip_control(header[name])
+    data.setdefault("id", reader.stem_id)
+    data.setdefault("title", data["id"])
+    reader.quizzes.append(ImportedQuiz(data))
+
+
+def _format_of(source: _Src, default: str) -> tuple[str, _Src]:
+    match = _FORMAT_TAG.match(source.chars)
+    if match and not any(source.literal[: match.end()]):
+        return match.group(1), source[match.end() :].strip()
+    return default, source
+
+
+def _field(source: _Src, default: str) -> str:
+    """A text field (option, feedback): its own format tag read, then decoded."""
+    fmt, body = _format_of(source.strip(), default)
+    return _decoded(body, fmt)
+
+
+def _decoded(source: _Src, fmt: str) -> str:
+    """Markdown gets back the & < > that markdown_safe wrote as entities; others stay as is."""
+    return markdown_unsafe(source.chars) if fmt == "markdown" else source.chars
+
+
+def _question(reader: _Reader, source: _Src, meta: dict[str, Any]) -> dict[str, Any] | None:
+    start_line = source.line()
+    if source.chars.startswith("::") and not any(source.literal[:2]):
+        close = source.find("::", 2)
+        if close < 0:
+            raise reader.error(start_line, "question title opened with '::' is not closed")
+        source = source[close + 2 :].strip()
+    opening, closing = source.find("{"), source.find("}")
+    if opening < 0 and closing < 0:
+        reader.note(start_line, "skipped a description (no answers): the app has no such item")
+        return None
+    if opening < 0 or closing < 0 or closing < opening:
+        where = source.line(closing if opening < 0 else opening)
+        raise reader.error(where, "unbalanced '{' '}' (escape literal braces as \\{ and \\})")
+    after = source[closing + 1 :].strip()
+    prompt_src = source[:opening].strip()
+    answers = source[opening + 1 : closing].strip()
+    fmt, prompt_src = _format_of(prompt_src, "moodle")
+    prompt = _decoded(prompt_src, fmt)
+    if after.chars:
+        prompt = f"{prompt} _____ {_decoded(after, fmt)}".strip()
+    explanation = ""
+    general = answers.rfind("####")
+    if general >= 0:
+        explanation = _field(answers[general + 4 :], fmt)
+        answers = answers[:general].strip()
+    line = source.line(opening)
+    if not answers.chars:
+        reader.note(line, "skipped an essay question: the app cannot grade free text")
+        return None
+    if answers.chars.startswith("#") and not answers.literal[0]:
+        table = _numeric(reader, answers[1:], fmt)
+    elif answers.find("~") >= 0:
+        table = _multichoice(reader, answers, fmt)
+    elif answers.find("=") >= 0 and answers.find("->") >= 0:
+        reader.note(line, "skipped a matching question: the app has no such kind")
+        return None
+    elif _true_false_word(answers) in _TRUE_FALSE:
+        table = _true_false(answers, fmt)
+    else:
+        table = _short_answer(reader, answers, fmt)
+    question: dict[str, Any] = {"kind": table.pop("kind"), "prompt": prompt}
+    question.update(table)
+    _apply_meta(reader, start_line, question, meta)
+    question["explanation"] = explanation or _generated_explanation(reader, line, question)
+    mistakes = question.pop("mistake", [])
+    if mistakes:
+        question["mistake"] = mistakes
+    _check(reader, line, question)
+    return question
+
+
+_TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
+
+
+def _weight(piece: _Src) -> tuple[float | None, _Src]:
+    match = _WEIGHT.match(piece.chars)
+    if match and not any(piece.literal[: match.end()]):
+        return float(match.group(1)), piece[match.end() :]
+    return None, piece
+
+
+def _feedback(piece: _Src, fmt: str) -> tuple[_Src, str]:
+    cut = piece.find("#")
+    if cut < 0:
+        return piece.strip(), ""
+    return piece[:cut].strip(), _field(piece[cut + 1 :], fmt)
+
+
+def _multichoice(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
+    single = answers.find("=") >= 0
+    options: list[str] = []
+    right: list[int] = []
+    feedback: dict[int, str] = {}
+    for number, piece in enumerate(answers.split_before("~="), start=1):
+        marker = piece.chars[0] if piece.chars and not piece.literal[0] else ""
+        if marker not in ("~", "="):
+            raise reader.error(piece.line(), "an answer must start with '=' or '~'")
+        weight, rest = _weight(piece[1:].strip())
+        percent = 100.0 if marker == "=" else (weight or 0.0)
+        text, note = _feedback(rest, fmt)
+        options.append(_field(text, fmt))
+        if single and marker == "~" and percent > 0:
+            reader.note(piece.line(), f"option {number}: partial credit {percent:g}% graded wrong")
+        if percent > 0 and (marker == "=" or not single):
+            right.append(number)
+            if note:
+                reader.note(piece.line(), f"option {number}: feedback on a right option left out")
+        elif note:
+            feedback[number] = note
+    if len(options) < 2:
+        raise reader.error(answers.line(), "a multiple choice question needs at least 2 answers")
+    if not right:
+        raise reader.error(answers.line(), "no answer is right (mark one with '=' or a % weight)")
+    if single and len(right) > 1:
+        raise reader.error(answers.line(), "more than one '=' answer in a single-choice question")
+    if single:
+        table: dict[str, Any] = {"kind": "choice", "options": options, "answer": right[0]}
+        table["mistake"] = [{"answer": n, "feedback": f} for n, f in feedback.items()]
+    else:
+        table = {"kind": "multi", "options": options, "answer": right}
+        table["mistake"] = [
+            {"answer": sorted({*right, n}), "feedback": text} for n, text in feedback.items()
+        ]
+    return table
+
+
+def _true_false_word(answers: _Src) -> str:
+    cut = answers.find("#")
+    return (answers[:cut] if cut >= 0 else answers).chars.strip()
+
+
+def _true_false(answers: _Src, fmt: str) -> dict[str, Any]:
+    """{T} or {FALSE#feedback for a wrong answer#feedback for a right one}: a two-option choice."""
+    cut = answers.find("#")
+    feedback = ""
+    if cut >= 0:
+        rest = answers[cut + 1 :]
+        second = rest.find("#")
+        feedback = _field(rest[:second] if second >= 0 else rest, fmt)
+    truth = _TRUE_FALSE[_true_false_word(answers)]
+    table: dict[str, Any] = {"kind": "choice", "options": ["True", "False"]}
+    table["answer"] = 1 if truth else 2
+    if feedback:
+        table["mistake"] = [{"answer": 2 if truth else 1, "feedback": feedback}]
+    return table
+
+
+def _short_answer(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
+    keys: list[str] = []
+    mistakes: list[dict[str, Any]] = []
+    for piece in answers.split_before("="):
+        if piece.literal[0] or piece.chars[0] != "=":
+            raise reader.error(piece.line(), "a short answer must start with '='")
+        weight, rest = _weight(piece[1:].strip())
+        percent = 100.0 if weight is None else weight
+        text_src, feedback = _feedback(rest, fmt)
+        _, text_src = _format_of(text_src, fmt)
+        text = text_src.chars
+        if re.search(r"(?<!\\)\*", text):
+            reader.note(piece.line(), f"answer {text!r}: Moodle wildcards (*) left out")
+            continue
+        text = text.replace("\\*", "*")
+        if not text.strip():
+            raise reader.error(piece.line(), "an empty short answer")
+        if percent >= 100:
+            keys.append(text)
+            if feedback:
+                reader.note(piece.line(), "feedback on a right answer left out")
+        elif percent > 0:
+            reader.note(piece.line(), f"answer {text!r}: partial credit {percent:g}% left out")
+        elif feedback:
+            if mistakes and mistakes[-1]["feedback"] == feedback:
+                mistakes[-1]["answer"].append(text)
+            else:
+                mistakes.append({"answer": [text], "feedback": feedback})
+    if not keys:
+        raise reader.error(answers.line(), "no short answer is fully right (=answer or =%100%)")
+    return {"kind": "text", "answer": keys, "mistake": mistakes}
+
+
+def _numeric(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
+    wrong = answers.find("~")
+    if wrong >= 0:
+        reader.note(answers.line(wrong), "feedback for any other number ('~') left out")
+        answers = answers[:wrong]
+    pieces = answers.strip().split_before("=")
+    key: tuple[float, float] | None = None
+    mistakes: list[dict[str, Any]] = []
+    for piece in pieces:
+        if piece.chars.startswith("=") and not piece.literal[0]:
+            piece = piece[1:].strip()
+        weight, rest = _weight(piece)
+        percent = 100.0 if weight is None else weight
+        value_src, feedback = _feedback(rest, fmt)
+        value, tolerance = _numeric_value(reader, value_src)
+        if percent >= 100 and key is None:
+            key = (value, tolerance)
+        elif percent >= 100:
+            reader.note(piece.line(), f"a second right number ({value:g}) left out")
+        elif percent > 0:
+            reader.note(piece.line(), f"partial credit {percent:g}% for {value:g} left out")
+        elif feedback:
+            mistakes.append({"answer": value, "feedback": feedback})
+    if key is None:
+        raise reader.error(answers.line(), "no number is fully right (=value or =%100%value)")
+    table: dict[str, Any] = {"kind": "numeric", "answer": key[0]}
+    if key[1]:
+        table["tolerance"] = key[1]
+    table["mistake"] = mistakes
+    return table
+
+
+def _numeric_value(reader: _Reader, source: _Src) -> tuple[float, float]:
+    match = _NUMERIC_ANSWER.match(source.chars.strip())
+    if not match:
+        raise reader.error(
+            source.line(), f"'{source.chars.strip()}' is not a number, number:tolerance or min..max"
+        )
+    if match.group("value") is not None:
+        value = float(match.group("value"))
+        tolerance = float(match.group("tol") or 0)
+    else:
+        low, high = float(match.group("low")), float(match.group("high"))
+        value, tolerance = (low + high) / 2, abs(high - low) / 2
+    if tolerance < 0:
+        raise reader.error(source.line(), "a tolerance must not be negative")
+    return value, tolerance
+
+
+def _apply_meta(reader: _Reader, line: int, question: dict[str, Any], meta: dict[str, Any]) -> None:
+    """Fields from the `// attn-tui:` comment, type-checked like the quiz loader does."""
+    for name, value in meta.items():
+        if name == "mistakes" and question["kind"] == "multi":
+            question["mistake"] = question.get("mistake", []) + _meta_mistakes(reader, line, value)
+            continue
+        spec = QUESTION_FIELDS.get(name)
+        if name not in CARRIED_FIELDS or spec is None:
+            reader.note(line, f"attn-tui comment: '{name}' is not known here, left out")
+            continue
+        ok = isinstance(value, spec.types) and not isinstance(value, bool)
+        if ok and spec.items is not None:
+            ok = all(isinstance(item, spec.items) for item in value)
+        if not ok:
+            raise reader.error(line, f"attn-tui comment: '{name}' must be {spec.describe}")
+        question[name] = [strip_control(v) for v in value] if isinstance(value, list) else value
+
+
+def _meta_mistakes(reader: _Reader, line: int, value: Any) -> list[dict[str, Any]]:
+    entries = value if isinstance(value, list) else [None]
+    result = []
+    for entry in entries:
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("feedback"), str)
+            and isinstance(entry.get("answer"), list)
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in entry["answer"])
+        ):
+            raise reader.error(line, "attn-tui comment: 'mistakes' must be [{answer, feedback}]")
+        result.append({"answer": entry["answer"], "feedback": strip_control(entry["feedback"])})
+    return result
+
+
+def _generated_explanation(reader: _Reader, line: int, question: dict[str, Any]) -> str:
+    """The app always explains; a GIFT file without general feedback gets the key spelled out."""
+    reader.note(line, "no general feedback (####): the explanation states the answer")
+    answer = question["answer"]
+    if question["kind"] == "choice":
+        return f"The right answer is: {question['options'][answer - 1]}"
+    if question["kind"] == "multi":
+        picked = "; ".join(question["options"][n - 1] for n in answer)
+        return f"The right answers are: {picked}"
+    if question["kind"] == "numeric":
+        return f"The right answer is {answer:g}."
+    return f"The right answer is: {answer[0]}"
+
+
+def _check(reader: _Reader, line: int, question: dict[str, Any]) -> None:
+    """What the quiz loader would refuse, said at the GIFT line."""
+    options = question.get("options", [])
+    if options and not 2 <= len(options) <= MAX_OPTIONS:
+        raise reader.error(line, f"needs between 2 and {MAX_OPTIONS} answers, got {len(options)}")
+    if any(not option.strip() for option in options):
+        raise reader.error(line, "an answer text is empty")
+    if not question["prompt"].strip():
+        raise reader.error(line, "the question text is empty")
+
+
+def checked_toml(quiz: ImportedQuiz, shown: str) -> str:
+    """The quiz as TOML that the app's own loader and key prover accept.
+
+    Anything they refuse is reported at the GIFT line of the question concerned.
+    """
+    import tempfile
+    from pathlib import Path
+
+    from tui_course.answers import prove_quiz
+    from tui_course.classroom.quiz_toml import dumps
+    from tui_course.content.quizzes import load_quiz
+
+    text = dumps(quiz.data)
+    with tempfile.TemporaryDirectory(prefix="attn-tui-import-") as folder:
+        path = Path(folder) / f"{quiz.data['id']}.toml"
+        path.write_text(text, encoding="utf-8")
+        try:
+            problems = prove_quiz(load_quiz(path))
+        except ContentError as error:
+            problems = [error]
+    if problems:
+        message = problems[0].message
+        match = re.match(r"question (\d+)", message)
+        line = quiz.question_lines[int(match.group(1)) - 1] if match else None
+        raise ContentError(shown, line, message)
+    return text

@@ -1,0 +1,53 @@
+"""`attn-tui export --format gift|moodle-xml [QUIZ] [-o FILE]`: quizzes out to an LMS."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tui_course.commands.common import PROG, add_common, content_dir, fail
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "export", help="write quizzes as GIFT or Moodle XML for an LMS question bank"
+    )
+    parser.add_argument("quiz", nargs="?", metavar="QUIZ", help="quiz id (default: every quiz)")
+    parser.add_argument("--format", choices=("gift", "moodle-xml"), required=True)
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    add_common(parser, argparse.SUPPRESS)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from tui_course.classroom.lms_answers import ExportError
+    from tui_course.commands.quiz_import import write_output
+    from tui_course.content.course import load_course
+
+    root = content_dir(args)
+    course = load_course(root)
+    for problem in course.problems:
+        if problem.path.startswith("quizzes"):
+            print(f"{PROG}: warning: {problem}", file=sys.stderr)
+    quizzes = list(course.quizzes)
+    if args.quiz is not None:
+        quizzes = [quiz for quiz in quizzes if quiz.id == args.quiz]
+        if not quizzes:
+            known = ", ".join(quiz.id for quiz in course.quizzes) or "none found"
+            return fail(f"error: no quiz with id '{args.quiz}' in {root} (quizzes: {known})", 2)
+    if not quizzes:
+        return fail(f"error: no quiz loaded from {root}")
+    try:
+        if args.format == "gift":
+            from tui_course.classroom.gift import export_gift
+
+            text = export_gift(quizzes)
+        else:
+            from tui_course.classroom.moodle_xml import export_moodle_xml
+
+            text = export_moodle_xml(quizzes)
+    except ExportError as error:
+        return fail(f"error: {error}")
+    return write_output(text, args.output)
