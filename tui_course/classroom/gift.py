@@ -161,10 +161,7 @@ def _json(value: Any) -> str:
 
 def export_gift(quizzes: Sequence[Quiz]) -> str:
     """GIFT for the quizzes, each in its own Moodle category (attn-tui/<quiz id>)."""
-    blocks = [
-        "// GIFT written by attn-tui. Lines starting with '// attn-tui' keep what GIFT has"
-        " no syntax for (hints); Moodle ignores them, `attn-tui import` reads them."
-    ]
+    blocks = []
     for quiz in quizzes:
         header = {name: getattr(quiz, name) for name in _QUIZ_FIELDS if getattr(quiz, name)}
         blocks.append(f"{_QUIZ_META} {_json(header)}\n$CATEGORY: $course$/top/attn-tui/{quiz.id}")
@@ -174,7 +171,12 @@ def export_gift(quizzes: Sequence[Quiz]) -> str:
             except ExportError as error:
                 where = f"{quiz.path}:{question.line}: question {number}"
                 raise ExportError(f"{where}: {error}") from None
-    return "\n\n".join(blocks) + "\n"
+    # Inside the first category's block: a block of comments alone is no question to Moodle.
+    intro = (
+        "// GIFT written by attn-tui. Lines starting with '// attn-tui' keep what GIFT has\n"
+        "// no syntax for (hints); Moodle ignores them, `attn-tui import` reads them.\n"
+    )
+    return intro + "\n\n".join(blocks) + "\n"
 
 
 def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
@@ -391,6 +393,8 @@ def _read_json(reader: _Reader, line: int, text: str) -> dict[str, Any]:
         value = json.loads(text)
     except json.JSONDecodeError as error:
         raise reader.error(line, f"attn-tui comment is not valid JSON: {error.msg}") from None
+    except RecursionError:
+        raise reader.error(line, "attn-tui comment is nested too deeply") from None
     if not isinstance(value, dict):
         raise reader.error(line, "attn-tui comment must hold a JSON object")
     return value
@@ -708,7 +712,7 @@ def checked_toml(quiz: ImportedQuiz, shown: str) -> str:
 
     text = dumps(quiz.data)
     with tempfile.TemporaryDirectory(prefix="attn-tui-import-") as folder:
-        path = Path(folder) / f"{quiz.data['id']}.toml"
+        path = Path(folder) / "quiz.toml"  # never the id: it comes from the file
         path.write_text(text, encoding="utf-8")
         try:
             problems = prove_quiz(load_quiz(path))

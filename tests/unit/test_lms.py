@@ -1,0 +1,505 @@
+"""GIFT and Moodle XML: every shipped quiz survives a round trip, hostile text cannot
+break either format, and bad GIFT is refused in one line naming file and line."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+import os
+import subprocess
+import sys
+import tomllib
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+from tui_course.answers import resolve
+from tui_course.classroom import quiz_toml
+from tui_course.classroom.gift import (
+    _Src,
+    checked_toml,
+    escape,
+    export_gift,
+    markdown_safe,
+    markdown_unsafe,
+    parse_gift,
+)
+from tui_course.classroom.lms_answers import ExportError, effective_tolerance
+from tui_course.classroom.moodle_xml import export_moodle_xml
+from tui_course.content.errors import ContentError
+from tui_course.content.grading import normalise_text
+from tui_course.content.models import Kind, Mistake, Question, Quiz
+from tui_course.content.quizzes import load_quiz
+
+REPO = Path(__file__).resolve().parents[2]
+SHIPPED = sorted((REPO / "quizzes").glob("*.toml"))
+GIFT_SPECIALS = "~=#{}:\\"
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui_course", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+
+
+def reimport(quiz: Quiz, tmp_path: Path) -> Quiz:
+    """export GIFT -> parse -> TOML (checked by the loader) -> load, as `attn-tui import` does."""
+    result = parse_gift(export_gift([quiz]), "quiz.gift")
+    assert len(result.quizzes) == 1
+    path = tmp_path / f"{quiz.id}.toml"
+    path.write_text(checked_toml(result.quizzes[0], "quiz.gift"), encoding="utf-8")
+    return load_quiz(path)
+
+
+def assert_same_question(original: Question, imported: Question) -> None:
+    expected = resolve(original)
+    assert imported.kind is expected.kind
+    assert imported.prompt == expected.prompt
+    assert imported.explanation == expected.explanation
+    assert imported.options == expected.options
+    assert imported.hints == expected.hints
+    if expected.kind is Kind.NUMERIC:
+        key = float(expected.answer)
+        assert imported.answer == key  # repr() keeps every bit
+        assert imported.tolerance == effective_tolerance(expected, key)
+        assert [(m.answer, m.feedback) for m in imported.mistakes] == [
+            (float(m.answer), m.feedback) for m in expected.mistakes
+        ]
+    else:
+        assert imported.answer == expected.answer
+        assert [(m.answer, m.feedback) for m in imported.mistakes] == [
+            (m.answer, m.feedback) for m in expected.mistakes
+        ]
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_every_shipped_quiz_round_trips_through_gift(path: Path, tmp_path: Path) -> None:
+    quiz = load_quiz(path)
+    imported = reimport(quiz, tmp_path)
+    assert (imported.id, imported.title, imported.after, imported.intro) == (
+        quiz.id,
+        quiz.title,
+        quiz.after,
+        quiz.intro,
+    )
+    assert len(imported.questions) == len(quiz.questions)
+    for original, back in zip(quiz.questions, imported.questions, strict=True):
+        assert_same_question(original, back)
+
+
+def _fraction(answer: ET.Element) -> float:
+    return float(answer.attrib["fraction"])
+
+
+def _html_text(element: ET.Element | None) -> str:
+    assert element is not None
+    return element.findtext("text") or ""
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_moodle_xml_has_moodles_structure_for_every_question(path: Path) -> None:
+    quiz = load_quiz(path)
+    root = ET.fromstring(export_moodle_xml([quiz]))
+    category, *questions = root.findall("question")
+    assert category.attrib["type"] == "category"
+    assert category.findtext("category/text") == f"$course$/top/attn-tui/{quiz.id}"
+    assert len(questions) == len(quiz.questions)
+    for question, element in zip(quiz.questions, questions, strict=True):
+        expected = resolve(question)
+        answers = element.findall("answer")
+        hints = [_html_text(hint) for hint in element.findall("hint")]
+        assert len(hints) == len(expected.hints)
+        assert all(
+            html.escape(h, quote=False) in text
+            for h, text in zip(expected.hints, hints, strict=True)
+        )
+        assert _html_text(element.find("generalfeedback")).startswith("<p>")
+        if expected.kind is Kind.CHOICE:
+            assert element.attrib["type"] == "multichoice"
+            assert element.findtext("single") == "true"
+            assert [_fraction(a) for a in answers] == [
+                100.0 if n == expected.answer else 0.0 for n in range(1, len(expected.options) + 1)
+            ]
+            with_feedback = [n for n, a in enumerate(answers, 1) if _html_text(a.find("feedback"))]
+            assert with_feedback == sorted(m.answer for m in expected.mistakes)
+        elif expected.kind is Kind.MULTI:
+            assert element.findtext("single") == "false"
+            fractions = [_fraction(a) for a in answers]
+            right = [f for n, f in enumerate(fractions, 1) if n in expected.answer]
+            wrong = [f for n, f in enumerate(fractions, 1) if n not in expected.answer]
+            assert all(f > 0 for f in right) and math.isclose(sum(right), 100, abs_tol=1e-3)
+            assert all(f < 0 for f in wrong) and math.isclose(sum(wrong), -100, abs_tol=1e-3)
+        elif expected.kind is Kind.NUMERIC:
+            assert element.attrib["type"] == "numerical"
+            key, *mistakes = answers
+            assert _fraction(key) == 100 and float(key.findtext("text") or "") == expected.answer
+            tolerance = effective_tolerance(expected, float(expected.answer))
+            assert float(key.findtext("tolerance") or "") == tolerance
+            assert [float(m.findtext("text") or "") for m in mistakes] == [
+                float(m.answer) for m in expected.mistakes
+            ]
+            assert all(float(m.findtext("tolerance") or "") == tolerance for m in mistakes)
+            assert all(_html_text(m.find("feedback")).startswith("<p>") for m in mistakes)
+            assert all(_fraction(m) == 0 for m in mistakes)
+        else:
+            assert element.attrib["type"] == "shortanswer"
+            keys = [a.findtext("text") for a in answers if _fraction(a) == 100]
+            assert keys == list(expected.answer)
+            mistaken = [a.findtext("text") for a in answers if _fraction(a) == 0]
+            assert mistaken == [v for m in expected.mistakes for v in m.answer]
+
+
+# --- escaping properties ---------------------------------------------------------------
+
+hostile_char = st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(
+    [*GIFT_SPECIALS, "\n", "[", "]", "%", "<", ">", "&", "`", "*", "/", "$", "-", " "]
+)
+hostile_text = st.text(hostile_char, max_size=40)
+
+
+edge_char = st.sampled_from([*GIFT_SPECIALS, "[", "%", "<", "&", "`", "*", "/", "$", "x", "é"])
+# Starts and ends with a visible character, as the quiz loader strips every field.
+nonblank_text = st.tuples(edge_char, hostile_text, edge_char).map("".join)
+
+
+def field_text(draw: Any) -> str:
+    text: str = draw(nonblank_text)
+    return text
+
+
+@example(":: ~= #### {} \\n \\ [html] %50% ->")
+@given(hostile_text)
+def test_gift_escape_resolves_back_to_the_text_with_no_syntax_left(text: str) -> None:
+    source = _Src.unescape(escape(text), [1] * len(escape(text)))
+    assert source.chars == text
+    assert not any(
+        char in GIFT_SPECIALS and not literal
+        for char, literal in zip(source.chars, source.literal, strict=True)
+    )
+    assert "\n" not in escape(text)
+
+
+@example("<b>&amp;</b> `<i>` ``a`b`` \\`<`")
+@given(hostile_text)
+def test_markdown_entities_round_trip_and_leave_no_raw_tag(text: str) -> None:
+    safe = markdown_safe(text)
+    assert markdown_unsafe(safe) == text
+    if "`" not in text:
+        assert "<" not in safe and ">" not in safe
+
+
+@st.composite
+def hostile_quiz(draw: Any) -> Quiz:
+    options = [field_text(draw) for _ in range(draw(st.integers(2, 4)))]
+    assume(len({normalise_text(o) for o in options}) == len(options))
+    keys = [field_text(draw) for _ in range(draw(st.integers(1, 3)))]
+    wrong = field_text(draw)
+    assume(normalise_text(wrong) not in {normalise_text(k) for k in keys})
+    hints = tuple(field_text(draw) for _ in range(draw(st.integers(0, 2))))
+    questions = (
+        Question(
+            Kind.CHOICE,
+            field_text(draw),
+            field_text(draw),
+            1,
+            options=tuple(options),
+            answer=1,
+            hints=hints,
+            mistakes=(Mistake(2, field_text(draw)),),
+        ),
+        Question(
+            Kind.MULTI,
+            field_text(draw),
+            field_text(draw),
+            1,
+            options=tuple(options),
+            answer=frozenset({1}),
+            mistakes=(Mistake(frozenset({1, 2}), field_text(draw)),),
+        ),
+        Question(
+            Kind.NUMERIC,
+            field_text(draw),
+            field_text(draw),
+            1,
+            answer=draw(st.floats(-1e6, 1e6)),
+            tolerance=draw(st.sampled_from([0.0, 0.001, 0.5])),
+        ),
+        Question(
+            Kind.TEXT,
+            field_text(draw),
+            field_text(draw),
+            1,
+            answer=tuple(keys),
+            hints=hints,
+            mistakes=(Mistake((wrong,), field_text(draw)),),
+        ),
+    )
+    return Quiz("hostile", field_text(draw), "hostile.toml", questions, intro=field_text(draw))
+
+
+@settings(max_examples=60, deadline=None)
+@given(quiz=hostile_quiz())
+def test_any_text_with_gift_specials_round_trips(tmp_path_factory: Any, quiz: Quiz) -> None:
+    try:
+        gift = export_gift([quiz])
+    except ExportError as error:
+        # The one refusal: '->' left in a text question (Moodle would read matching).
+        assert "->" in str(error)
+        return
+    result = parse_gift(gift, "hostile.gift")
+    path = tmp_path_factory.mktemp("hostile") / "hostile.toml"
+    path.write_text(checked_toml(result.quizzes[0], "hostile.gift"), encoding="utf-8")
+    imported = load_quiz(path)
+    assert (imported.title, imported.intro) == (quiz.title, quiz.intro)
+    for original, back in zip(quiz.questions, imported.questions, strict=True):
+        assert_same_question(original, back)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hostile_quiz())
+def test_hostile_text_stays_text_in_moodle_xml(quiz: Quiz) -> None:
+    quiz = dataclasses.replace(
+        quiz,
+        questions=(
+            dataclasses.replace(quiz.questions[0], prompt="<script>alert(1)</script>\x00\ufffe"),
+            *quiz.questions[1:],
+        ),
+    )
+    root = ET.fromstring(export_moodle_xml([quiz]))  # parses: the format is intact
+    questions = root.findall("question")[1:]
+    assert len(questions) == 4
+    first = _html_text(questions[0].find("questiontext"))
+    assert "<script>" not in first and "&lt;script&gt;" in first
+    shortanswer = [a.findtext("text") for a in questions[3].findall("answer")]
+    assert shortanswer[: len(quiz.questions[3].answer)] == [
+        key.replace("*", "\\*") for key in quiz.questions[3].answer
+    ]
+
+
+toml_value = st.recursive(
+    st.text(st.characters(codec="utf-8"))
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.booleans(),
+    lambda children: st.lists(children, max_size=4),
+    max_leaves=8,
+)
+toml_key = st.text(st.characters(codec="utf-8"), min_size=1, max_size=12)
+
+
+@given(
+    st.dictionaries(toml_key, toml_value, max_size=6),
+    st.lists(st.dictionaries(toml_key, toml_value, max_size=3), max_size=3),
+)
+def test_toml_writer_reads_back_identically(top: dict[str, Any], tables: list[Any]) -> None:
+    data = {**top, "question": [t for t in tables if t]} if any(tables) else top
+    assert tomllib.loads(quiz_toml.dumps(data)) == data
+
+
+# --- foreign GIFT ----------------------------------------------------------------------
+
+FOREIGN = r"""// A file written by hand, Moodle-style, with no attn-tui comments.
+$CATEGORY: $course$/top/Attention basics
+
+::Q1:: Softmax outputs are probabilities.{T
+#They are: positive, summing to 1.
+####Softmax normalises.}
+
+::Q2:: How many heads? {#7..9 =%0%2:0#Too few.}
+
+::Q3:: [html]Name the <b>scaled</b> product. {=dot product =dot-product
+=%0%cross product#Not that one. =%50%product}
+
+::Q4:: Pick the ones that hold.{
+  ~%50%Weights sum to 1#Yes
+  ~%50%Weights are positive
+  ~%-100%Weights are negative#No: exp is positive.
+}
+
+::Q5:: Attention is {=all ~some ~none} you need.
+
+::Q6:: Write an essay.{}
+
+::Q7:: Match.{=a -> b =c -> d}
+"""
+
+
+def test_foreign_gift_maps_to_the_apps_kinds_and_says_what_it_left_out() -> None:
+    result = parse_gift(FOREIGN, "basics.gift", default_id="basics")
+    (quiz,) = result.quizzes
+    assert quiz.data["id"] == "basics" and quiz.data["title"] == "Attention basics"
+    q1, q2, q3, q4, q5 = quiz.data["question"]
+    assert q1 == {
+        "kind": "choice",
+        "prompt": "Softmax outputs are probabilities.",
+        "options": ["True", "False"],
+        "answer": 1,
+        "explanation": "Softmax normalises.",
+        "mistake": [{"answer": 2, "feedback": "They are: positive, summing to 1."}],
+    }
+    assert (q2["kind"], q2["answer"], q2["tolerance"]) == ("numeric", 8.0, 1.0)
+    assert q2["mistake"] == [{"answer": 2.0, "feedback": "Too few."}]
+    assert q3["prompt"] == "Name the <b>scaled</b> product."  # html kept as text
+    assert q3["answer"] == ["dot product", "dot-product"]
+    assert q3["mistake"] == [{"answer": ["cross product"], "feedback": "Not that one."}]
+    assert (q4["kind"], q4["answer"]) == ("multi", [1, 2])
+    assert q4["mistake"] == [{"answer": [1, 2, 3], "feedback": "No: exp is positive."}]
+    assert q5["prompt"] == "Attention is _____ you need."
+    assert (q5["options"], q5["answer"]) == (["all", "some", "none"], 1)
+    notes = "\n".join(result.notes)
+    for left_out in ("essay", "matching", "partial credit 50%", "feedback on a right option"):
+        assert left_out in notes
+    assert checked_toml(quiz, "basics.gift").startswith('id = "basics"')
+
+
+# --- bad input: one line, file and line ------------------------------------------------
+
+BAD_GIFT = {
+    "unbalanced": ("::a:: Fine?{=yes ~no}\n\n::b::\nBroken? {=yes\n~no\n", 4, "unbalanced"),
+    "not-a-number": ("::n:: How many?{#\n=%100%three:1\n}\n", 2, "is not a number"),
+    "one-answer": ("::c:: Pick.{~%100%only}\n", 1, "at least 2 answers"),
+    "none-right": ("Pick.{~a ~b}\n", 1, "no answer is right"),
+    "two-right": ("Pick.{=a =b ~c}\n", 1, "more than one '='"),
+    "bad-json": ('// attn-tui: {"hints": [\nWhat?{=a ~b}\n', 1, "not valid JSON"),
+    "bad-hints": ('// attn-tui: {"hints": "one"}\nWhat?{=a ~b}\n', 2, "'hints' must be"),
+    "same-options": ("\n\nPick.{=same ~Same}\n", 3, "two options have the same text"),
+    "mistake-is-key": ("Pi?{#\n=3.14:0.01\n=%0%3.141:0#close}\n", 1, "would be graded correct"),
+    "title-open": ("::never closed {=a ~b}\n", 1, "not closed"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_GIFT))
+def test_bad_gift_is_one_line_naming_file_and_line(name: str, tmp_path: Path) -> None:
+    text, line, message = BAD_GIFT[name]
+    path = tmp_path / f"{name}.gift"
+    path.write_text(text, encoding="utf-8")
+    result = run_cli("import", str(path))
+    assert result.returncode == 1 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stderr.startswith(f"attn-tui: error: {path.as_posix()}:{line}: ")
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"\xff\xfe{", "is not valid UTF-8"),
+        (b"  \n", "is empty"),
+        (b"// only a comment\n", "no question"),
+    ],
+)
+def test_unreadable_gift_is_one_line(content: bytes, message: str, tmp_path: Path) -> None:
+    path = tmp_path / "x.gift"
+    path.write_bytes(content)
+    result = run_cli("import", str(path))
+    assert result.returncode == 1 and len(result.stderr.splitlines()) == 1
+    assert message in result.stderr and path.as_posix() in result.stderr
+
+
+def test_import_of_a_missing_file_and_an_unwritable_output(tmp_path: Path) -> None:
+    missing = run_cli("import", str(tmp_path / "nope.gift"))
+    assert missing.returncode == 1 and "cannot read" in missing.stderr
+    good = tmp_path / "good.gift"
+    good.write_text("Pick.{=a ~b####Because.}\n", encoding="utf-8")
+    unwritable = run_cli("import", str(good), "-o", str(tmp_path / "no-dir" / "q.toml"))
+    assert unwritable.returncode == 1 and len(unwritable.stderr.splitlines()) == 1
+    assert unwritable.stderr.startswith("attn-tui: error: -o: cannot write")
+
+
+def test_export_of_unknown_quiz_names_the_ids() -> None:
+    result = run_cli("export", "--format", "gift", "nope")
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
+    assert "no quiz with id 'nope'" in result.stderr and "checkpoint" in result.stderr
+
+
+def test_text_answer_with_arrow_is_refused_for_gift_naming_the_question(tmp_path: Path) -> None:
+    quiz = load_quiz(REPO / "quizzes" / "exercises.toml")
+    text_question = next(q for q in quiz.questions if q.kind is Kind.TEXT)
+    bad = dataclasses.replace(text_question, answer=("a->b",), mistakes=())
+    with pytest.raises(ExportError, match=r"exercises\.toml:\d+: question 1: '->'"):
+        export_gift([dataclasses.replace(quiz, questions=(bad,))])
+    ET.fromstring(export_moodle_xml([dataclasses.replace(quiz, questions=(bad,))]))
+
+
+def test_hostile_json_comment_cannot_add_unknown_fields() -> None:
+    text = '// attn-tui: {"hints": ["h"], "answer_from": "boom()", "tries": 2}\nQ?{=a ~b####E}\n'
+    result = parse_gift(text, "x.gift")
+    question = result.quizzes[0].data["question"][0]
+    assert question["hints"] == ["h"] and "answer_from" not in question
+    assert any("'answer_from' is not known here" in note for note in result.notes)
+
+
+# --- the CLI end to end ----------------------------------------------------------------
+
+
+def test_cli_export_import_validate(tmp_path: Path) -> None:
+    course = tmp_path / "course"
+    (course / "quizzes").mkdir(parents=True)
+    (course / "lessons").symlink_to(REPO / "lessons")
+    everything = tmp_path / "all.gift"
+    assert run_cli("export", "--format", "gift", "-o", str(everything)).returncode == 0
+    several = run_cli("import", str(everything))
+    assert several.returncode == 1 and "--quiz" in several.stderr
+    for path in SHIPPED:
+        gift = tmp_path / f"{path.stem}.gift"
+        exported = run_cli("export", "--format", "gift", path.stem, "-o", str(gift))
+        assert exported.returncode == 0 and exported.stdout == ""
+        imported = run_cli("import", str(gift))
+        assert imported.returncode == 0, imported.stderr
+        (course / "quizzes" / path.name).write_text(imported.stdout, encoding="utf-8")
+        picked = run_cli("import", str(everything), "--quiz", path.stem)
+        assert picked.stdout == imported.stdout
+    validated = run_cli("validate", str(course))
+    assert validated.returncode == 0, validated.stdout
+    assert f"{len(SHIPPED)} quizzes" in validated.stdout
+    xml_out = run_cli("export", "--format", "moodle-xml")
+    assert xml_out.returncode == 0
+    assert len(ET.fromstring(xml_out.stdout).findall("question[@type='category']")) == len(SHIPPED)
+
+
+def test_classroom_lms_modules_do_not_import_textual() -> None:
+    script = (
+        "import sys, tui_course.classroom.gift, tui_course.classroom.moodle_xml\n"
+        "print(any(m == 'textual' or m.startswith(('textual.', 'tui_course.ui'))"
+        " for m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert result.stdout.strip() == "False"
+
+
+def test_hostile_quiz_header_and_deep_json_are_refused_in_one_line(tmp_path: Path) -> None:
+    header = tmp_path / "header.gift"
+    header.write_text('// attn-tui quiz: {"id": "../../escape"}\nQ?{=a ~b####E}\n', "utf-8")
+    result = run_cli("import", str(header))
+    assert result.returncode == 1 and len(result.stderr.splitlines()) == 1
+    assert "must be lowercase letters" in result.stderr
+    assert not (tmp_path.parent / "escape.toml").exists()
+    deep = tmp_path / "deep.gift"
+    deep.write_text("// attn-tui: " + "[" * 100_000 + "\nQ?{=a ~b}\n", "utf-8")
+    result = run_cli("import", str(deep))
+    assert result.returncode == 1 and f"{deep.as_posix()}:1: attn-tui comment" in result.stderr
+
+
+def test_content_error_is_the_one_line_type() -> None:
+    with pytest.raises(ContentError) as caught:
+        parse_gift("Q?{=a", "f.gift")
+    assert (
+        str(caught.value) == "f.gift:1: unbalanced '{' '}' (escape literal braces as \\{ and \\})"
+    )
