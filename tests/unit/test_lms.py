@@ -41,14 +41,14 @@ SHIPPED = sorted((REPO / "quizzes").glob("*.toml"))
 GIFT_SPECIALS = "~=#{}:\\"
 
 
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tui_course", *args],
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=False,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO), **env},
     )
 
 
@@ -495,6 +495,53 @@ def test_hostile_quiz_header_and_deep_json_are_refused_in_one_line(tmp_path: Pat
     deep.write_text("// attn-tui: " + "[" * 100_000 + "\nQ?{=a ~b}\n", "utf-8")
     result = run_cli("import", str(deep))
     assert result.returncode == 1 and f"{deep.as_posix()}:1: attn-tui comment" in result.stderr
+
+
+def test_multi_mistakes_without_an_option_of_their_own_travel_in_the_comment(
+    tmp_path: Path,
+) -> None:
+    question = Question(
+        Kind.MULTI,
+        "Which?",
+        "Because.",
+        1,
+        options=("a", "b", "c"),
+        answer=frozenset({1, 2}),
+        mistakes=(
+            Mistake(frozenset({1}), "You missed b."),  # no wrong option to hang it on
+            Mistake(frozenset({1, 2, 3}), "c is not right."),  # the key plus c: on c
+        ),
+    )
+    quiz = Quiz("multi", "Multi", "multi.toml", (question,))
+    gift = export_gift([quiz])
+    assert '"mistakes": [{"answer": [1], "feedback": "You missed b."}]' in gift
+    assert "~%-100%c#c is not right." in gift
+    back = reimport(quiz, tmp_path).questions[0]
+    assert {(m.answer, m.feedback) for m in back.mistakes} == {
+        (m.answer, m.feedback) for m in question.mistakes
+    }
+
+
+def test_export_with_a_failing_expression_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "quizzes").mkdir()
+    (tmp_path / "lessons").mkdir()
+    source = REPO / "tests" / "fixtures" / "bad" / "quizzes" / "bad-expression.toml"
+    (tmp_path / "quizzes" / "bad-expression.toml").write_bytes(source.read_bytes())
+    for fmt in ("gift", "moodle-xml"):
+        result = run_cli("--content", str(tmp_path), "export", "--format", fmt)
+        assert result.returncode == 1 and result.stdout == ""
+        assert result.stderr.splitlines() == [
+            "attn-tui: error: quizzes/bad-expression.toml:4: question 1: answer_from: "
+            + result.stderr.split("answer_from: ", 1)[1].strip()
+        ]
+
+
+def test_output_is_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    path = tmp_path / "arrows.gift"
+    path.write_text("Which way \u2192?{=\u2192 right ~\u2190 left####Right: \u2192.}\n", "utf-8")
+    result = run_cli("import", str(path), PYTHONIOENCODING="latin-1")
+    assert result.returncode == 0, result.stderr
+    assert 'options = ["\u2192 right", "\u2190 left"]' in result.stdout
 
 
 def test_content_error_is_the_one_line_type() -> None:

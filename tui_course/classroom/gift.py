@@ -26,9 +26,9 @@ from tui_course.classroom.lms_answers import (
     ExportError,
     MoodleAnswer,
     MoodleQuestion,
-    moodle_question,
     number_text,
     percent_text,
+    quiz_questions,
 )
 from tui_course.content.errors import ContentError
 from tui_course.content.models import Kind, Question, Quiz
@@ -165,9 +165,9 @@ def export_gift(quizzes: Sequence[Quiz]) -> str:
     for quiz in quizzes:
         header = {name: getattr(quiz, name) for name in _QUIZ_FIELDS if getattr(quiz, name)}
         blocks.append(f"{_QUIZ_META} {_json(header)}\n$CATEGORY: $course$/top/attn-tui/{quiz.id}")
-        for number, question in enumerate(quiz.questions, start=1):
+        for number, question, moodle in quiz_questions(quiz):
             try:
-                blocks.append(_question_block(quiz, number, question))
+                blocks.append(_question_block(quiz, number, question, moodle))
             except ExportError as error:
                 where = f"{quiz.path}:{question.line}: question {number}"
                 raise ExportError(f"{where}: {error}") from None
@@ -192,8 +192,7 @@ def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
     return meta
 
 
-def _question_block(quiz: Quiz, number: int, question: Question) -> str:
-    moodle = moodle_question(question)
+def _question_block(quiz: Quiz, number: int, question: Question, moodle: MoodleQuestion) -> str:
     lines = []
     meta = _carried(question, moodle)
     if meta:
@@ -508,7 +507,8 @@ def _multichoice(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
         marker = piece.chars[0] if piece.chars and not piece.literal[0] else ""
         if marker not in ("~", "="):
             raise reader.error(piece.line(), "an answer must start with '=' or '~'")
-        weight, rest = _weight(piece[1:].strip())
+        # Moodle reads a %weight% after '~' only; '=' is always 100 %.
+        weight, rest = _weight(piece[1:].strip()) if marker == "~" else (None, piece[1:].strip())
         percent = 100.0 if marker == "=" else (weight or 0.0)
         text, note = _feedback(rest, fmt)
         options.append(_field(text, fmt))

@@ -7,10 +7,12 @@ both writers give the same grades, and says which mistakes have no place there.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tui_course.answers import resolve
-from tui_course.content.models import Kind, Mistake, Question
+from tui_course.content.models import Kind, Mistake, Question, Quiz
+from tui_course.maths.expression import ExpressionError
 
 # Question fields the LMS formats have no syntax for. GIFT keeps them in a comment
 # Moodle ignores; only names the quiz loader accepts are written (see quizzes.py).
@@ -61,7 +63,10 @@ def number_text(value: float) -> str:
 
 def moodle_question(question: Question) -> MoodleQuestion:
     """The question as Moodle answer rows; numeric keys are computed first."""
-    resolved = resolve(question)
+    try:
+        resolved = resolve(question)
+    except ExpressionError as error:
+        raise ExportError(f"answer_from: {error}") from None
     answers: list[MoodleAnswer] = []
     unplaced: list[Mistake] = []
     if resolved.kind in (Kind.CHOICE, Kind.MULTI):
@@ -91,6 +96,16 @@ def moodle_question(question: Question) -> MoodleQuestion:
         hints=resolved.hints,
         unplaced=tuple(unplaced),
     )
+
+
+def quiz_questions(quiz: Quiz) -> Iterator[tuple[int, Question, MoodleQuestion]]:
+    """Each question numbered from 1 with its Moodle rows; a failure names file and line."""
+    for number, question in enumerate(quiz.questions, start=1):
+        try:
+            yield number, question, moodle_question(question)
+        except ExportError as error:
+            where = f"{quiz.path}:{question.line}: question {number}"
+            raise ExportError(f"{where}: {error}") from None
 
 
 def text_keys(question: Question) -> tuple[str, ...]:

@@ -17,9 +17,9 @@ from markdown_it import MarkdownIt
 
 from tui_course.classroom.lms_answers import (
     MoodleQuestion,
-    moodle_question,
     number_text,
     percent_text,
+    quiz_questions,
 )
 from tui_course.content.models import Kind, Quiz
 
@@ -68,8 +68,8 @@ def export_moodle_xml(quizzes: Sequence[Quiz]) -> str:
             ET.SubElement(category, "category"), "text"
         ).text = f"$course$/top/attn-tui/{quiz.id}"
         _text_element(category, "info", html(quiz.intro or quiz.title))
-        for number, question in enumerate(quiz.questions, start=1):
-            root.append(_question(f"{quiz.id} q{number}", moodle_question(question)))
+        for number, _, moodle in quiz_questions(quiz):
+            root.append(_question(f"{quiz.id} q{number}", moodle))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
 

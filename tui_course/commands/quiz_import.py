@@ -58,7 +58,10 @@ def _id_from_name(stem: str) -> str:
 def write_output(text: str, output: str | None) -> int:
     """Text to a file (written whole, then renamed into place) or to stdout."""
     if output is None or output == "-":
-        sys.stdout.write(text)
+        # The formats are UTF-8 whatever the terminal's locale (the XML says so).
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.buffer.flush()
         return 0
     target = Path(output).expanduser()
     partial = target.with_name(f".{target.name}.partial")
