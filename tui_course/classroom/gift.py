@@ -14,6 +14,7 @@ it and `attn-tui import` restores them.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -32,8 +33,9 @@ from tui_course.classroom.lms_answers import (
 )
 from tui_course.content.errors import ContentError
 from tui_course.content.models import Kind, Question, Quiz
-from tui_course.content.quizzes import MAX_OPTIONS, QUESTION_FIELDS
+from tui_course.content.quizzes import MAX_OPTIONS, QUESTION_FIELDS, QUIZ_FIELDS
 from tui_course.content.text import strip_control
+from tui_course.content.tomlfile import Field
 
 _SPECIAL = {
     "\\": "\\\\",
@@ -59,7 +61,10 @@ _ENTITIES = {"lt": "<", "gt": ">", "amp": "&"}
 _HTML_UNSAFE = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _META = "// attn-tui:"
 _QUIZ_META = "// attn-tui quiz:"
-_QUIZ_FIELDS = ("id", "title", "after", "intro")
+# Quiz fields in the `// attn-tui quiz:` header; only those the quiz loader knows are read.
+# Whether the quiz loader takes a list of numbers as a numeric key (Question.also_accepted).
+SEVERAL_NUMERIC_KEYS = "also_accepted" in {f.name for f in dataclasses.fields(Question)}
+_QUIZ_FIELDS = ("id", "title", "after", "intro", "tries")
 
 
 # --- escaping -------------------------------------------------------------------------
@@ -163,7 +168,11 @@ def export_gift(quizzes: Sequence[Quiz]) -> str:
     """GIFT for the quizzes, each in its own Moodle category (attn-tui/<quiz id>)."""
     blocks = []
     for quiz in quizzes:
-        header = {name: getattr(quiz, name) for name in _QUIZ_FIELDS if getattr(quiz, name)}
+        header = {
+            name: getattr(quiz, name)
+            for name in _QUIZ_FIELDS
+            if getattr(quiz, name, None) not in (None, "")
+        }
         blocks.append(f"{_QUIZ_META} {_json(header)}\n$CATEGORY: $course$/top/attn-tui/{quiz.id}")
         for number, question, moodle in quiz_questions(quiz):
             try:
@@ -401,11 +410,14 @@ def _read_json(reader: _Reader, line: int, text: str) -> dict[str, Any]:
 
 def _start_quiz(reader: _Reader, line: int, header: dict[str, Any]) -> None:
     data: dict[str, Any] = {}
-    for name in _QUIZ_FIELDS:
-        if name in header:
-            if not isinstance(header[name], str):
-                raise reader.error(line, f"attn-tui quiz comment: '{name}' must be a string")
-            data[name] = strip_control(header[name])
+    for name, value in header.items():
+        spec = QUIZ_FIELDS.get(name)
+        if name not in _QUIZ_FIELDS or spec is None:
+            reader.note(line, f"attn-tui quiz comment: '{name}' is not known here, left out")
+        elif not _type_ok(value, spec):
+            raise reader.error(line, f"attn-tui quiz comment: '{name}' must be {spec.describe}")
+        else:
+            data[name] = strip_control(value) if isinstance(value, str) else value
     data.setdefault("id", reader.stem_id)
     data.setdefault("title", data["id"])
     reader.quizzes.append(ImportedQuiz(data))
@@ -598,6 +610,7 @@ def _numeric(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
         answers = answers[:wrong]
     pieces = answers.strip().split_before("=")
     key: tuple[float, float] | None = None
+    also: list[float] = []
     mistakes: list[dict[str, Any]] = []
     for piece in pieces:
         if piece.chars.startswith("=") and not piece.literal[0]:
@@ -608,6 +621,10 @@ def _numeric(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
         value, tolerance = _numeric_value(reader, value_src)
         if percent >= 100 and key is None:
             key = (value, tolerance)
+        elif percent >= 100 and SEVERAL_NUMERIC_KEYS:
+            also.append(value)
+            if key is not None and tolerance != key[1]:
+                reader.note(piece.line(), f"{value:g} is graded with the first number's tolerance")
         elif percent >= 100:
             reader.note(piece.line(), f"a second right number ({value:g}) left out")
         elif percent > 0:
@@ -616,7 +633,7 @@ def _numeric(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
             mistakes.append({"answer": value, "feedback": feedback})
     if key is None:
         raise reader.error(answers.line(), "no number is fully right (=value or =%100%value)")
-    table: dict[str, Any] = {"kind": "numeric", "answer": key[0]}
+    table: dict[str, Any] = {"kind": "numeric", "answer": [key[0], *also] if also else key[0]}
     if key[1]:
         table["tolerance"] = key[1]
     table["mistake"] = mistakes
@@ -650,12 +667,17 @@ def _apply_meta(reader: _Reader, line: int, question: dict[str, Any], meta: dict
         if name not in CARRIED_FIELDS or spec is None:
             reader.note(line, f"attn-tui comment: '{name}' is not known here, left out")
             continue
-        ok = isinstance(value, spec.types) and not isinstance(value, bool)
-        if ok and spec.items is not None:
-            ok = all(isinstance(item, spec.items) for item in value)
-        if not ok:
+        if not _type_ok(value, spec):
             raise reader.error(line, f"attn-tui comment: '{name}' must be {spec.describe}")
         question[name] = [strip_control(v) for v in value] if isinstance(value, list) else value
+
+
+def _type_ok(value: Any, spec: Field) -> bool:
+    """The quiz loader's type rule (bools are not numbers) for a value from a JSON comment."""
+    ok = isinstance(value, spec.types) and not isinstance(value, bool)
+    if ok and spec.items is not None:
+        ok = all(isinstance(item, spec.items) for item in value)
+    return ok
 
 
 def _meta_mistakes(reader: _Reader, line: int, value: Any) -> list[dict[str, Any]]:

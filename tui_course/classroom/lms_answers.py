@@ -75,6 +75,8 @@ def moodle_question(question: Question) -> MoodleQuestion:
         key = float(resolved.answer)
         tolerance = effective_tolerance(resolved, key)
         answers.append(MoodleAnswer(number_text(key), 100.0, "", tolerance, key))
+        for other in getattr(resolved, "also_accepted", ()):  # other readings graded right
+            answers.append(MoodleAnswer(number_text(other), 100.0, "", tolerance, float(other)))
         for mistake in resolved.mistakes:
             if mistake.answer is None:
                 continue
