@@ -34,7 +34,7 @@ from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
 from tui_course.content.models import Kind, Mistake, Question, Quiz
-from tui_course.content.quizzes import load_quiz
+from tui_course.content.quizzes import QUESTION_FIELDS, load_quiz
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((REPO / "quizzes").glob("*.toml"))
@@ -71,6 +71,8 @@ def assert_same_question(original: Question, imported: Question) -> None:
     if expected.kind is Kind.NUMERIC:
         key = float(expected.answer)
         assert imported.answer == key  # repr() keeps every bit
+        also = getattr(expected, "also_accepted", ())  # other numbers graded right, if any
+        assert getattr(imported, "also_accepted", ()) == tuple(float(n) for n in also)
         assert imported.tolerance == effective_tolerance(expected, key)
         assert [(m.answer, m.feedback) for m in imported.mistakes] == [
             (float(m.answer), m.feedback) for m in expected.mistakes
@@ -141,8 +143,11 @@ def test_moodle_xml_has_moodles_structure_for_every_question(path: Path) -> None
             assert all(f < 0 for f in wrong) and math.isclose(sum(wrong), -100, abs_tol=1e-3)
         elif expected.kind is Kind.NUMERIC:
             assert element.attrib["type"] == "numerical"
-            key, *mistakes = answers
-            assert _fraction(key) == 100 and float(key.findtext("text") or "") == expected.answer
+            right_numbers = [expected.answer, *getattr(expected, "also_accepted", ())]
+            keys, mistakes = answers[: len(right_numbers)], answers[len(right_numbers) :]
+            assert [float(k.findtext("text") or "") for k in keys] == right_numbers
+            assert all(_fraction(k) == 100 for k in keys)
+            key = keys[0]
             tolerance = effective_tolerance(expected, float(expected.answer))
             assert float(key.findtext("tolerance") or "") == tolerance
             assert [float(m.findtext("text") or "") for m in mistakes] == [
@@ -153,8 +158,8 @@ def test_moodle_xml_has_moodles_structure_for_every_question(path: Path) -> None
             assert all(_fraction(m) == 0 for m in mistakes)
         else:
             assert element.attrib["type"] == "shortanswer"
-            keys = [a.findtext("text") for a in answers if _fraction(a) == 100]
-            assert keys == list(expected.answer)
+            accepted = [a.findtext("text") for a in answers if _fraction(a) == 100]
+            assert accepted == list(expected.answer)
             mistaken = [a.findtext("text") for a in answers if _fraction(a) == 0]
             assert mistaken == [v for m in expected.mistakes for v in m.answer]
 
@@ -542,6 +547,24 @@ def test_output_is_utf8_whatever_the_locale(tmp_path: Path) -> None:
     result = run_cli("import", str(path), PYTHONIOENCODING="latin-1")
     assert result.returncode == 0, result.stderr
     assert 'options = ["\u2192 right", "\u2190 left"]' in result.stdout
+
+
+def test_tries_travel_in_gift_when_the_quiz_loader_knows_them(tmp_path: Path) -> None:
+    text = (
+        '// attn-tui quiz: {"id": "t", "title": "T", "tries": 2}\n'
+        '// attn-tui: {"tries": 1}\nQ?{=a ~b ~c####E}\n'
+    )
+    result = parse_gift(text, "t.gift")
+    imported = result.quizzes[0]
+    if "tries" not in QUESTION_FIELDS:  # before the quiz loader takes `tries`
+        assert "tries" not in imported.data and "tries" not in imported.data["question"][0]
+        assert sum("'tries' is not known here" in note for note in result.notes) == 2
+        return
+    assert imported.data["tries"] == 2 and imported.data["question"][0]["tries"] == 1
+    path = tmp_path / "t.toml"
+    path.write_text(checked_toml(imported, "t.gift"), encoding="utf-8")
+    again = export_gift([load_quiz(path)])
+    assert '"tries": 2' in again.splitlines()[2] and '// attn-tui: {"tries": 1}' in again
 
 
 def test_content_error_is_the_one_line_type() -> None:
