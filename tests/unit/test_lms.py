@@ -380,6 +380,8 @@ BAD_GIFT = {
     "same-options": ("\n\nPick.{=same ~Same}\n", 3, "two options have the same text"),
     "mistake-is-key": ("Pi?{#\n=3.14:0.01\n=%0%3.141:0#close}\n", 1, "would be graded correct"),
     "title-open": ("::never closed {=a ~b}\n", 1, "not closed"),
+    "infinite": ("Big?{#\n=1e999:0\n}\n", 2, "too large a number"),
+    "hint-items": ('// attn-tui: {"hints": ["a", 2]}\nQ?{=a ~b}\n', 2, "a list of strings"),
 }
 
 

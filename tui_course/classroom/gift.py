@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -654,6 +655,8 @@ def _numeric_value(reader: _Reader, source: _Src) -> tuple[float, float]:
         value, tolerance = (low + high) / 2, abs(high - low) / 2
     if tolerance < 0:
         raise reader.error(source.line(), "a tolerance must not be negative")
+    if not (math.isfinite(value) and math.isfinite(tolerance)):
+        raise reader.error(source.line(), f"'{source.chars.strip()}' is too large a number")
     return value, tolerance
 
 
@@ -705,7 +708,8 @@ def _generated_explanation(reader: _Reader, line: int, question: dict[str, Any])
         picked = "; ".join(question["options"][n - 1] for n in answer)
         return f"The right answers are: {picked}"
     if question["kind"] == "numeric":
-        return f"The right answer is {answer:g}."
+        numbers = answer if isinstance(answer, list) else [answer]
+        return f"The right answer is {' or '.join(f'{n:g}' for n in numbers)}."
     return f"The right answer is: {answer[0]}"
 
 
@@ -732,7 +736,10 @@ def checked_toml(quiz: ImportedQuiz, shown: str) -> str:
     from tui_course.classroom.quiz_toml import dumps
     from tui_course.content.quizzes import load_quiz
 
-    text = dumps(quiz.data)
+    try:
+        text = dumps(quiz.data)
+    except ValueError as error:
+        raise ContentError(shown, None, f"cannot be written as a quiz: {error}") from None
     with tempfile.TemporaryDirectory(prefix="attn-tui-import-") as folder:
         path = Path(folder) / "quiz.toml"  # never the id: it comes from the file
         path.write_text(text, encoding="utf-8")

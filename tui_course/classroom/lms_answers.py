@@ -7,6 +7,7 @@ both writers give the same grades, and says which mistakes have no place there.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -67,6 +68,8 @@ def moodle_question(question: Question) -> MoodleQuestion:
         resolved = resolve(question)
     except ExpressionError as error:
         raise ExportError(f"answer_from: {error}") from None
+    if resolved.kind is Kind.NUMERIC and not math.isfinite(float(resolved.answer)):
+        raise ExportError(f"the key {resolved.answer} is not a finite number")
     answers: list[MoodleAnswer] = []
     unplaced: list[Mistake] = []
     if resolved.kind in (Kind.CHOICE, Kind.MULTI):
