@@ -336,6 +336,8 @@ $CATEGORY: $course$/top/Attention basics
 ::Q6:: Write an essay.{}
 
 ::Q7:: Match.{=a -> b =c -> d}
+
+::Q8:: Capital of France?{Paris}
 """
 
 
@@ -343,7 +345,8 @@ def test_foreign_gift_maps_to_the_apps_kinds_and_says_what_it_left_out() -> None
     result = parse_gift(FOREIGN, "basics.gift", default_id="basics")
     (quiz,) = result.quizzes
     assert quiz.data["id"] == "basics" and quiz.data["title"] == "Attention basics"
-    q1, q2, q3, q4, q5 = quiz.data["question"]
+    q1, q2, q3, q4, q5, q8 = quiz.data["question"]
+    assert (q8["kind"], q8["answer"]) == ("text", ["Paris"])
     assert q1 == {
         "kind": "choice",
         "prompt": "Softmax outputs are probabilities.",
@@ -396,6 +399,53 @@ def test_bad_gift_is_one_line_naming_file_and_line(name: str, tmp_path: Path) ->
     assert result.stderr.startswith(f"attn-tui: error: {path.as_posix()}:{line}: ")
     assert message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+gift_piece = st.sampled_from(list("{}=~#:%\\\n /[]->.*$TF019ae")) | st.sampled_from(
+    ["// attn-tui: ", '{"hints": ["h"]}', "[markdown]", "[html]", "####", "::", "\n\n", "1e5"]
+)
+gift_soup = st.lists(gift_piece, max_size=40).map("".join)
+gift_word = st.lists(
+    st.sampled_from(["a", "b", "é", " ", "\\{", "\\}", "\\=", "\\~", "\\#", "\\:", "\\n", "*"])
+    | gift_piece,
+    min_size=1,
+    max_size=6,
+).map("".join)
+gift_number = st.sampled_from(["0", "-1.5", "2e3", "1e999", ".5", "x"])
+gift_answer = st.tuples(
+    st.sampled_from(["=", "~", "~%50%", "~%-100%", "=%0%", "=%100%", "=%33.3%"]),
+    gift_word,
+    st.none() | gift_word,
+).map(lambda t: t[0] + t[1] + ("" if t[2] is None else "#" + t[2]))
+gift_numeric = st.lists(
+    st.tuples(
+        st.sampled_from(["=", "=%0%", "=%100%", "=%50%", "~"]),
+        gift_number,
+        st.sampled_from(["", ":0.1", "..3", ":x"]),
+        st.none() | gift_word,
+    ).map(lambda t: t[0] + t[1] + t[2] + ("" if t[3] is None else "#" + t[3])),
+    max_size=3,
+).map(lambda rows: "#" + "\n".join(rows))
+gift_question = st.tuples(
+    st.sampled_from(["", '// attn-tui: {"hints": ["h"]}\n', "// note\n", "$CATEGORY: x\n\n"]),
+    st.sampled_from(["", "::t::", "::t\\:x::"]),
+    st.sampled_from(["", "[markdown]", "[html]"]),
+    gift_word,
+    st.lists(gift_answer, max_size=4).map(" ".join) | gift_numeric | st.sampled_from(["T", "F#no"]),
+    st.none() | gift_word,
+).map(lambda t: f"{t[0]}{t[1]}{t[2]}{t[3]}{{{t[4]}{'' if t[5] is None else '####' + t[5]}}}")
+gift_file = st.lists(gift_question | gift_soup, min_size=1, max_size=4).map("\n\n".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(gift_file)
+def test_any_gift_text_is_a_quiz_or_one_content_error(text: str) -> None:
+    try:
+        result = parse_gift(text, "soup.gift")
+        for quiz in result.quizzes:
+            tomllib.loads(checked_toml(quiz, "soup.gift"))
+    except ContentError as error:
+        assert "\n" not in str(error) and str(error).startswith("soup.gift")
 
 
 @pytest.mark.parametrize(

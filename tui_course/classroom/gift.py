@@ -269,6 +269,11 @@ class _Src:
             index += 1
         return _Src("".join(chars), tuple(literal), tuple(where))
 
+    def __add__(self, other: _Src) -> _Src:
+        return _Src(
+            self.chars + other.chars, self.literal + other.literal, self.lines + other.lines
+        )
+
     def __len__(self) -> int:
         return len(self.chars)
 
@@ -518,8 +523,8 @@ def _multichoice(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     feedback: dict[int, str] = {}
     for number, piece in enumerate(answers.split_before("~="), start=1):
         marker = piece.chars[0] if piece.chars and not piece.literal[0] else ""
-        if marker not in ("~", "="):
-            raise reader.error(piece.line(), "an answer must start with '=' or '~'")
+        if marker not in ("~", "="):  # text before the first marker: Moodle's wrong answer
+            marker, piece = "~", _Src("~", (False,), (piece.line(),)) + piece
         # Moodle reads a %weight% after '~' only; '=' is always 100 %.
         weight, rest = _weight(piece[1:].strip()) if marker == "~" else (None, piece[1:].strip())
         percent = 100.0 if marker == "=" else (weight or 0.0)
@@ -575,8 +580,8 @@ def _short_answer(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     keys: list[str] = []
     mistakes: list[dict[str, Any]] = []
     for piece in answers.split_before("="):
-        if piece.literal[0] or piece.chars[0] != "=":
-            raise reader.error(piece.line(), "a short answer must start with '='")
+        if piece.literal[0] or piece.chars[0] != "=":  # {answer} alone: right, as in Moodle
+            piece = _Src("=", (False,), (piece.line(),)) + piece
         weight, rest = _weight(piece[1:].strip())
         percent = 100.0 if weight is None else weight
         text_src, feedback = _feedback(rest, fmt)
