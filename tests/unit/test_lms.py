@@ -203,6 +203,13 @@ def test_markdown_entities_round_trip_and_leave_no_raw_tag(text: str) -> None:
         assert "<" not in safe and ">" not in safe
 
 
+def test_markdown_entities_skip_code_spans_and_stay_linear() -> None:
+    assert markdown_safe("`<b>` <b> ``a`<`` \\`<`") == "`<b>` &lt;b&gt; ``a`<`` \\`&lt;`"
+    assert markdown_safe("```\nx < y\n```") == "```\nx < y\n```"
+    runs = "".join("`" * (n % 50 + 1) + "<" for n in range(20_000))
+    assert markdown_unsafe(markdown_safe(runs)) == runs  # 20 000 backtick runs, each seen once
+
+
 @st.composite
 def hostile_quiz(draw: Any) -> Quiz:
     options = [field_text(draw) for _ in range(draw(st.integers(2, 4)))]

@@ -14,6 +14,7 @@ it and `attn-tui import` restores them.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import json
@@ -49,7 +50,7 @@ _SPECIAL = {
     "\n": "\\n",
 }
 _UNESCAPE = {"\\": "\\", "~": "~", "=": "=", "#": "#", "{": "{", "}": "}", ":": ":", "n": "\n"}
-_FORMATS = ("markdown", "html", "plain", "moodle")
+_BACKTICKS = re.compile("`+")
 _FORMAT_TAG = re.compile(r"^\[(markdown|html|plain|moodle)\]")
 _WEIGHT = re.compile(r"^%(-?\d{1,3}(?:\.\d*)?)%")
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
@@ -63,9 +64,9 @@ _HTML_UNSAFE = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _META = "// attn-tui:"
 _QUIZ_META = "// attn-tui quiz:"
 # Quiz fields in the `// attn-tui quiz:` header; only those the quiz loader knows are read.
+_QUIZ_FIELDS = ("id", "title", "after", "intro", "tries")
 # Whether the quiz loader takes a list of numbers as a numeric key (Question.also_accepted).
 SEVERAL_NUMERIC_KEYS = "also_accepted" in {f.name for f in dataclasses.fields(Question)}
-_QUIZ_FIELDS = ("id", "title", "after", "intro", "tries")
 
 
 # --- escaping -------------------------------------------------------------------------
@@ -79,39 +80,28 @@ def escape(text: str) -> str:
 
 def _code_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of Markdown code spans and fences: a run of n backticks up to the next
-    run of exactly n. Moodle's Markdown shows their contents literally."""
+    run of exactly n (Moodle's Markdown shows what is inside literally).
+
+    Each run is looked at once, so a text full of unmatched backticks stays linear.
+    """
+    runs = [(match.start(), match.end() - match.start()) for match in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for index, (_, length) in enumerate(runs):
+        by_length.setdefault(length, []).append(index)
     spans: list[tuple[int, int]] = []
     index = 0
-    while index < len(text):
-        char = text[index]
-        if char == "\\" and index + 1 < len(text) and text[index + 1] == "`":
-            index += 2
-            continue
-        if char != "`":
+    while index < len(runs):
+        start, length = runs[index]
+        if start > 0 and text[start - 1] == "\\":  # \` is a literal backtick, not an opener
+            start, length = start + 1, length - 1
+        same = by_length.get(length, [])
+        later = bisect.bisect_right(same, index)
+        if length == 0 or later == len(same):
             index += 1
             continue
-        run_end = index
-        while run_end < len(text) and text[run_end] == "`":
-            run_end += 1
-        run = run_end - index
-        close = run_end
-        found = -1
-        while close < len(text):
-            if text[close] == "`":
-                end = close
-                while end < len(text) and text[end] == "`":
-                    end += 1
-                if end - close == run:
-                    found = end
-                    break
-                close = end
-            else:
-                close += 1
-        if found < 0:
-            index = run_end
-            continue
-        spans.append((index, found))
-        index = found
+        closer = same[later]
+        spans.append((start, runs[closer][0] + length))
+        index = closer + 1
     return spans
 
 
