@@ -494,6 +494,8 @@ def test_text_answer_with_arrow_is_refused_for_gift_naming_the_question(tmp_path
     with pytest.raises(ExportError, match=r"exercises\.toml:\d+: question 1: '->'"):
         export_gift([dataclasses.replace(quiz, questions=(bad,))])
     ET.fromstring(export_moodle_xml([dataclasses.replace(quiz, questions=(bad,))]))
+    fine = dataclasses.replace(text_question, prompt="x -> y {->}", explanation="a -> b")
+    assert "x -&gt; y \\{-&gt;\\}" in export_gift([dataclasses.replace(quiz, questions=(fine,))])
 
 
 def test_hostile_json_comment_cannot_add_unknown_fields() -> None:

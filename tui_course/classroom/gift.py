@@ -201,17 +201,11 @@ def _question_block(quiz: Quiz, number: int, question: Question, moodle: MoodleQ
     lines.append(f"::{name}::[markdown]{escape(markdown_safe(moodle.prompt))}{{")
     if moodle.kind is Kind.NUMERIC:
         lines[-1] += "#"
-    lines += [f"\t{_answer(moodle.kind, answer)}" for answer in moodle.answers]
-    lines += [f"\t####{_text(moodle.explanation)}", "}"]
-    block = "\n".join(lines)
-    if moodle.kind is Kind.TEXT and "->" in _answer_section(block):
+    answers = [f"\t{_answer(moodle.kind, answer)}" for answer in moodle.answers]
+    if moodle.kind is Kind.TEXT and any("->" in answer for answer in answers):
         raise ExportError("'->' in a text answer or its feedback reads as matching in Moodle")
-    return block
-
-
-def _answer_section(block: str) -> str:
-    start = block.index("{")
-    return block[start : block.rindex("####")]
+    lines += [*answers, f"\t####{_text(moodle.explanation)}", "}"]
+    return "\n".join(lines)
 
 
 def _answer(kind: Kind, answer: MoodleAnswer) -> str:
