@@ -1,7 +1,7 @@
 """What GIFT and Moodle XML share: a quiz question laid out as Moodle grades it.
 
 Moodle knows answers with a grade fraction and feedback; the app knows keys,
-tolerances and targeted mistakes. `moodle_answers` does that translation once so
+tolerances and targeted mistakes. `moodle_question` does that translation once so
 both writers give the same grades, and says which mistakes have no place there.
 """
 
@@ -16,7 +16,7 @@ from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.maths.expression import ExpressionError
 
 # Question fields the LMS formats have no syntax for. GIFT keeps them in a comment
-# Moodle ignores; only names the quiz loader accepts are written (see quizzes.py).
+# Moodle ignores; import reads back only the names the quiz loader accepts (quizzes.py).
 CARRIED_FIELDS = ("hints", "tries")
 
 
