@@ -87,7 +87,7 @@ def erf(values: Array) -> Array:
     t = np.float32(1.0) / (np.float32(1.0) + _ERF_P * x)
     a1, a2, a3, a4 = _ERF_A
     poly = t * (a1 + t * (a2 + t * (a3 + t * (a4 + t * _ERF_A5))))
-    return (sign * (np.float32(1.0) - poly * np.exp(-x * x))).astype(np.float32)
+    return np.asarray(sign * (np.float32(1.0) - poly * np.exp(-x * x)), dtype=np.float32)
 
 
 def gelu(values: Array) -> Array:
@@ -113,7 +113,7 @@ def masked_softmax(scores: Array, key_mask: NDArray[np.bool_]) -> Array:
     scores = np.where(key_mask, scores, np.float32(-np.inf))
     scores = scores - scores.max(axis=-1, keepdims=True)
     weights = np.exp(scores)
-    return (weights / weights.sum(axis=-1, keepdims=True)).astype(np.float32)
+    return np.asarray(weights / weights.sum(axis=-1, keepdims=True), dtype=np.float32)
 
 
 def encode(
