@@ -21,6 +21,7 @@ def test_shipped_course_outline_places_quizzes_after_their_lessons(course_root: 
         "queries-keys-values",
         "attention-lab",
         "multi-head",
+        "real-model-lab",
         "positional-encoding",
         "pe-lab",
         "checkpoint",

@@ -8,6 +8,7 @@ the arrays.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -213,11 +214,16 @@ class LabState:
     merge: bool = False
     links: tuple[str, ...] = field(default=())
 
-    def with_attention(self, attention: ModelAttention, notes: Sequence[str]) -> LabState:
+    def with_attention(
+        self, attention: ModelAttention, notes: Sequence[str], query_word: str | None = None
+    ) -> LabState:
         """A new sentence: keep the head, pick a query word, choose a telling head if new."""
         query = min(self.query, len(attention.labels) - 1)
         if self.attention is None or attention.labels[query] in SPECIAL:
             query = attention.default_query()
+        if query_word is not None:
+            with suppress(QueryError):
+                query = attention.find(query_word)
         layer, head = self.layer, self.head
         if self.attention is None:
             layer, head = attention.telling_head(query)
@@ -254,6 +260,9 @@ class LabState:
     def toggle_view(self) -> LabState:
         return replace(self, model_view=not self.model_view)
 
+    def with_links(self, lines: Sequence[str]) -> LabState:
+        return replace(self, links=tuple(lines), link_to=None)
+
     def link(self, first: str, second: str) -> LabState:
         """Answer "which heads link A to B?"; a word not in the sentence is a problem line."""
         if self.attention is None:
@@ -266,3 +275,39 @@ class LabState:
         layer, head, _ = rank_heads(self.attention.weights, query, key)[0]
         lines = linking_lines(self.attention, query, key)
         return replace(self, query=query, link_to=key, layer=layer, head=head, links=tuple(lines))
+
+
+def contrast_lines(
+    toy_tokens: Sequence[str],
+    toy_weights: NDArray[np.float64],
+    toy_name: str,
+    real: ModelAttention | None,
+    query_word: str,
+    layer: int | None = None,
+    head: int | None = None,
+    model_name: str = "all-MiniLM-L6-v2",
+    ascii: bool = True,
+) -> list[str]:
+    """The query's weights from the toy vectors, then from the real model on the same sentence.
+
+    `toy_weights` is the query's row. Without `real`, only the toy half is drawn.
+    """
+    toy_row = [t.casefold() for t in toy_tokens].index(query_word.casefold())
+    lines = [
+        f"'{toy_tokens[toy_row]}' with the toy vectors ({toy_name}), no learned projections:",
+        weight_bars(toy_weights, toy_tokens, limit=5, ascii_only=ascii),
+    ]
+    if real is None:
+        return lines
+    query = real.find(query_word, "query")
+    chosen_layer, chosen_head = real.telling_head(query, layer, head)
+    how = "" if layer is not None and head is not None else " (its most telling head)"
+    lines += [
+        "",
+        f"'{real.labels[query]}' in {model_name}, layer {chosen_layer + 1} head"
+        f" {chosen_head + 1}{how}:",
+        weight_bars(
+            real.weights[chosen_layer, chosen_head, query], real.labels, limit=5, ascii_only=ascii
+        ),
+    ]
+    return lines
