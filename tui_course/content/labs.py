@@ -14,7 +14,7 @@ BUILTIN_LABS = (
     Lab(
         "real-model-lab",
         "Real model",
-        after="multi-head",
+        after="transformers-to-llms",
         summary="A pretrained Transformer's 6x12 heads on any sentence you type",
     ),
     Lab(
