@@ -153,3 +153,10 @@ def test_the_encoder_and_loader_import_no_ui_and_no_optional_loaders(module: str
     tops = {name.split(".")[0] for name in modules}
     assert not tops & {"textual", "safetensors", "tokenizers", "onnxruntime", "torch"}
     assert not {name for name in modules if name.startswith("tui_course.ui")}
+
+
+def test_merging_needs_consecutive_words() -> None:
+    attentions = np.full((1, 1, 3, 3), 1 / 3, dtype=np.float32)
+    for groups in ([0, 2, 2], [1, 1, 2], [0, 1, 0]):
+        with pytest.raises(ValueError, match="consecutive"):
+            merge_pieces(attentions, groups)

@@ -187,14 +187,16 @@ def mean_pooled(output: EncoderOutput, attention_mask: NDArray[np.integer] | Non
 def merge_pieces(attentions: Array, word_of_piece: NDArray[np.integer] | list[int]) -> Array:
     """Attention between words instead of word pieces: the weights a query piece gives to the
     pieces of one word are added, and the rows of a word's pieces are averaged (so each row
-    still sums to 1)."""
+    still sums to 1). A word's pieces are consecutive, as a tokenizer makes them."""
     groups = np.asarray(word_of_piece, dtype=np.int64)
-    count = int(groups.max()) + 1
-    membership = np.zeros((groups.size, count), dtype=np.float32)
-    membership[np.arange(groups.size), groups] = 1.0
-    to_words = attentions @ membership  # sum over each word's key pieces
-    averaging = membership / membership.sum(axis=0, keepdims=True)
-    return np.asarray(np.swapaxes(np.swapaxes(to_words, -1, -2) @ averaging, -1, -2))
+    steps = np.diff(groups)
+    if groups.size == 0 or groups[0] != 0 or np.any((steps != 0) & (steps != 1)):
+        raise ValueError("word_of_piece must number consecutive words from 0")
+    starts = np.flatnonzero(np.r_[True, steps != 0])
+    counts = np.diff(np.r_[starts, groups.size]).astype(np.float32)
+    to_words = np.add.reduceat(attentions, starts, axis=-1)  # sum over each word's key pieces
+    rows = np.add.reduceat(to_words, starts, axis=-2) / counts[:, None]  # mean over its queries
+    return np.asarray(rows, dtype=np.float32)
 
 
 def rank_heads(attentions: Array, query: int, key: int) -> list[tuple[int, int, float]]:
