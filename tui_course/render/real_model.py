@@ -294,20 +294,23 @@ def contrast_lines(
     """
     toy_row = [t.casefold() for t in toy_tokens].index(query_word.casefold())
     lines = [
-        f"'{toy_tokens[toy_row]}' with the toy vectors ({toy_name}), no learned projections:",
+        f"'{toy_tokens[toy_row]}' with toy vectors ({toy_name}):",
         weight_bars(toy_weights, toy_tokens, limit=5, ascii_only=ascii),
     ]
     if real is None:
         return lines
     query = real.find(query_word, "query")
     chosen_layer, chosen_head = real.telling_head(query, layer, head)
-    how = "" if layer is not None and head is not None else " (its most telling head)"
     lines += [
         "",
-        f"'{real.labels[query]}' in {model_name}, layer {chosen_layer + 1} head"
-        f" {chosen_head + 1}{how}:",
+        f"'{real.labels[query]}' in {model_name}, layer {chosen_layer + 1} head {chosen_head + 1}",
+    ]
+    if layer is None or head is None:
+        lines.append("(the head with its strongest link past its neighbours)")
+    lines[-1] += ":"
+    lines.append(
         weight_bars(
             real.weights[chosen_layer, chosen_head, query], real.labels, limit=5, ascii_only=ascii
-        ),
-    ]
+        )
+    )
     return lines

@@ -261,6 +261,7 @@ class RealAttentionFigure(Vertical):
 
     DEFAULT_CSS = """
     RealAttentionFigure { height: auto; }
+    RealAttentionFigure .real-contrast-scroll { height: auto; scrollbar-size-horizontal: 1; }
     RealAttentionFigure .real-contrast { width: auto; }
     """
 
