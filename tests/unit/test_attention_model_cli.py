@@ -101,6 +101,12 @@ def test_model_view_draws_every_head(tiny: Path, capsys: pytest.CaptureFixture[s
     assert max(len(line) for line in body) <= 80
 
 
+def test_model_view_of_one_layer(tiny: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "--model-dir", str(tiny), "the cat sat", "--model-view", "--layer", "2")
+    assert "L2H1" in out and "L2H2" in out
+    assert "L1H" not in out
+
+
 def test_top_lists_one_line_per_other_piece(tiny: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "--model-dir", str(tiny), "the cat sat", "--top", "--query", "cat")
     lines = out.splitlines()

@@ -148,15 +148,10 @@ def run_model(args: argparse.Namespace, default_sentence: str) -> int:
 def _model_view(
     attention: ModelAttention, query: int | None, layer: int | None, width: int
 ) -> list[str]:
-    from dataclasses import replace
-
     from tui_course.render.real_model import model_view_lines
 
-    if layer is not None:  # --layer L: that band only
-        attention = replace(attention, weights=attention.weights[layer : layer + 1])
-        lines = model_view_lines(attention, query, width)
-        return [line.replace("L1H", f"L{layer + 1}H") for line in lines]
-    return model_view_lines(attention, query, width)
+    layers = None if layer is None else [layer]  # --layer L: that band only
+    return model_view_lines(attention, query, width, layers=layers)
 
 
 def _print_head(

@@ -126,7 +126,11 @@ def query_bars(attention: ModelAttention, layer: int, head: int, query: int, asc
 
 
 def model_view_lines(
-    attention: ModelAttention, query: int | None, width: int, max_tokens: int = THUMBNAIL_TOKENS
+    attention: ModelAttention,
+    query: int | None,
+    width: int,
+    max_tokens: int = THUMBNAIL_TOKENS,
+    layers: Sequence[int] | None = None,
 ) -> list[str]:
     """Every head as a small map, one character per weight, a layer per band.
 
@@ -141,7 +145,7 @@ def model_view_lines(
         lines.append(f"tokens {shown.start + 1}-{shown.stop} of {len(attention.labels)} shown")
     if query is not None:
         lines.append(f"the row of '{attention.labels[query]}' is marked with '>' on the left")
-    for layer in range(attention.layers):
+    for layer in range(attention.layers) if layers is None else layers:
         for first in range(0, attention.heads, per_line):
             heads = range(first, min(first + per_line, attention.heads))
             titles = "".join(
