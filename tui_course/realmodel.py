@@ -78,10 +78,12 @@ def real_extra_missing() -> str | None:
 
 
 def hub_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Where huggingface_hub keeps downloads: $HF_HUB_CACHE, $HF_HOME/hub, or the default."""
+    """Where huggingface_hub keeps downloads: $HF_HUB_CACHE (or its older name
+    $HUGGINGFACE_HUB_CACHE), $HF_HOME/hub, or the default under $XDG_CACHE_HOME or ~/.cache."""
     env = os.environ if environ is None else environ
-    if env.get("HF_HUB_CACHE"):
-        return Path(env["HF_HUB_CACHE"]).expanduser()
+    for name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
+        if env.get(name):
+            return Path(env[name]).expanduser()
     if env.get("HF_HOME"):
         return Path(env["HF_HOME"]).expanduser() / "hub"
     base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"

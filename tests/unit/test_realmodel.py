@@ -181,6 +181,8 @@ def test_model_dir_comes_first_then_the_hub_cache_then_the_package(
     assert find_model(None, env).path == repo / "snapshots" / "abc123"
     assert find_model(None, {"HF_HUB_CACHE": str(hub)}).origin == "the Hugging Face cache"
     assert find_model(None, no_hub(tmp_path)).path == package
+    assert realmodel.hub_cache_dir({"XDG_CACHE_HOME": "/x"}) == Path("/x/huggingface/hub")
+    assert realmodel.hub_cache_dir({"HUGGINGFACE_HUB_CACHE": "/y"}) == Path("/y")
 
 
 def test_when_nothing_is_found_it_says_what_to_run(
