@@ -287,3 +287,28 @@ async def test_128_tokens_fit_the_width_and_never_wrap(
         grid = [line for line in lines if line.startswith((" ", ">"))]
         assert max(len(line) for line in grid) <= heatmap.content_region.width
         assert "of 128" in heatmap.render().plain
+
+
+@needs_minilm
+def test_the_real_model_brings_no_deep_learning_framework(tmp_path: Path) -> None:
+    from tests.unit.test_layers import loaded_after
+
+    statement = (
+        "import asyncio\n"
+        "from pathlib import Path\n"
+        "from tui_course.paths import default_content_dir\n"
+        "from tui_course.ui.app import Settings, make_app\n"
+        "from tui_course.ui.widgets.real_model_view import RealModelView\n"
+        f"app = make_app(Settings(default_content_dir(), Path({str(tmp_path)!r})))\n"
+        "async def drive():\n"
+        "    async with app.run_test(size=(80, 24)) as pilot:\n"
+        "        await app.open_item('real-model-lab')\n"
+        "        view = app.query_one(RealModelView)\n"
+        "        while view.loading:\n"
+        "            await pilot.pause(0.02)\n"
+        "        assert view.state.attention is not None, view.state.problem\n"
+        "asyncio.run(drive())"
+    )
+    modules = loaded_after(statement)
+    assert {"safetensors", "tokenizers"} <= modules
+    assert not {m for m in modules if m.split(".")[0] in ("tensorflow", "keras", "torch", "jax")}
