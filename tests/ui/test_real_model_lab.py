@@ -140,6 +140,10 @@ async def test_lab_merges_word_pieces_and_keeps_the_query(
         assert view.state.attention.labels == ("[CLS]", "it", "was", "unlikely", "[SEP]")
         assert view.query_word == "was"
         assert "words" in text_of(view, ".real-status")
+        await pilot.press("down", "w")  # 'unlikely' -> its first piece
+        assert view.query_word == "un"
+        await pilot.press("down", "down", "w")  # '##ly' -> 'unlikely'
+        assert view.query_word == "unlikely"
 
 
 @needs_real

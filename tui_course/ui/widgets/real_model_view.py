@@ -8,7 +8,6 @@ All the state is a render.real_model.LabState; the widget only draws it.
 from __future__ import annotations
 
 import asyncio
-from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -210,19 +209,21 @@ class RealModelView(Vertical, can_focus=True):
         self._change(self.state.toggle_view())
 
     def action_toggle_merge(self) -> None:
+        """Pieces <-> words, keeping the query on the same typed word (its first piece)."""
         from dataclasses import replace
 
         merged = replace(self.state, merge=not self.state.merge)
-        if self.result is None:
+        if self.result is None or self.state.attention is None:
             self._change(merged)
             return
+        word_of_piece = self.result.tokens.word_of_piece
+        if merged.merge:
+            query = word_of_piece[self.state.query]
+        else:
+            query = word_of_piece.index(self.state.query)
         self.state = merged
-        attention = self._attention(self.result)
-        query_word = self.query_word or ""
-        state = merged.with_attention(attention, merged.notes)
-        with suppress(ValueError):  # keep the query on the same word
-            state = replace(state, query=attention.find(query_word))
-        self._change(state)
+        state = merged.with_attention(self._attention(self.result), merged.notes)
+        self._change(replace(state, query=query))
 
     @on(HeatmapView.RowClicked)
     def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
