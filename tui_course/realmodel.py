@@ -55,7 +55,14 @@ _MAX_HEADER = 100 * 1024 * 1024
 
 
 class ModelError(Exception):
-    """Something about the model or the sentence, said in one line."""
+    """Something about the model or the sentence, said in one line.
+
+    Paths and file contents in the message may come from anywhere, so control
+    characters (ESC included) are stripped and newlines become spaces.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(strip_control(message).split("\n")))
 
 
 @dataclass(frozen=True)

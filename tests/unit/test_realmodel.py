@@ -205,6 +205,12 @@ def test_a_missing_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -
         load_model()
 
 
+def test_a_hostile_folder_name_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    with pytest.raises(ModelError) as caught:
+        find_model(tmp_path / "\x1b[31mred\nline")
+    assert str(caught.value) == f"--model-dir {tmp_path}/[31mred line: no such folder"
+
+
 def test_model_dir_without_weights_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "half").mkdir()
     (tmp_path / "half" / "config.json").write_text("{}", encoding="utf-8")
