@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import NDArray
 
+from tui_course.content.text import strip_control
 from tui_course.maths.encoder import merge_pieces, rank_heads, strongest_links
 from tui_course.render.heatmap import RAMP, Piece, heatmap_cells, shade, weight_bars, window
 
@@ -70,7 +71,10 @@ class ModelAttention:
         if len(shown) > 300:
             shown = shown[:300] + "..."
         kind = "word" if self.merged else "word piece"
-        raise QueryError(f"{flag}: '{word}' is not a {kind} of the sentence (they are: {shown})")
+        shown_word = strip_control(word).replace("\n", " ")
+        raise QueryError(
+            f"{flag}: '{shown_word}' is not a {kind} of the sentence (they are: {shown})"
+        )
 
     def default_query(self) -> int:
         """The first token that is not [CLS] (a plain word is a better start than a marker)."""
