@@ -205,6 +205,22 @@ async def test_lab_without_weights_says_what_to_install(
         assert view.state.attention is None
 
 
+async def test_lab_reports_a_failing_model_instead_of_loading_forever(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object) -> None:
+        raise OSError("Input/output error")
+
+    monkeypatch.setattr(realmodel, "load_model", broken)
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        assert text_of(view, ".real-notes") == (
+            "The real model cannot run here: the model could not run (OSError: Input/output error)"
+        )
+
+
 @needs_real
 async def test_lesson_figure_without_weights_keeps_the_toy_half(
     build_app: Callable[..., CourseApp], no_weights: None

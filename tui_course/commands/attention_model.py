@@ -109,6 +109,8 @@ def run_model(args: argparse.Namespace, default_sentence: str) -> int:
         result = model.attend(sentence)
     except ModelError as error:
         return fail(f"attention: error: {error}", 2)
+    except (OSError, MemoryError) as error:
+        return fail(f"attention: error: {ModelError(f'the model could not run ({error})')}", 1)
     tokens = result.tokens
     attention = ModelAttention.of(
         tokens.pieces, tokens.words, tokens.word_of_piece, result.attentions, args.merge_words

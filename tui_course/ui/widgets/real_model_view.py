@@ -45,6 +45,8 @@ def run_real_model(sentence: str, cache_dir: Path | None) -> RealAttention | str
         return load_model(None, cache_dir).attend(sentence)
     except ModelError as error:
         return str(error)
+    except (OSError, MemoryError, ValueError) as error:  # the lab must not hang on "loading"
+        return str(ModelError(f"the model could not run ({type(error).__name__}: {error})"))
 
 
 class RealModelView(Vertical, can_focus=True):
