@@ -27,7 +27,7 @@ async def test_first_start_shows_outline_beside_first_lesson(
         assert labels[0] == "[ ]  1 Why a new design was…"
         assert labels[4] == "    Lab: Attention lab"
         assert labels[8] == "[ ] Quiz: Mini-checkpoint: …"
-        assert len(labels) == 17
+        assert len(labels) == 18
         text = await shown(pilot)
         assert "Why a new design was needed" in text
         assert "q Quit" in text and "f1 Help" in text

@@ -28,6 +28,7 @@ def test_shipped_course_outline_places_quizzes_after_their_lessons(course_root: 
         "encoder-block",
         "why-transformers-won",
         "transformers-to-llms",
+        "real-model-lab",
         "digit-lab",
         "training-lab",
         "takeaways",

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tui_course.commands import attention_model
 from tui_course.commands.common import ascii_only, fail
 from tui_course.content.blocks import EMBEDDING_SETS
 
@@ -26,6 +27,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--no-scale", action="store_true", help="skip the 1/sqrt(d) scaling")
     parser.add_argument("--embeddings", choices=EMBEDDING_SETS, default="toy-train")
     parser.add_argument("--ascii", action="store_true", help="pure ASCII output")
+    attention_model.add_model_flags(parser)
     parser.set_defaults(run=run)
 
 
@@ -45,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
     from tui_course.render.blocks import BlockError, attention_extras, attention_summary, query_row
     from tui_course.render.heatmap import heatmap_cells, heatmap_rich, heatmap_text
 
+    if attention_model.wants_model(args):
+        return attention_model.run_model(args, DEFAULT_SENTENCE)
+    if (flag := attention_model.model_flags_without_model(args)) is not None:
+        return fail(f"attention: error: {flag} needs --model minilm (or --model-dir DIR)", 2)
     sentence = " ".join(args.words) or DEFAULT_SENTENCE
     setup = AttentionSetup(sentence, args.embeddings, not args.no_scale, args.causal, args.heads)
     try:

@@ -31,6 +31,13 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
         "loop_check": _BOOL,
         "decimals": _INT,
     },
+    "real-attention": {
+        "sentence": Field((str,), "a string", required=True),
+        "query": Field((str,), "a word of the sentence", required=True),
+        "embeddings": _STR,
+        "layer": _INT,
+        "head": _INT,
+    },
     "pe-table": {
         "positions": _INT,
         "dim": _INT,
@@ -64,6 +71,8 @@ _RANGES: dict[str, tuple[int, int]] = {
     "length": (1, 10_000),
     "key_dim": (1, 512),
     "ff": (1, 10_000),
+    "layer": (1, 64),
+    "head": (1, 64),
 }
 
 
@@ -79,6 +88,11 @@ def check_block(name: str, params: dict[str, Any], check: TableCheck) -> None:
             if not low <= value <= high:
                 raise check.error(f"'{key}' must be between {low} and {high}, got {value}", key)
     if name == "attention" and params["embeddings"] not in EMBEDDING_SETS:
+        known = ", ".join(EMBEDDING_SETS)
+        raise check.error(
+            f"unknown embeddings '{params['embeddings']}' (known: {known})", "embeddings"
+        )
+    if name == "real-attention" and params.get("embeddings", "hashed") not in EMBEDDING_SETS:
         known = ", ".join(EMBEDDING_SETS)
         raise check.error(
             f"unknown embeddings '{params['embeddings']}' (known: {known})", "embeddings"

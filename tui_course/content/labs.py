@@ -12,6 +12,12 @@ BUILTIN_LABS = (
         summary="Type a sentence and watch every word attend to the others",
     ),
     Lab(
+        "real-model-lab",
+        "Real model",
+        after="transformers-to-llms",
+        summary="A pretrained Transformer's 6x12 heads on any sentence you type",
+    ),
+    Lab(
         "pe-lab",
         "Positional-encoding lab",
         after="positional-encoding",

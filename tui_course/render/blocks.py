@@ -23,6 +23,7 @@ from tui_course.maths.explore import (
 from tui_course.maths.model_size import transformer_classifier_parameters
 from tui_course.render.heatmap import format_vector, heatmap_cells, heatmap_text, weight_bars
 from tui_course.render.positional import pe_report
+from tui_course.render.real_model import ModelAttention, QueryError, contrast_lines
 from tui_course.render.tables import two_column_table
 
 
@@ -36,6 +37,7 @@ def render_block(block: BlockSegment) -> str:
         "pe-table": _pe_table,
         "heads": _heads,
         "params": _params,
+        "real-attention": _real_attention,
     }
     return renderers[block.name](block.params)
 
@@ -154,3 +156,35 @@ def _params(params: dict[str, Any]) -> str:
     rows = [(name, f"{count:,}") for name, count in layers]
     total = sum(count for _, count in layers)
     return two_column_table(rows, total=("Total trainable parameters", f"{total:,}"))
+
+
+def real_attention_lines(
+    params: dict[str, Any], real: ModelAttention | None, ascii_only: bool = True
+) -> list[str]:
+    """A `real-attention` block: the query's weights from toy vectors, then (given the model's
+    merged-word attention) from the pretrained model on the same sentence."""
+    toy_name = params.get("embeddings", "hashed")
+    toy = {"embeddings": toy_name, "sentence": params["sentence"], "query": params["query"]}
+    result, row = compute_attention_block(toy)
+    assert row is not None  # query is required, and compute_attention_block checked it
+    layer, head = params.get("layer"), params.get("head")
+    try:
+        return contrast_lines(
+            result.tokens,
+            result.weights[0, row],
+            result.embeddings_used,
+            real,
+            params["query"],
+            None if layer is None else layer - 1,
+            None if head is None else head - 1,
+            ascii=ascii_only,
+        )
+    except (QueryError, IndexError) as error:
+        message = str(error) if isinstance(error, QueryError) else "no such layer or head"
+        raise BlockError(f"the real model: {message}") from None
+
+
+def _real_attention(params: dict[str, Any]) -> str:
+    lines = real_attention_lines(params, None)
+    lines += ["", "(the real model's weights are computed in the app when it is installed)"]
+    return "\n".join(lines)

@@ -281,6 +281,7 @@ class CourseApp(App[None]):
         from tui_course.ui.widgets.attention_view import AttentionView
         from tui_course.ui.widgets.pe_view import PEView
         from tui_course.ui.widgets.quiz_view import QuizView
+        from tui_course.ui.widgets.real_model_view import RealModelView
         from tui_course.ui.widgets.training_panel import TrainingPanel
 
         if isinstance(self.screen, HelpScreen):
@@ -292,6 +293,7 @@ class CourseApp(App[None]):
             ("Quiz", QuizView.BINDINGS),
             ("Attention figure (in lessons and the attention lab)", AttentionView.BINDINGS),
             ("Positional-encoding figure (in lessons and the PE lab)", PEView.BINDINGS),
+            ("Real-model lab", RealModelView.BINDINGS),
             ("Training lab", TrainingPanel.BINDINGS),
         ]
         notes = [

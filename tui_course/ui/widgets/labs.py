@@ -17,6 +17,11 @@ ATTENTION_GUIDE = (
     "Type a sentence (up to 64 words); rows are queries. Esc leaves the box, "
     "then up/down pick the query and s c m e flip the switches."
 )
+REAL_GUIDE = (
+    "all-MiniLM-L6-v2, a pretrained 6-layer, 12-head encoder, reads your sentence. Esc leaves "
+    "the box; up/down pick the query, left/right the head, [ ] the layer, v all heads, w whole "
+    "words. Tab to the last box to ask which heads link two words."
+)
 PE_GUIDE = "Rows are positions, columns dimensions. +/- positions, [ ] d_model, up/down compare."
 
 
@@ -44,6 +49,10 @@ def make_lab(
             AttentionSetup("The train left the station on time"), row=1, editable=True
         )
         return LabView(ATTENTION_GUIDE, figure, **kwargs)
+    if lab.id == "real-model-lab":
+        from tui_course.ui.widgets.real_model_view import RealModelView
+
+        return LabView(REAL_GUIDE, RealModelView(), **kwargs)
     if lab.id == "pe-lab":
         return LabView(PE_GUIDE, PEView(positions=10, dim=8), **kwargs)
     if lab.id == "training-lab":

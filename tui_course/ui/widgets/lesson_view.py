@@ -127,6 +127,13 @@ def _figure(segment: BlockSegment) -> Widget:
                 show_shaded=params.get("shaded", False),
                 show_similarity=params.get("similarity", False),
             )
+        elif segment.name == "real-attention":
+            from tui_course.render.blocks import real_attention_lines
+            from tui_course.ui.widgets.real_model_view import RealAttentionFigure
+
+            real_attention_lines(segment.params, None)  # the validator's checks
+            caption = "live: toy vectors, then a pretrained model"
+            return LiveFigure(RealAttentionFigure(segment.params), caption)
         else:
             return Figure(render_block(segment), "computed live")
     except BlockError as error:

