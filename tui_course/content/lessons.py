@@ -15,6 +15,7 @@ from tui_course.content.errors import ContentError, display_path
 from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment, Segment
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
+from tui_course.safe_text import one_line
 
 CODE_LANGUAGES = frozenset(
     {"", "python", "py", "text", "console", "bash", "sh", "toml", "json", "markdown", "md"}
@@ -50,11 +51,11 @@ def load_lesson(path: Path, root: Path | None = None) -> Lesson:
     segments = _segments(lines, end + 1, shown)
     return Lesson(
         id=front["id"],
-        title=front["title"].strip(),
+        title=one_line(front["title"]).strip(),
         order=front["order"],
         path=shown,
         segments=segments,
-        summary=front.get("summary", "").strip(),
+        summary=one_line(front.get("summary", "")).strip(),
     )
 
 

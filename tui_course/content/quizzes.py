@@ -16,6 +16,7 @@ from tui_course.content.grading import matches_text, normalise_text
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
+from tui_course.safe_text import one_line
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _NUMBER = (int, float)
@@ -64,7 +65,7 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
     )
     return Quiz(
         id=data["id"],
-        title=data["title"].strip(),
+        title=one_line(data["title"]).strip(),
         path=shown,
         questions=questions,
         after=data.get("after"),

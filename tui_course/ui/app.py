@@ -18,6 +18,7 @@ from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 
 from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
 from tui_course.progress.store import ProgressStore
+from tui_course.safe_text import markup_line, one_line, path_text
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline
 
@@ -119,19 +120,31 @@ class CourseApp(App[None]):
 
     def on_mount(self) -> None:
         if self.store.notice:
-            self.notify(self.store.notice, title="Progress", severity="warning", timeout=15)
+            self.notify(
+                one_line(self.store.notice),
+                title="Progress",
+                severity="warning",
+                timeout=15,
+                markup=False,
+            )
         if self.course.problems:
             count = len(self.course.problems)
             first = str(self.course.problems[0])
             more = f" (and {count - 1} more; run attn-tui validate)" if count > 1 else ""
-            self.notify(first + more, title="Content problems", severity="warning", timeout=15)
+            self.notify(
+                first + more,
+                title="Content problems",
+                severity="warning",
+                timeout=15,
+                markup=False,
+            )
         start = self.settings.open_id or self.store.get_setting(LAST_OPENED)
         item = self.course.find(start) if start else None
         if item is None and self.items:
             item = self.items[0]
         if item is None:
             self.query_one(LessonView).show_message(
-                f"No lessons or quizzes were found in {self.settings.content_dir}."
+                f"No lessons or quizzes were found in {path_text(self.settings.content_dir)}."
             )
             return
         # The outline shows in the first frame; the lesson (Markdown, maybe NumPy) right after.
@@ -161,18 +174,18 @@ class CourseApp(App[None]):
             switcher.current = "lesson"
             saved = self.store.get_setting(f"position:{item.id}")
             await self.query_one(LessonView).show(item, float(saved) if saved else 0.0)
-            self.sub_title = item.title
+            self.sub_title = one_line(item.title)
             target = self.query_one(LessonView)
         elif isinstance(item, Quiz):
             quiz_view = await self._quiz_view()
             switcher.current = "quiz"
-            self.sub_title = f"Quiz: {item.title}"
+            self.sub_title = f"Quiz: {one_line(item.title)}"
             await quiz_view.start(self._session(item))
             target = quiz_view
         else:
             target = await self._lab_view(item)
             switcher.current = target.id
-            self.sub_title = item.title
+            self.sub_title = one_line(item.title)
         if focus_content and not isinstance(item, Quiz):  # a quiz focuses its own answer box
             target.focus()
 
@@ -244,7 +257,8 @@ class CourseApp(App[None]):
             await self.open_item(ids[index], focus_content=True)
         else:
             self.notify(
-                "That is the end of the course." if offset > 0 else "This is the first item."
+                "That is the end of the course." if offset > 0 else "This is the first item.",
+                markup=False,
             )
 
     async def action_next_item(self) -> None:
@@ -322,7 +336,8 @@ class CourseApp(App[None]):
             async def open_it(item_id: str = item.id) -> None:
                 await self.open_item(item_id, focus_content=True)
 
-            yield SystemCommand(title, help_line, open_it)
+            # Palette titles and help are parsed as markup: content must stay text.
+            yield SystemCommand(markup_line(title), markup_line(help_line), open_it)
         yield SystemCommand("Next item", "Open the next lesson, lab or quiz", self.action_next_item)
         yield SystemCommand(
             "Previous item", "Open the previous lesson, lab or quiz", self.action_previous_item
@@ -346,6 +361,7 @@ class CourseApp(App[None]):
             f"Training finished: test accuracy {done.test_accuracy:.3f},"
             f" {done.params:,} parameters, {done.seconds:.0f} s.",
             title="Training lab",
+            markup=False,
         )
 
     def on_unmount(self) -> None:
