@@ -7,6 +7,7 @@ Numeric keys written as expressions are recomputed by tui_course.answers.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,17 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
     )
 
 
+def tolerance_problem(key: float, tolerance: float, rel_tolerance: float) -> str | None:
+    """A tolerance so wide that almost any answer passes (more than 10x the key's size).
+
+    Keys near zero are measured against 1, so `answer = 0, tolerance = 0.01` stays fine.
+    """
+    width = max(tolerance, rel_tolerance * abs(key))
+    if width > 10 * max(abs(key), 1.0):
+        return f"tolerance {width:g} is wider than 10 times the key {key:g}: almost anything passes"
+    return None
+
+
 def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
     value = str(table[key]).strip()
     if not value:
@@ -104,8 +116,15 @@ def _question(table: dict[str, Any], check: TableCheck) -> Question:
     answer = _answer(check, kind, table, options, "answer")
     tolerance = float(table.get("tolerance", 0.0))
     rel_tolerance = float(table.get("rel_tolerance", 0.0))
-    if tolerance < 0 or rel_tolerance < 0:
-        raise check.error("tolerances must not be negative", "tolerance")
+    for key, value in (("tolerance", tolerance), ("rel_tolerance", rel_tolerance)):
+        if not math.isfinite(value) or value < 0:
+            raise check.error(f"'{key}' must be a finite number, not negative", key)
+    if (
+        kind is Kind.NUMERIC
+        and answer is not None
+        and (problem := tolerance_problem(answer, tolerance, rel_tolerance))
+    ):
+        raise check.error(problem, "tolerance" if "tolerance" in table else "rel_tolerance")
     mistakes = []
     for index, entry in enumerate(table.get("mistake", [])):
         mistake_check = TableCheck(
@@ -154,6 +173,8 @@ def _answer(
             return None
         if isinstance(value, bool) or not isinstance(value, _NUMBER):
             raise check.error(f"'{key}' must be a number", key)
+        if not math.isfinite(value):
+            raise check.error(f"'{key}' must be a finite number, not {value}", key)
         return float(value)
     if value is None:
         raise check.error(f"missing required key '{key}'")

@@ -24,11 +24,19 @@ _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 TablePath = tuple[str | int, ...]
 
 
+MAX_FILE_BYTES = 4 * 1024 * 1024  # the largest shipped file is a few KB
+
+
 def read_text(path: Path, shown: str) -> str:
     """The file's text, or a ContentError saying plainly why it cannot be read."""
     if path.is_dir():
         raise ContentError(shown, None, "is a directory, expected a file")
     try:
+        if not path.is_file():  # a FIFO or a device would block or never end
+            raise ContentError(shown, None, "is not a regular file")
+        if path.stat().st_size > MAX_FILE_BYTES:
+            limit = MAX_FILE_BYTES // (1024 * 1024)
+            raise ContentError(shown, None, f"is larger than {limit} MB; content files are small")
         data = path.read_bytes()
     except OSError as error:
         raise ContentError(shown, None, f"cannot read: {error.strerror or error}") from None
@@ -42,13 +50,51 @@ def read_text(path: Path, shown: str) -> str:
     return text.removeprefix("\ufeff")
 
 
-def parse_toml(text: str, shown: str, first_line: int = 1) -> dict[str, Any]:
-    """Parse TOML with control characters removed from every string value.
+MAX_NESTING = 32  # arrays and inline tables inside each other; content needs 2 or 3
 
-    Syntax errors become ContentError with the file's line number.
+
+# Strings and comments (whose brackets do not count), brackets and newlines; the rest is skipped.
+_NESTING_TOKENS = re.compile(
+    r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+    r"|'''.*?'''"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+    r"|'[^'\n]*'"
+    r"|#[^\n]*"
+    r"|[\[\]{}\n]",
+    re.DOTALL,
+)
+
+
+def check_nesting(text: str, shown: str, first_line: int = 1) -> None:
+    """Refuse deeply nested arrays before tomllib, which recurses (500 deep: RecursionError).
+
+    Brackets inside strings and comments do not count.
     """
+    depth = 0
+    line = first_line
+    for match in _NESTING_TOKENS.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ContentError(shown, line, f"nested more than {MAX_NESTING} deep")
+        elif token in ("]", "}"):
+            depth = max(depth - 1, 0)
+        else:
+            line += token.count("\n")
+
+
+def parse_toml(text: str, shown: str, first_line: int = 1) -> dict[str, Any]:
+    """Parse TOML with control characters removed from every string value and key.
+
+    Syntax errors and nesting deeper than MAX_NESTING become ContentError with the
+    file's line number.
+    """
+    check_nesting(text, shown, first_line)
     try:
         return strip_control_deep(tomllib.loads(text))  # type: ignore[no-any-return]
+    except RecursionError:
+        raise ContentError(shown, None, "invalid TOML: nested too deeply") from None
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         match = _TOML_LINE.search(message)

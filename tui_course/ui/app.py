@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +17,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 
-from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
+from tui_course.content.errors import ContentError
+from tui_course.content.models import Course, Item, Lab, Lesson, Question, Quiz
 from tui_course.progress.store import ProgressStore
 from tui_course.safe_text import markup_line, one_line, path_text
 from tui_course.ui.widgets.lesson_view import LessonView
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from tui_course.ui.widgets.training_panel import RunFactory
 
 LAST_OPENED = "last_opened"
+AnswerKeys = Mapping[str, "tuple[Question, ...] | ContentError"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,8 @@ class CourseApp(App[None]):
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
+        self._answer_keys: asyncio.Future[AnswerKeys] | None = None
+        self._quiz_keys: AnswerKeys = {}
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -157,12 +162,30 @@ class CourseApp(App[None]):
         if self.current is None and self._start_id is not None:
             await self.open_item(self._start_id, focus_content)
 
+    def _compute_answer_keys(self) -> asyncio.Future[AnswerKeys]:
+        """Every quiz's keys, computed once, in a thread, when the first quiz opens.
+
+        Never on the UI thread (a key is an expression from a content file), and not at
+        start-up, which would load NumPy before the first lesson needs it.
+        """
+        if self._answer_keys is None:
+            loop = asyncio.get_running_loop()
+            self._answer_keys = loop.run_in_executor(None, resolve_answer_keys, self.course.quizzes)
+        return self._answer_keys
+
     # opening things
 
     async def open_item(self, item_id: str, focus_content: bool = False) -> None:
         item = self.course.find(item_id)
         if item is None:
             return
+        if isinstance(item, Quiz):
+            self._quiz_keys = await self._compute_answer_keys()
+            keys = self._quiz_keys[item.id]
+            if isinstance(keys, ContentError):
+                title = "This quiz cannot open"
+                self.notify(str(keys), title=title, severity="error", markup=False)
+                return
         self._remember_position()
         self.current = item
         self.store.set_setting(LAST_OPENED, item.id)
@@ -214,11 +237,12 @@ class CourseApp(App[None]):
         return view
 
     def _session(self, quiz: Quiz) -> QuizSession:
-        # Deferred: resolving numeric keys imports NumPy maths only when a quiz opens.
-        from tui_course.answers import resolve
+        # Keys were computed in a thread by _compute_answer_keys; open_item awaited them.
         from tui_course.content.session import QuizSession
 
-        return QuizSession.start(quiz, tuple(resolve(q) for q in quiz.questions))
+        keys = self._quiz_keys[quiz.id]
+        assert not isinstance(keys, ContentError)  # open_item does not open such a quiz
+        return QuizSession.start(quiz, keys)
 
     def _remember_position(self) -> None:
         view = self.query_one(LessonView)
@@ -366,6 +390,20 @@ class CourseApp(App[None]):
 
     def on_unmount(self) -> None:
         self.store.close()
+
+
+def resolve_answer_keys(quizzes: Sequence[Quiz]) -> dict[str, tuple[Question, ...] | ContentError]:
+    """Each quiz's questions with computed keys, or why they cannot be computed."""
+    # Deferred: NumPy loads in this thread, after the first frame.
+    from tui_course.answers import resolve_quiz
+
+    keys: dict[str, tuple[Question, ...] | ContentError] = {}
+    for quiz in quizzes:
+        try:
+            keys[quiz.id] = resolve_quiz(quiz)
+        except ContentError as error:
+            keys[quiz.id] = error
+    return keys
 
 
 def make_app(settings: Settings) -> CourseApp:
