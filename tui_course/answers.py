@@ -12,7 +12,12 @@ from tui_course.content.errors import ContentError
 from tui_course.content.grading import numbers_close
 from tui_course.content.models import Kind, Question, Quiz
 from tui_course.content.quizzes import tolerance_problem
-from tui_course.maths.expression import ExpressionError, evaluate_number, shared_budget
+from tui_course.maths.expression import (
+    BudgetExceeded,
+    ExpressionError,
+    evaluate_number,
+    shared_budget,
+)
 
 
 def resolve(question: Question) -> Question:
@@ -38,11 +43,7 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
     """Problems with numeric keys: expressions that fail, typed keys that disagree with
     their expression, and mistakes that would grade as correct."""
     problems: list[ContentError] = []
-    with shared_budget():  # one hostile file cannot hold validate up for long
-        resolved_questions = [
-            _resolve_or_problem(quiz, number, question, problems)
-            for number, question in enumerate(quiz.questions, start=1)
-        ]
+    resolved_questions = _resolve_all(quiz, problems)
     for number, (question, resolved) in enumerate(
         zip(quiz.questions, resolved_questions, strict=True), start=1
     ):
@@ -80,16 +81,24 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
     return problems
 
 
-def _resolve_or_problem(
-    quiz: Quiz, number: int, question: Question, problems: list[ContentError]
-) -> Question | None:
-    try:
-        return resolve(question)
-    except ExpressionError as error:
-        problems.append(
-            ContentError(quiz.path, question.line, f"question {number}: answer_from: {error}")
-        )
-        return None
+def _resolve_all(quiz: Quiz, problems: list[ContentError]) -> list[Question | None]:
+    """Each question resolved (None where it failed), under one work budget for the file.
+
+    Once the file's budget is spent, one problem says so and the rest are not tried.
+    """
+    resolved: list[Question | None] = []
+    with shared_budget():  # one hostile file cannot hold the app or validate up for long
+        for number, question in enumerate(quiz.questions, start=1):
+            try:
+                resolved.append(resolve(question))
+            except ExpressionError as error:
+                where = f"question {number}: answer_from"
+                problems.append(ContentError(quiz.path, question.line, f"{where}: {error}"))
+                resolved.append(None)
+                if isinstance(error, BudgetExceeded):
+                    break
+    resolved.extend(None for _ in range(len(quiz.questions) - len(resolved)))
+    return resolved
 
 
 def resolve_quiz(quiz: Quiz) -> tuple[Question, ...]:
@@ -98,11 +107,7 @@ def resolve_quiz(quiz: Quiz) -> tuple[Question, ...]:
     Raises ContentError (path:line) for the first expression that fails.
     """
     problems: list[ContentError] = []
-    with shared_budget():
-        resolved = tuple(
-            _resolve_or_problem(quiz, number, question, problems)
-            for number, question in enumerate(quiz.questions, start=1)
-        )
+    resolved = _resolve_all(quiz, problems)
     if problems:
         raise problems[0]
     return tuple(question for question in resolved if question is not None)

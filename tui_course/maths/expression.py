@@ -60,6 +60,10 @@ FILE_BUDGET = 50_000_000  # one quiz file, all its expressions together
 _OP_LIMIT = 16_777_216  # elements touched by one operation
 
 
+class BudgetExceeded(ExpressionError):
+    """The work budget (of one expression or of a whole file) is spent."""
+
+
 class Budget:
     """Work left for evaluation; ExpressionError once it is spent."""
 
@@ -70,7 +74,7 @@ class Budget:
     def charge(self, units: int) -> None:
         self.left -= units
         if self.left < 0:
-            raise ExpressionError(f"{self.what} needs more computing than a quiz key may use")
+            raise BudgetExceeded(f"{self.what} need more computing than quiz keys may use")
 
 
 _SHARED: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
@@ -243,7 +247,7 @@ def evaluate(text: str) -> Any:
     except (ValueError, MemoryError, RecursionError):
         raise ExpressionError("cannot parse expression: too deeply nested") from None
     _check_tree(tree.body)
-    evaluator = _Evaluator(Budget(EXPRESSION_BUDGET, "this expression"), _SHARED.get())
+    evaluator = _Evaluator(Budget(EXPRESSION_BUDGET, "this expression's steps"), _SHARED.get())
     try:
         with np.errstate(all="ignore"):  # NumPy warnings would draw over the app
             return evaluator.eval(tree.body)
