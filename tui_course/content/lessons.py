@@ -118,5 +118,8 @@ def load_lessons(folder: Path, root: Path | None = None) -> tuple[list[Lesson], 
             lessons.append(load_lesson(path, root))
         except ContentError as error:
             problems.append(error)
+        except Exception as error:  # a loader bug must not stop the rest of the course
+            shown = display_path(path, root)
+            problems.append(ContentError(shown, None, f"cannot be loaded: {error!r}"))
     lessons.sort(key=lambda lesson: (lesson.order, lesson.id))
     return lessons, problems

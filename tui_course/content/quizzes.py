@@ -240,4 +240,7 @@ def load_quizzes(folder: Path, root: Path | None = None) -> tuple[list[Quiz], li
             quizzes.append(load_quiz(path, root))
         except ContentError as error:
             problems.append(error)
+        except Exception as error:  # a loader bug must not stop the rest of the course
+            shown = display_path(path, root)
+            problems.append(ContentError(shown, None, f"cannot be loaded: {error!r}"))
     return quizzes, problems

@@ -108,6 +108,7 @@ class CourseApp(App[None]):
         self.training_runs: RunFactory = self._training_run
         self._answer_keys: asyncio.Future[AnswerKeys] | None = None
         self._quiz_keys: AnswerKeys = {}
+        self.crash: Exception | None = None  # what ended the app, for cli.run_app to report
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -387,6 +388,13 @@ class CourseApp(App[None]):
             title="Training lab",
             markup=False,
         )
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An unexpected error still ends the app (return code 1), but without Textual's
+        traceback with locals over the terminal: cli.run_app logs it and says one line."""
+        self.crash = error
+        super()._handle_exception(error)
+        self._exit_renderables.clear()
 
     def on_unmount(self) -> None:
         self.store.close()
