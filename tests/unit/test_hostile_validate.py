@@ -42,6 +42,8 @@ def test_validate_names_every_hostile_file_without_escape_bytes(hostile_root: Pa
     # The budget stops the expensive file once, not 479 times.
     assert sum("quizzes/expensive.toml" in line for line in lines) == 1
     assert "lessons/03-typo.md:11: unknown block 'attentoin'" in out
+    assert "lessons/07-long-line.md: is larger than 256 KB" in out
+    assert "quizzes/long-prompt.toml:6: line is longer than 20000 characters" in lines
 
 
 def test_a_single_hostile_file_takes_no_more_than_a_few_shipped_courses(
@@ -53,7 +55,7 @@ def test_a_single_hostile_file_takes_no_more_than_a_few_shipped_courses(
     start = time.perf_counter()
     validate(REPO)
     shipped = time.perf_counter() - start
-    for name in ("quizzes/many.toml", "quizzes/expensive.toml", "lessons/07-long-line.md"):
+    for name in ("quizzes/many.toml", "quizzes/expensive.toml", "lessons/09-longest-line.md"):
         course = tmp_path / name.replace("/", "-")
         for folder in ("lessons", "quizzes"):
             (course / folder).mkdir(parents=True)

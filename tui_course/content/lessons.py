@@ -26,6 +26,8 @@ CODE_LANGUAGES = frozenset(
 )
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
+MAX_LESSON_BYTES = 256 * 1024  # 50 times the longest shipped lesson; more froze the view
+
 FRONT_MATTER_FIELDS = {
     "id": Field((str,), "a lesson id (lowercase letters, digits, dashes)", required=True),
     "title": Field((str,), "a string", required=True),
@@ -37,7 +39,7 @@ FRONT_MATTER_FIELDS = {
 def load_lesson(path: Path, root: Path | None = None) -> Lesson:
     """Parse one lesson file; raise ContentError naming the file and line."""
     shown = display_path(path, root)
-    text = strip_control(read_text(path, shown))
+    text = strip_control(read_text(path, shown, MAX_LESSON_BYTES))
     lines = text.split("\n")
     if lines[0].strip() != "+++":
         raise ContentError(shown, 1, "a lesson must start with '+++' front matter (id, title)")

@@ -24,19 +24,20 @@ _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 TablePath = tuple[str | int, ...]
 
 
-MAX_FILE_BYTES = 4 * 1024 * 1024  # the largest shipped file is a few KB
+MAX_FILE_BYTES = 4 * 1024 * 1024  # the largest shipped file is 10 KB
+MAX_LINE_CHARS = 20_000  # drawing a 1 MB line froze the app for seconds
 
 
-def read_text(path: Path, shown: str) -> str:
+def read_text(path: Path, shown: str, max_bytes: int = MAX_FILE_BYTES) -> str:
     """The file's text, or a ContentError saying plainly why it cannot be read."""
     if path.is_dir():
         raise ContentError(shown, None, "is a directory, expected a file")
     try:
         if not path.is_file():  # a FIFO or a device would block or never end
             raise ContentError(shown, None, "is not a regular file")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            limit = MAX_FILE_BYTES // (1024 * 1024)
-            raise ContentError(shown, None, f"is larger than {limit} MB; content files are small")
+        if path.stat().st_size > max_bytes:
+            limit = f"{max_bytes // 1024} KB"
+            raise ContentError(shown, None, f"is larger than {limit}; content files are small")
         data = path.read_bytes()
     except OSError as error:
         raise ContentError(shown, None, f"cannot read: {error.strerror or error}") from None
@@ -47,6 +48,11 @@ def read_text(path: Path, shown: str) -> str:
         raise ContentError(shown, line, "is not valid UTF-8 text") from None
     if not text.strip():
         raise ContentError(shown, None, "is empty")
+    if len(text) > MAX_LINE_CHARS:
+        for number, text_line in enumerate(text.splitlines(), start=1):
+            if len(text_line) > MAX_LINE_CHARS:
+                message = f"line is longer than {MAX_LINE_CHARS} characters"
+                raise ContentError(shown, number, message)
     return text.removeprefix("\ufeff")
 
 
