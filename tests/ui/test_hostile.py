@@ -17,7 +17,7 @@ import pytest
 from textual.command import CommandPalette
 from textual.content import Content
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import Markdown, OptionList
 
 from tests.conftest import REPO
 from tests.fixtures.hostile_corpus import MARKUP_QUIZ_TITLE, write_hostile_course
@@ -84,6 +84,21 @@ async def test_every_item_opens_and_shows_its_text_literally(
         assert "Pick [@click=app.quit]the[/] one ]52;c;aGVsbG8=" in text
         assert "[@click=app.quit]quit" in text and "注意力 🤖" in text
         assert app.sub_title == f"Quiz: {MARKUP_QUIZ_TITLE}"
+
+
+async def test_lesson_links_are_shown_not_opened(
+    hostile_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[str] = []
+    app = make_app(Settings(hostile_root, tmp_path / "data", "markup-lesson"))
+    monkeypatch.setattr(app, "open_url", lambda url, **_: opened.append(url))
+    async with running(app, size=(100, 30)) as pilot:
+        app.clear_notifications()
+        markdown = app.query_one(Markdown)
+        markdown.post_message(Markdown.LinkClicked(markdown, "file:///etc/passwd\x1b[2J"))
+        text = await shown(pilot)
+        assert "Link (not opened)" in text and "file:///etc/passwd[2J" in text
+        assert opened == []
 
 
 async def test_quizzes_whose_keys_cannot_be_computed_are_refused_with_a_notice(
