@@ -92,9 +92,7 @@ def test_report_crash_keeps_a_bounded_number_of_logs(
 def test_a_crash_log_is_never_written_through_a_symlink(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tui_course.crash as crash
-
-    monkeypatch.setattr(crash.time, "strftime", lambda *_: "20000101-000000")
+    monkeypatch.setattr("tui_course.crash.time.strftime", lambda *_: "20000101-000000")
     target = tmp_path / "victim"
     target.write_text("keep me")
     os.symlink(target, tmp_path / f"crash-20000101-000000-{os.getpid()}.log")
