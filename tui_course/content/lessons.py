@@ -84,9 +84,12 @@ def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
     So an indented or quoted ```attentoin is seen (and reported) exactly where the
     lesson view would show it as code.
     """
+    body = "\n".join(lines[start:])
+    if "```" not in body and "~~~" not in body:  # no fence at all: skip the parser
+        return (MarkdownSegment(body.strip("\n")),) if body.strip() else ()
     segments: list[Segment] = []
     prose_start = start
-    for token in _markdown_parser().parse("\n".join(lines[start:])):
+    for token in _markdown_parser().parse(body):
         if token.type != "fence" or token.map is None:
             continue
         first, end = start + token.map[0], start + token.map[1]
