@@ -65,3 +65,27 @@ def test_blocks_split_the_prose_and_keep_their_toml_lines(tmp_path: Path) -> Non
     assert isinstance(block, BlockSegment) and block.params == {"positions": 4, "dim": 4}
     assert block.line == 13
     assert after == MarkdownSegment("After.")
+
+
+def test_a_loader_bug_in_one_file_skips_that_file_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_course.content import lessons
+
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    (folder / "a.md").write_text(FRONT.replace('"l"', '"a"'), encoding="utf-8")
+    (folder / "b.md").write_text(FRONT.replace('"l"', '"b"'), encoding="utf-8")
+    real = lessons.load_lesson
+
+    def broken_for_b(path: Path, root: Path | None = None) -> object:
+        if path.name == "b.md":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(path, root)
+
+    monkeypatch.setattr(lessons, "load_lesson", broken_for_b)
+    loaded, problems = lessons.load_lessons(folder, tmp_path)
+    assert [lesson.id for lesson in loaded] == ["a"]
+    assert [str(p) for p in problems] == [
+        "lessons/b.md: cannot be loaded: RecursionError('maximum recursion depth exceeded')"
+    ]
