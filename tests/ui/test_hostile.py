@@ -84,6 +84,12 @@ async def test_every_item_opens_and_shows_its_text_literally(
         assert "Pick [@click=app.quit]the[/] one ]52;c;aGVsbG8=" in text
         assert "[@click=app.quit]quit" in text and "注意力 🤖" in text
         assert app.sub_title == f"Quiz: {MARKUP_QUIZ_TITLE}"
+        await pilot.press("1", "enter")  # the targeted mistake
+        text = await shown(pilot)
+        assert "[/] [@click=app.quit]feedback" in text
+        await pilot.press("h")
+        assert "[bold]hint[/bold] [/]" in await shown(pilot)
+        assert app.is_running and app.return_code is None
 
 
 async def test_lesson_links_are_shown_not_opened(
@@ -140,6 +146,14 @@ async def test_the_palette_shows_titles_as_text_and_runs_no_action(
             assert not any("@click" in str(span.style) for span in prompt.spans)
             assert not any("link" in str(span.style) for span in prompt.spans)
         assert_inert("\n".join(plain))
+        # Searching for brackets and backslashes highlights escaped titles without error.
+        for _ in range(5):
+            await pilot.press("backspace")
+        await pilot.press(*"[/]\\[")
+        await pilot.pause(0.5)
+        assert app.is_running and isinstance(app.screen, CommandPalette)
+        await pilot.press(*("backspace" for _ in range(4)), *"click")
+        await pilot.pause(0.5)
         # Clicking the text that says @click=app.quit opens the item; it does not quit.
         await pilot.click(OptionList, offset=(5, 0))
         await pilot.pause(0.3)
