@@ -76,6 +76,14 @@ def markup_line(text: str) -> str:
     return escape_markup(one_line(text))
 
 
+def visible(text: str) -> str:
+    """One line where every character clean() would drop is written as its \\uXXXX code,
+    so an error message can show what was hidden in a name."""
+    spaced = _SPACES.sub(" ", _LINE_BREAKS.sub("\n", text))
+    shown = _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", spaced)
+    return _SURROGATE.sub("\ufffd", shown)
+
+
 def clean_deep(value: Any) -> Any:
     """clean() every string in parsed TOML, keys included (escapes like \\u001b arrive here)."""
     if isinstance(value, str):

@@ -10,6 +10,7 @@ import pytest
 from textual.content import Content
 
 from tui_course.content.errors import ContentError
+from tui_course.content.tomlfile import parse_toml
 from tui_course.safe_text import (
     clean,
     clean_deep,
@@ -18,6 +19,7 @@ from tui_course.safe_text import (
     one_line,
     path_text,
     plain_text,
+    visible,
 )
 
 OSC_TITLE = "\x1b]0;pwned\x1b\\"
@@ -104,3 +106,22 @@ def test_content_errors_print_as_one_clean_line() -> None:
     error = ContentError(f"lessons/{OSC_TITLE}.md", 3, f"unknown key '{CSI_CLEAR}'\nnext")
     assert str(error) == "lessons/]0;pwned\\.md:3: unknown key '[2J' next"
     assert plain_text(error) == str(error)
+
+
+def test_visible_spells_out_what_clean_would_hide() -> None:
+    assert visible("ti\u200btle\nx\x1b") == "ti\\u200btle x\\u001b"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('title = "a"\n"ti\\u200btle" = "b"', "f.toml: key 'ti\\u200btle' holds control"),
+        ('a = [{ "\\u202ek" = 1 }]', "f.toml: key '\\u202ek' holds control"),
+        ('[t]\n"\\u001b]0;x" = 1', "f.toml: key '\\u001b]0;x' holds control"),
+    ],
+)
+def test_keys_hiding_characters_are_refused_not_merged(text: str, message: str) -> None:
+    """Cleaned, "ti<ZWSP>tle" would silently replace "title"."""
+    with pytest.raises(ContentError) as raised:
+        parse_toml(text, "f.toml")
+    assert str(raised.value).startswith(message)

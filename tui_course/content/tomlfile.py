@@ -15,6 +15,7 @@ from typing import Any
 
 from tui_course.content.errors import ContentError
 from tui_course.content.text import strip_control_deep
+from tui_course.safe_text import clean, visible
 
 _AOT_HEADER = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_.-]+)\s*\]\]")
 _TABLE_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]")
@@ -90,6 +91,20 @@ def check_nesting(text: str, shown: str, first_line: int = 1) -> None:
             line += token.count("\n")
 
 
+def _check_keys(value: Any, shown: str) -> None:
+    """A key with control or invisible characters is refused, not cleaned: cleaned, it
+    could silently replace another key ("ti\\u200btle" overwriting "title")."""
+    if isinstance(value, list):
+        for item in value:
+            _check_keys(item, shown)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if clean(key) != key:
+                message = f"key '{visible(key)}' holds control or invisible characters"
+                raise ContentError(shown, None, message)
+            _check_keys(item, shown)
+
+
 def parse_toml(text: str, shown: str, first_line: int = 1) -> dict[str, Any]:
     """Parse TOML with control characters removed from every string value and key.
 
@@ -98,7 +113,9 @@ def parse_toml(text: str, shown: str, first_line: int = 1) -> dict[str, Any]:
     """
     check_nesting(text, shown, first_line)
     try:
-        return strip_control_deep(tomllib.loads(text))  # type: ignore[no-any-return]
+        data = tomllib.loads(text)
+        _check_keys(data, shown)
+        return strip_control_deep(data)  # type: ignore[no-any-return]
     except RecursionError:
         raise ContentError(shown, None, "invalid TOML: nested too deeply") from None
     except tomllib.TOMLDecodeError as error:
