@@ -89,3 +89,11 @@ def test_a_loader_bug_in_one_file_skips_that_file_only(
     assert [str(p) for p in problems] == [
         "lessons/b.md: cannot be loaded: RecursionError('maximum recursion depth exceeded')"
     ]
+
+
+def test_a_title_of_invisible_characters_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "l.md"
+    path.write_text(FRONT.replace('title = "t"', 'title = "\\u200b\\u202e "'), encoding="utf-8")
+    with pytest.raises(ContentError) as raised:
+        load_lesson(path, tmp_path)
+    assert str(raised.value) == "l.md:3: 'title' must not be empty"

@@ -53,10 +53,13 @@ def load_lesson(path: Path, root: Path | None = None) -> Lesson:
     check.check(front, FRONT_MATTER_FIELDS)
     if not _ID.match(front["id"]):
         raise check.error(f"id '{front['id']}' must be lowercase letters, digits and dashes", "id")
+    title = one_line(front["title"]).strip()
+    if not title:  # empty, or only characters that are never shown
+        raise check.error("'title' must not be empty", "title")
     segments = _segments(lines, end + 1, shown)
     return Lesson(
         id=front["id"],
-        title=one_line(front["title"]).strip(),
+        title=title,
         order=front["order"],
         path=shown,
         segments=segments,

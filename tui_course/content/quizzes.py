@@ -66,7 +66,7 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
     )
     return Quiz(
         id=data["id"],
-        title=one_line(data["title"]).strip(),
+        title=one_line(_nonempty(check, data, "title")),
         path=shown,
         questions=questions,
         after=data.get("after"),
