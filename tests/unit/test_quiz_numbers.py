@@ -59,3 +59,11 @@ def test_a_computed_key_is_checked_against_its_tolerance(tmp_path: Path) -> None
     quiz = load_quiz(quiz_file(tmp_path, 'answer_from = "sin(2)"\ntolerance = 100\n'), tmp_path)
     (problem,) = prove_quiz(quiz)
     assert str(problem).startswith("q.toml:4: question 1: tolerance 100 is wider than 10 times")
+
+
+@pytest.mark.parametrize("typed", ["1" + "0" * 4000 + "/3", "9" * 5000, "1e999", "nan", "-inf%"])
+def test_hostile_typed_numbers_get_a_message_not_a_crash(typed: str) -> None:
+    from tui_course.content.grading import AnswerFormatError, parse_number
+
+    with pytest.raises(AnswerFormatError):
+        parse_number(typed)
