@@ -208,7 +208,9 @@ _COSTS: dict[str, Callable[..., int]] = {
     "attention_loop": _cost_attention_loop,
     "dot": _cost_dot,
 }
-_KEYWORDS = frozenset({"axis", "scale", "mask", "start", "keepdims", "num_heads", "d_model"})
+_KEYWORDS = frozenset(
+    {"axis", "scale", "mask", "start", "keepdims", "num_heads", "num_positions", "d_model"}
+)
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
