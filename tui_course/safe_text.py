@@ -41,6 +41,8 @@ def clean(text: str) -> str:
 
     CR LF, a lone CR and the Unicode line/paragraph separators become a newline.
     """
+    if text.isprintable():  # no Cc, Cf, Cs, Zl or Zp character: nothing to do (most text)
+        return text
     text = _LINE_BREAKS.sub("\n", text)
     text = _UNSAFE.sub("", text)
     return _SURROGATE.sub("\ufffd", text)

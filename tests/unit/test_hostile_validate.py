@@ -5,12 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
 from tests.fixtures.hostile_corpus import write_hostile_course
+from tui_course.maths.expression import evaluate_number
 from tui_course.validate import validate
 
 
@@ -46,22 +48,50 @@ def test_validate_names_every_hostile_file_without_escape_bytes(hostile_root: Pa
     assert "quizzes/long-prompt.toml:6: line is longer than 20000 characters" in lines
 
 
-def test_a_single_hostile_file_takes_no_more_than_a_few_shipped_courses(
+def single_file_course(hostile_root: Path, into: Path, name: str) -> Path:
+    course = into / name.replace("/", "-")
+    for folder in ("lessons", "quizzes"):
+        (course / folder).mkdir(parents=True)
+    (course / name).write_bytes((hostile_root / name).read_bytes())
+    return course
+
+
+def best_of_three(work: Callable[[], object]) -> float:
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def test_ten_thousand_questions_cost_a_few_times_parsing_them(
     hostile_root: Path, tmp_path: Path
 ) -> None:
-    """Relative, not absolute: the slowest hostile file against the shipped course
-    (bench/validate.py measures the 2 s and 5 s targets)."""
-    validate(REPO)  # NumPy and the maths imported before timing
-    start = time.perf_counter()
-    validate(REPO)
-    shipped = time.perf_counter() - start
-    for name in ("quizzes/many.toml", "quizzes/expensive.toml", "lessons/09-longest-line.md"):
-        course = tmp_path / name.replace("/", "-")
-        for folder in ("lessons", "quizzes"):
-            (course / folder).mkdir(parents=True)
-        (course / name).write_bytes((hostile_root / name).read_bytes())
-        start = time.perf_counter()
-        report = validate(course)
-        seconds = time.perf_counter() - start
-        assert seconds < 40 * max(shipped, 0.05), (name, seconds, shipped)
-        assert report.course.lessons or report.course.quizzes or report.problems
+    """Relative, not absolute (bench/validate.py measures the 2 s and 5 s targets):
+    checking every question costs a small multiple of tomllib reading the file."""
+    course = single_file_course(hostile_root, tmp_path, "quizzes/many.toml")
+    text = (course / "quizzes/many.toml").read_text(encoding="utf-8")
+    parsing = best_of_three(lambda: tomllib.loads(text))
+    validating = best_of_three(lambda: validate(course))
+    assert validating < 8 * parsing, (validating, parsing)
+
+
+def test_a_file_of_expensive_keys_stops_at_its_budget(
+    hostile_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Counted, not timed (BLAS speed varies with the machine's load): the file's budget
+    stops evaluation after a few dozen of its 500 keys."""
+    import tui_course.answers as answers
+
+    course = single_file_course(hostile_root, tmp_path, "quizzes/expensive.toml")
+    evaluated: list[str] = []
+
+    def counting(text: str) -> float:
+        evaluated.append(text)
+        return evaluate_number(text)
+
+    monkeypatch.setattr(answers, "evaluate_number", counting)
+    (problem,) = validate(course).problems
+    assert 5 < len(evaluated) < 40
+    assert str(problem).startswith(f"quizzes/expensive.toml:151: question {len(evaluated)}:")
