@@ -402,7 +402,7 @@ class CourseApp(App[None]):
 
 def resolve_answer_keys(quizzes: Sequence[Quiz]) -> dict[str, tuple[Question, ...] | ContentError]:
     """Each quiz's questions with computed keys, or why they cannot be computed."""
-    # Deferred: NumPy loads in this thread, after the first frame.
+    # Deferred: NumPy loads here, in the worker thread, when the first quiz opens.
     from tui_course.answers import resolve_quiz
 
     keys: dict[str, tuple[Question, ...] | ContentError] = {}
