@@ -14,10 +14,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.command import CommandPalette
 from textual.content import Content
 from textual.pilot import Pilot
-from textual.widgets import Markdown, OptionList
+from textual.widgets import Input, Markdown, OptionList
 
 from tests.conftest import REPO
 from tests.fixtures.hostile_corpus import MARKUP_QUIZ_TITLE, write_hostile_course
@@ -173,6 +174,24 @@ async def test_help_and_the_outline_survive_the_corpus_at_40x12(
         for _ in range(len(app.items)):
             await pilot.press("n")
             assert_inert(await shown(pilot))
+        assert app.is_running and app.return_code is None
+
+
+async def test_hostile_text_typed_or_pasted_into_the_attention_lab(
+    hostile_root: Path, tmp_path: Path
+) -> None:
+    app = make_app(Settings(hostile_root, tmp_path / "data", "attention-lab"))
+    async with running(app, size=(100, 30)) as pilot:
+        box = app.query_one("#lab-attention-lab Input.sentence", Input)
+        box.focus()
+        box.value = ""
+        pasted = "the [@click=app.quit]cat \x1b]0;x\x07 sat \u202eon [/] 注意力 🤖"
+        app.post_message(events.Paste(pasted))  # as the terminal delivers a paste
+        await pilot.pause(0.3)
+        assert box.value == "the [@click=app.quit]cat ]0;x sat on [/] 注意力 🤖"
+        await pilot.press("enter")
+        text = await shown(pilot)
+        assert_inert(text)
         assert app.is_running and app.return_code is None
 
 

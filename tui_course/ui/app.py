@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -20,7 +20,7 @@ from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 from tui_course.content.errors import ContentError
 from tui_course.content.models import Course, Item, Lab, Lesson, Question, Quiz
 from tui_course.progress.store import ProgressStore
-from tui_course.safe_text import markup_line, one_line, path_text
+from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline
 
@@ -388,6 +388,15 @@ class CourseApp(App[None]):
             title="Training lab",
             markup=False,
         )
+
+    async def on_event(self, event: events.Event) -> None:
+        """Pasted text is cleaned before any box sees it: a paste can carry escape codes,
+        which an answer or sentence box would draw straight to the terminal."""
+        if isinstance(event, events.Paste) and not event.is_forwarded:
+            cleaned = clean(event.text)
+            if cleaned != event.text:
+                event = events.Paste(cleaned)
+        await super().on_event(event)
 
     def _handle_exception(self, error: Exception) -> None:
         """An unexpected error still ends the app (return code 1), but without Textual's
