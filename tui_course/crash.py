@@ -37,8 +37,9 @@ def write_crash_log(data_dir: Path, error: BaseException) -> Path:
     with os.fdopen(descriptor, "w", encoding="utf-8", errors="replace") as log:
         log.write(f"attn-tui {__version__} crashed at {time.strftime('%Y-%m-%d %H:%M:%S %z')}\n")
         log.write(f"Python {platform.python_version()} on {platform.platform()}\n")
-        log.write(f"command: {' '.join(sys.argv)}\n\n")
-        log.write("".join(traceback.format_exception(error)))
+        # Cleaned too: a teacher will `cat` this file, and messages may quote content.
+        log.write(f"command: {one_line(' '.join(sys.argv))}\n\n")
+        log.write(plain_text("".join(traceback.format_exception(error))))
     _prune(data_dir)
     return path
 

@@ -72,6 +72,7 @@ def test_a_crash_in_the_app_exits_70_with_one_message_and_a_0600_log(tmp_path: P
     assert f"Details are in {log}" in after_exit
     text = log.read_text()
     assert "Traceback (most recent call last)" in text and "in boom" in text
+    assert "RuntimeError: boom ]0;retitled [/]" in text and "\x1b" not in text
 
 
 def test_report_crash_keeps_a_bounded_number_of_logs(
