@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import sys
 from pathlib import Path
 
@@ -28,6 +29,10 @@ def build_parser() -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     args = argparse.Namespace()
+    for stream in (sys.stdout, sys.stderr):
+        # A title in CJK on an ASCII-only terminal prints as '?', it does not stop the command.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="replace")
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:

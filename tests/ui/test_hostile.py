@@ -236,3 +236,18 @@ def test_progress_shows_hostile_titles_as_text(hostile_root: Path, tmp_path: Pat
     out = result.stdout.decode()
     assert "[@click=app.quit]x Closing" in out
     assert "Bidi txt.exe and zerowidthjoiner"[:30] in out
+
+
+def test_an_ascii_only_terminal_gets_question_marks_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "course"
+    (root / "lessons").mkdir(parents=True)
+    (root / "quizzes").mkdir()
+    (root / "lessons" / "a.md").write_text(
+        '+++\nid = "a"\ntitle = "注意力 🤖"\norder = 1\n+++\n\ntext\n', encoding="utf-8"
+    )
+    monkeypatch.setenv("PYTHONIOENCODING", "ascii")
+    result = run_cli("progress", "--content", str(root), "--data-dir", str(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr
+    assert b" ??? ? " in result.stdout  # the title's characters, each shown as '?'
