@@ -11,7 +11,13 @@ import dataclasses
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import numbers_close
 from tui_course.content.models import Kind, Question, Quiz
-from tui_course.maths.expression import ExpressionError, evaluate_number
+from tui_course.content.quizzes import tolerance_problem
+from tui_course.maths.expression import (
+    BudgetExceeded,
+    ExpressionError,
+    evaluate_number,
+    shared_budget,
+)
 
 
 def resolve(question: Question) -> Question:
@@ -37,17 +43,19 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
     """Problems with numeric keys: expressions that fail, typed keys that disagree with
     their expression, and mistakes that would grade as correct."""
     problems: list[ContentError] = []
-    for number, question in enumerate(quiz.questions, start=1):
-        if question.kind is not Kind.NUMERIC:
+    resolved_questions = _resolve_all(quiz, problems)
+    for number, (question, resolved) in enumerate(
+        zip(quiz.questions, resolved_questions, strict=True), start=1
+    ):
+        if question.kind is not Kind.NUMERIC or resolved is None:
             continue
         where = f"question {number}"
-        try:
-            resolved = resolve(question)
-        except ExpressionError as error:
-            problems.append(
-                ContentError(quiz.path, question.line, f"{where}: answer_from: {error}")
+        if question.answer_from is not None and (
+            problem := tolerance_problem(
+                float(resolved.answer), question.tolerance, question.rel_tolerance
             )
-            continue
+        ):
+            problems.append(ContentError(quiz.path, question.line, f"{where}: {problem}"))
         if question.answer is not None and question.answer_from is not None:
             computed = float(resolved.answer)
             if not numbers_close(float(question.answer), computed, question):
@@ -71,3 +79,35 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
                     )
                 )
     return problems
+
+
+def _resolve_all(quiz: Quiz, problems: list[ContentError]) -> list[Question | None]:
+    """Each question resolved (None where it failed), under one work budget for the file.
+
+    Once the file's budget is spent, one problem says so and the rest are not tried.
+    """
+    resolved: list[Question | None] = []
+    with shared_budget():  # one hostile file cannot hold the app or validate up for long
+        for number, question in enumerate(quiz.questions, start=1):
+            try:
+                resolved.append(resolve(question))
+            except ExpressionError as error:
+                where = f"question {number}: answer_from"
+                problems.append(ContentError(quiz.path, question.line, f"{where}: {error}"))
+                resolved.append(None)
+                if isinstance(error, BudgetExceeded):
+                    break
+    resolved.extend(None for _ in range(len(quiz.questions) - len(resolved)))
+    return resolved
+
+
+def resolve_quiz(quiz: Quiz) -> tuple[Question, ...]:
+    """Every key of the quiz computed once, under one work budget for the file.
+
+    Raises ContentError (path:line) for the first expression that fails.
+    """
+    problems: list[ContentError] = []
+    resolved = _resolve_all(quiz, problems)
+    if problems:
+        raise problems[0]
+    return tuple(question for question in resolved if question is not None)

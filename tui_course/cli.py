@@ -5,7 +5,9 @@ Each subcommand lives in its own module under tui_course.commands.
 
 from __future__ import annotations
 
+import argparse
 import importlib
+import io
 import sys
 from pathlib import Path
 
@@ -26,18 +28,29 @@ def build_parser() -> Parser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = argparse.Namespace()
+    for stream in (sys.stdout, sys.stderr):
+        # A title in CJK on an ASCII-only terminal prints as '?', it does not stop the command.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="replace")
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:
             return run_app(content_dir(args), data_dir(args), args.open)
         code: int = args.run(args)
         return code
+    except KeyboardInterrupt:
+        return 130
     except BrokenPipeError:
         # `attn-tui attention | head`: the reader left; say nothing more.
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as error:  # a bug or hostile input we did not foresee: one line, a log
+        from tui_course.crash import report_crash
+
+        return report_crash(data_dir(args), error)
 
 
 def run_app(content: Path, data: Path, open_id: str | None) -> int:
@@ -53,4 +66,8 @@ def run_app(content: Path, data: Path, open_id: str | None) -> int:
         known = ", ".join(item.id for item in app.items) or "none found"
         return fail(f"error: --open: no lesson, quiz or lab with id '{open_id}' (ids: {known})", 2)
     app.run()
-    return 0
+    if app.crash is not None:
+        from tui_course.crash import report_crash
+
+        return report_crash(data, app.crash)
+    return app.return_code or 0

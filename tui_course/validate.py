@@ -48,5 +48,8 @@ def validate(root: Path) -> Report:
                     problems.append(
                         ContentError(lesson.path, segment.line, f"{segment.name} block: {error}")
                     )
+                except Exception as error:  # whatever breaks a figure is reported, not raised
+                    message = f"{segment.name} block: cannot be drawn: {error!r}"
+                    problems.append(ContentError(lesson.path, segment.line, message))
     problems.sort(key=lambda p: (p.path, p.line or 0))
     return Report(course, tuple(problems))

@@ -14,7 +14,9 @@ class Parser(argparse.ArgumentParser):
     """Usage errors are one line that names the flag, never a wall of usage text."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        from tui_course.safe_text import plain_text  # the message quotes what was typed
+
+        self.exit(2, f"{self.prog}: error: {plain_text(message)} (see {self.prog} --help)\n")
 
 
 def add_common(parser: argparse.ArgumentParser, default: object) -> None:
@@ -47,7 +49,10 @@ def data_dir(args: argparse.Namespace) -> Path:
 
 
 def fail(message: str, code: int = 1) -> int:
-    print(f"{PROG}: {message}", file=sys.stderr)
+    """Messages quote paths, ids and errors that may hold escape codes: print them as text."""
+    from tui_course.safe_text import plain_text
+
+    print(f"{PROG}: {plain_text(message)}", file=sys.stderr)
     return code
 
 

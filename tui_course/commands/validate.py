@@ -19,6 +19,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tui_course.safe_text import path_text
     from tui_course.validate import validate
 
     root = Path(args.dir).expanduser() if args.dir else content_dir(args)
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     for problem in report.problems:
         print(problem)
     if not report.ok:
-        print(f"{len(report.problems)} problem(s) found in {root}", file=sys.stderr)
+        print(f"{len(report.problems)} problem(s) found in {path_text(root)}", file=sys.stderr)
         return 1
     print(report.summary())
     return 0

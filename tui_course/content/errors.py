@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from tui_course.safe_text import one_line, path_text
+
 
 @dataclass(frozen=True)
 class ContentError(Exception):
@@ -15,8 +17,9 @@ class ContentError(Exception):
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.message}"
+        """One printable line: file names and messages may quote hostile content."""
+        where = f"{path_text(self.path)}:{self.line}" if self.line else path_text(self.path)
+        return f"{where}: {one_line(self.message)}"
 
 
 def display_path(path: Path, root: Path | None) -> str:

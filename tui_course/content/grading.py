@@ -47,7 +47,7 @@ def parse_number(raw: str) -> float:
         text, scale = text[:-1], 0.01
     try:
         value = float(Fraction(text)) if "/" in text else float(text)
-    except (ValueError, ZeroDivisionError):
+    except (ValueError, ZeroDivisionError, OverflowError):  # 10**4000/3 overflows a float
         raise AnswerFormatError("Type a number, for example 0.25, -1.5 or 1/4.") from None
     if not math.isfinite(value):
         raise AnswerFormatError("Type a finite number.")

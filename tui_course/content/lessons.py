@@ -2,25 +2,31 @@
 
 Fenced blocks whose name is a known block (content.blocks) become live pieces;
 fences in a known code language stay code; any other fence name is an error,
-so a typo such as ```attentoin is caught instead of shown as code.
+so a typo such as ```attentoin is caught instead of shown as code. Fences are
+found by markdown-it, the parser family the lesson view renders with.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
+
+from markdown_it import MarkdownIt
 
 from tui_course.content.blocks import BLOCK_FIELDS, check_block
 from tui_course.content.errors import ContentError, display_path
 from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment, Segment
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
+from tui_course.safe_text import one_line
 
 CODE_LANGUAGES = frozenset(
     {"", "python", "py", "text", "console", "bash", "sh", "toml", "json", "markdown", "md"}
 )
-_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`\s]*)\s*$")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+MAX_LESSON_BYTES = 256 * 1024  # 50 times the longest shipped lesson; more froze the view
 
 FRONT_MATTER_FIELDS = {
     "id": Field((str,), "a lesson id (lowercase letters, digits, dashes)", required=True),
@@ -33,7 +39,7 @@ FRONT_MATTER_FIELDS = {
 def load_lesson(path: Path, root: Path | None = None) -> Lesson:
     """Parse one lesson file; raise ContentError naming the file and line."""
     shown = display_path(path, root)
-    text = strip_control(read_text(path, shown))
+    text = strip_control(read_text(path, shown, MAX_LESSON_BYTES))
     lines = text.split("\n")
     if lines[0].strip() != "+++":
         raise ContentError(shown, 1, "a lesson must start with '+++' front matter (id, title)")
@@ -47,57 +53,87 @@ def load_lesson(path: Path, root: Path | None = None) -> Lesson:
     check.check(front, FRONT_MATTER_FIELDS)
     if not _ID.match(front["id"]):
         raise check.error(f"id '{front['id']}' must be lowercase letters, digits and dashes", "id")
+    title = one_line(front["title"]).strip()
+    if not title:  # empty, or only characters that are never shown
+        raise check.error("'title' must not be empty", "title")
     segments = _segments(lines, end + 1, shown)
     return Lesson(
         id=front["id"],
-        title=front["title"].strip(),
+        title=title,
         order=front["order"],
         path=shown,
         segments=segments,
-        summary=front.get("summary", "").strip(),
+        summary=one_line(front.get("summary", "")).strip(),
     )
 
 
+_FENCE_LINE = re.compile(r"^[\s>]*(?P<fence>`{3,}|~{3,})\s*$")
+
+
+@cache
+def _markdown_parser() -> MarkdownIt:
+    """The parser family the lesson view renders with (Textual's Markdown: gfm-like).
+
+    Only block structure matters here: of the core steps, only normalising the text and
+    the block rules run (inline parsing and linkify would triple the time).
+    """
+    parser = MarkdownIt("gfm-like")
+    parser.core.ruler.enableOnly(["normalize", "block"])
+    return parser
+
+
 def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
+    """Prose and live blocks, with fences found by markdown-it as the renderer finds them.
+
+    So an indented or quoted ```attentoin is seen (and reported) exactly where the
+    lesson view would show it as code.
+    """
+    body = "\n".join(lines[start:])
+    if "```" not in body and "~~~" not in body:  # no fence at all: skip the parser
+        return (MarkdownSegment(body.strip("\n")),) if body.strip() else ()
     segments: list[Segment] = []
-    prose: list[str] = []
-    index = start
-    while index < len(lines):
-        match = _FENCE.match(lines[index])
-        if not match:
-            prose.append(lines[index])
-            index += 1
+    prose_start = start
+    for token in _markdown_parser().parse(body):
+        if token.type != "fence" or token.map is None:
             continue
-        fence, name = match.group("fence"), match.group("info").lower()
-        close = _closing_fence(lines, index + 1, fence)
-        if close is None:
-            raise ContentError(shown, index + 1, f"fenced block '{name or fence}' is never closed")
+        first, end = start + token.map[0], start + token.map[1]
+        info = token.info.split()
+        name = info[0].lower() if info else ""
+        if not _closed(token.markup, lines, first, end):
+            message = f"fenced block '{name or token.markup}' is never closed"
+            raise ContentError(shown, first + 1, message)
         if name in CODE_LANGUAGES:
-            prose.extend(lines[index : close + 1])
-        elif name in BLOCK_FIELDS:
-            if "\n".join(prose).strip():
-                segments.append(MarkdownSegment("\n".join(prose).strip("\n")))
-            prose = []
-            segments.append(_block(name, lines[index + 1 : close], index + 2, shown))
-        else:
+            continue
+        if name not in BLOCK_FIELDS:
             known = ", ".join(sorted(BLOCK_FIELDS))
             raise ContentError(
                 shown,
-                index + 1,
+                first + 1,
                 f"unknown block '{name}' (blocks: {known}; or a code language such as python)",
             )
-        index = close + 1
-    if "\n".join(prose).strip():
-        segments.append(MarkdownSegment("\n".join(prose).strip("\n")))
+        if token.level > 0:
+            message = f"a '{name}' block must start at the margin, not inside a list or quote"
+            raise ContentError(shown, first + 1, message)
+        prose = "\n".join(lines[prose_start:first])
+        if prose.strip():
+            segments.append(MarkdownSegment(prose.strip("\n")))
+        segments.append(_block(name, token.content.split("\n")[:-1], first + 2, shown))
+        prose_start = end
+    prose = "\n".join(lines[prose_start:])
+    if prose.strip():
+        segments.append(MarkdownSegment(prose.strip("\n")))
     return tuple(segments)
 
 
-def _closing_fence(lines: list[str], start: int, fence: str) -> int | None:
-    for index in range(start, len(lines)):
-        stripped = lines[index].strip()
-        if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
-            return index
-    return None
+def _closed(markup: str, lines: list[str], first: int, end: int) -> bool:
+    """markdown-it runs an unclosed fence to the end of its container: check the last line."""
+    if end - first < 2:
+        return False
+    match = _FENCE_LINE.match(lines[end - 1])
+    if match is None:
+        return False
+    fence = match.group("fence")
+    return fence[0] == markup[0] and len(fence) >= len(markup)
 
 
 def _block(name: str, body: list[str], first_line: int, shown: str) -> BlockSegment:
@@ -117,5 +153,8 @@ def load_lessons(folder: Path, root: Path | None = None) -> tuple[list[Lesson], 
             lessons.append(load_lesson(path, root))
         except ContentError as error:
             problems.append(error)
+        except Exception as error:  # a loader bug must not stop the rest of the course
+            shown = display_path(path, root)
+            problems.append(ContentError(shown, None, f"cannot be loaded: {error!r}"))
     lessons.sort(key=lambda lesson: (lesson.order, lesson.id))
     return lessons, problems

@@ -7,6 +7,7 @@ Numeric keys written as expressions are recomputed by tui_course.answers.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from tui_course.content.grading import matches_text, normalise_text
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
+from tui_course.safe_text import one_line
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _NUMBER = (int, float)
@@ -64,12 +66,23 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
     )
     return Quiz(
         id=data["id"],
-        title=data["title"].strip(),
+        title=one_line(_nonempty(check, data, "title")),
         path=shown,
         questions=questions,
         after=data.get("after"),
         intro=data.get("intro", "").strip(),
     )
+
+
+def tolerance_problem(key: float, tolerance: float, rel_tolerance: float) -> str | None:
+    """A tolerance so wide that almost any answer passes (more than 10x the key's size).
+
+    Keys near zero are measured against 1, so `answer = 0, tolerance = 0.01` stays fine.
+    """
+    width = max(tolerance, rel_tolerance * abs(key))
+    if width > 10 * max(abs(key), 1.0):
+        return f"tolerance {width:g} is wider than 10 times the key {key:g}: almost anything passes"
+    return None
 
 
 def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
@@ -103,8 +116,15 @@ def _question(table: dict[str, Any], check: TableCheck) -> Question:
     answer = _answer(check, kind, table, options, "answer")
     tolerance = float(table.get("tolerance", 0.0))
     rel_tolerance = float(table.get("rel_tolerance", 0.0))
-    if tolerance < 0 or rel_tolerance < 0:
-        raise check.error("tolerances must not be negative", "tolerance")
+    for key, value in (("tolerance", tolerance), ("rel_tolerance", rel_tolerance)):
+        if not math.isfinite(value) or value < 0:
+            raise check.error(f"'{key}' must be a finite number, not negative", key)
+    if (
+        kind is Kind.NUMERIC
+        and answer is not None
+        and (problem := tolerance_problem(answer, tolerance, rel_tolerance))
+    ):
+        raise check.error(problem, "tolerance" if "tolerance" in table else "rel_tolerance")
     mistakes = []
     for index, entry in enumerate(table.get("mistake", [])):
         mistake_check = TableCheck(
@@ -153,6 +173,8 @@ def _answer(
             return None
         if isinstance(value, bool) or not isinstance(value, _NUMBER):
             raise check.error(f"'{key}' must be a number", key)
+        if not math.isfinite(value):
+            raise check.error(f"'{key}' must be a finite number, not {value}", key)
         return float(value)
     if value is None:
         raise check.error(f"missing required key '{key}'")
@@ -218,4 +240,7 @@ def load_quizzes(folder: Path, root: Path | None = None) -> tuple[list[Quiz], li
             quizzes.append(load_quiz(path, root))
         except ContentError as error:
             problems.append(error)
+        except Exception as error:  # a loader bug must not stop the rest of the course
+            shown = display_path(path, root)
+            problems.append(ContentError(shown, None, f"cannot be loaded: {error!r}"))
     return quizzes, problems

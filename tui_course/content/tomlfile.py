@@ -15,6 +15,7 @@ from typing import Any
 
 from tui_course.content.errors import ContentError
 from tui_course.content.text import strip_control_deep
+from tui_course.safe_text import clean, visible
 
 _AOT_HEADER = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_.-]+)\s*\]\]")
 _TABLE_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]")
@@ -24,11 +25,20 @@ _TOML_LINE = re.compile(r"\(at line (\d+), column \d+\)")
 TablePath = tuple[str | int, ...]
 
 
-def read_text(path: Path, shown: str) -> str:
+MAX_FILE_BYTES = 4 * 1024 * 1024  # the largest shipped file is 10 KB
+MAX_LINE_CHARS = 20_000  # drawing a 1 MB line froze the app for seconds
+
+
+def read_text(path: Path, shown: str, max_bytes: int = MAX_FILE_BYTES) -> str:
     """The file's text, or a ContentError saying plainly why it cannot be read."""
     if path.is_dir():
         raise ContentError(shown, None, "is a directory, expected a file")
     try:
+        if not path.is_file():  # a FIFO or a device would block or never end
+            raise ContentError(shown, None, "is not a regular file")
+        if path.stat().st_size > max_bytes:
+            limit = f"{max_bytes // 1024} KB"
+            raise ContentError(shown, None, f"is larger than {limit}; content files are small")
         data = path.read_bytes()
     except OSError as error:
         raise ContentError(shown, None, f"cannot read: {error.strerror or error}") from None
@@ -39,16 +49,75 @@ def read_text(path: Path, shown: str) -> str:
         raise ContentError(shown, line, "is not valid UTF-8 text") from None
     if not text.strip():
         raise ContentError(shown, None, "is empty")
+    if len(text) > MAX_LINE_CHARS:
+        for number, text_line in enumerate(text.splitlines(), start=1):
+            if len(text_line) > MAX_LINE_CHARS:
+                message = f"line is longer than {MAX_LINE_CHARS} characters"
+                raise ContentError(shown, number, message)
     return text.removeprefix("\ufeff")
 
 
-def parse_toml(text: str, shown: str, first_line: int = 1) -> dict[str, Any]:
-    """Parse TOML with control characters removed from every string value.
+MAX_NESTING = 32  # arrays and inline tables inside each other; content needs 2 or 3
 
-    Syntax errors become ContentError with the file's line number.
+
+# Strings and comments (whose brackets do not count), brackets and newlines; the rest is skipped.
+_NESTING_TOKENS = re.compile(
+    r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+    r"|'''.*?'''"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+    r"|'[^'\n]*'"
+    r"|#[^\n]*"
+    r"|[\[\]{}\n]",
+    re.DOTALL,
+)
+
+
+def check_nesting(text: str, shown: str, first_line: int = 1) -> None:
+    """Refuse deeply nested arrays before tomllib, which recurses (500 deep: RecursionError).
+
+    Brackets inside strings and comments do not count.
     """
+    depth = 0
+    line = first_line
+    for match in _NESTING_TOKENS.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ContentError(shown, line, f"nested more than {MAX_NESTING} deep")
+        elif token in ("]", "}"):
+            depth = max(depth - 1, 0)
+        else:
+            line += token.count("\n")
+
+
+def _check_keys(value: Any, shown: str) -> None:
+    """A key with control or invisible characters is refused, not cleaned: cleaned, it
+    could silently replace another key ("ti\\u200btle" overwriting "title")."""
+    if isinstance(value, list):
+        for item in value:
+            _check_keys(item, shown)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if clean(key) != key:
+                message = f"key '{visible(key)}' holds control or invisible characters"
+                raise ContentError(shown, None, message)
+            _check_keys(item, shown)
+
+
+def parse_toml(text: str, shown: str, first_line: int = 1) -> dict[str, Any]:
+    """Parse TOML with control characters removed from every string value and key.
+
+    Syntax errors and nesting deeper than MAX_NESTING become ContentError with the
+    file's line number.
+    """
+    check_nesting(text, shown, first_line)
     try:
-        return strip_control_deep(tomllib.loads(text))  # type: ignore[no-any-return]
+        data = tomllib.loads(text)
+        _check_keys(data, shown)
+        return strip_control_deep(data)  # type: ignore[no-any-return]
+    except RecursionError:
+        raise ContentError(shown, None, "invalid TOML: nested too deeply") from None
     except tomllib.TOMLDecodeError as error:
         message = str(error)
         match = _TOML_LINE.search(message)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -16,8 +17,10 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 
-from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
+from tui_course.content.errors import ContentError
+from tui_course.content.models import Course, Item, Lab, Lesson, Question, Quiz
 from tui_course.progress.store import ProgressStore
+from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline
 
@@ -29,6 +32,7 @@ if TYPE_CHECKING:
     from tui_course.ui.widgets.training_panel import RunFactory
 
 LAST_OPENED = "last_opened"
+AnswerKeys = Mapping[str, "tuple[Question, ...] | ContentError"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,9 @@ class CourseApp(App[None]):
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
+        self._answer_keys: asyncio.Future[AnswerKeys] | None = None
+        self._quiz_keys: AnswerKeys = {}
+        self.crash: Exception | None = None  # what ended the app, for cli.run_app to report
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -119,19 +126,31 @@ class CourseApp(App[None]):
 
     def on_mount(self) -> None:
         if self.store.notice:
-            self.notify(self.store.notice, title="Progress", severity="warning", timeout=15)
+            self.notify(
+                one_line(self.store.notice),
+                title="Progress",
+                severity="warning",
+                timeout=15,
+                markup=False,
+            )
         if self.course.problems:
             count = len(self.course.problems)
             first = str(self.course.problems[0])
             more = f" (and {count - 1} more; run attn-tui validate)" if count > 1 else ""
-            self.notify(first + more, title="Content problems", severity="warning", timeout=15)
+            self.notify(
+                first + more,
+                title="Content problems",
+                severity="warning",
+                timeout=15,
+                markup=False,
+            )
         start = self.settings.open_id or self.store.get_setting(LAST_OPENED)
         item = self.course.find(start) if start else None
         if item is None and self.items:
             item = self.items[0]
         if item is None:
             self.query_one(LessonView).show_message(
-                f"No lessons or quizzes were found in {self.settings.content_dir}."
+                f"No lessons or quizzes were found in {path_text(self.settings.content_dir)}."
             )
             return
         # The outline shows in the first frame; the lesson (Markdown, maybe NumPy) right after.
@@ -144,12 +163,30 @@ class CourseApp(App[None]):
         if self.current is None and self._start_id is not None:
             await self.open_item(self._start_id, focus_content)
 
+    def _compute_answer_keys(self) -> asyncio.Future[AnswerKeys]:
+        """Every quiz's keys, computed once, in a thread, when the first quiz opens.
+
+        Never on the UI thread (a key is an expression from a content file), and not at
+        start-up, which would load NumPy before the first lesson needs it.
+        """
+        if self._answer_keys is None:
+            loop = asyncio.get_running_loop()
+            self._answer_keys = loop.run_in_executor(None, resolve_answer_keys, self.course.quizzes)
+        return self._answer_keys
+
     # opening things
 
     async def open_item(self, item_id: str, focus_content: bool = False) -> None:
         item = self.course.find(item_id)
         if item is None:
             return
+        if isinstance(item, Quiz):
+            self._quiz_keys = await self._compute_answer_keys()
+            keys = self._quiz_keys[item.id]
+            if isinstance(keys, ContentError):
+                title = "This quiz cannot open"
+                self.notify(str(keys), title=title, severity="error", markup=False)
+                return
         self._remember_position()
         self.current = item
         self.store.set_setting(LAST_OPENED, item.id)
@@ -161,18 +198,18 @@ class CourseApp(App[None]):
             switcher.current = "lesson"
             saved = self.store.get_setting(f"position:{item.id}")
             await self.query_one(LessonView).show(item, float(saved) if saved else 0.0)
-            self.sub_title = item.title
+            self.sub_title = one_line(item.title)
             target = self.query_one(LessonView)
         elif isinstance(item, Quiz):
             quiz_view = await self._quiz_view()
             switcher.current = "quiz"
-            self.sub_title = f"Quiz: {item.title}"
+            self.sub_title = f"Quiz: {one_line(item.title)}"
             await quiz_view.start(self._session(item))
             target = quiz_view
         else:
             target = await self._lab_view(item)
             switcher.current = target.id
-            self.sub_title = item.title
+            self.sub_title = one_line(item.title)
         if focus_content and not isinstance(item, Quiz):  # a quiz focuses its own answer box
             target.focus()
 
@@ -201,11 +238,12 @@ class CourseApp(App[None]):
         return view
 
     def _session(self, quiz: Quiz) -> QuizSession:
-        # Deferred: resolving numeric keys imports NumPy maths only when a quiz opens.
-        from tui_course.answers import resolve
+        # Keys were computed in a thread by _compute_answer_keys; open_item awaited them.
         from tui_course.content.session import QuizSession
 
-        return QuizSession.start(quiz, tuple(resolve(q) for q in quiz.questions))
+        keys = self._quiz_keys[quiz.id]
+        assert not isinstance(keys, ContentError)  # open_item does not open such a quiz
+        return QuizSession.start(quiz, keys)
 
     def _remember_position(self) -> None:
         view = self.query_one(LessonView)
@@ -244,7 +282,8 @@ class CourseApp(App[None]):
             await self.open_item(ids[index], focus_content=True)
         else:
             self.notify(
-                "That is the end of the course." if offset > 0 else "This is the first item."
+                "That is the end of the course." if offset > 0 else "This is the first item.",
+                markup=False,
             )
 
     async def action_next_item(self) -> None:
@@ -324,7 +363,8 @@ class CourseApp(App[None]):
             async def open_it(item_id: str = item.id) -> None:
                 await self.open_item(item_id, focus_content=True)
 
-            yield SystemCommand(title, help_line, open_it)
+            # Palette titles and help are parsed as markup: content must stay text.
+            yield SystemCommand(markup_line(title), markup_line(help_line), open_it)
         yield SystemCommand("Next item", "Open the next lesson, lab or quiz", self.action_next_item)
         yield SystemCommand(
             "Previous item", "Open the previous lesson, lab or quiz", self.action_previous_item
@@ -348,10 +388,41 @@ class CourseApp(App[None]):
             f"Training finished: test accuracy {done.test_accuracy:.3f},"
             f" {done.params:,} parameters, {done.seconds:.0f} s.",
             title="Training lab",
+            markup=False,
         )
+
+    async def on_event(self, event: events.Event) -> None:
+        """Pasted text is cleaned before any box sees it: a paste can carry escape codes,
+        which an answer or sentence box would draw straight to the terminal."""
+        if isinstance(event, events.Paste) and not event.is_forwarded:
+            cleaned = clean(event.text)
+            if cleaned != event.text:
+                event = events.Paste(cleaned)
+        await super().on_event(event)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An unexpected error still ends the app (return code 1), but without Textual's
+        traceback with locals over the terminal: cli.run_app logs it and says one line."""
+        self.crash = error
+        super()._handle_exception(error)
+        self._exit_renderables.clear()
 
     def on_unmount(self) -> None:
         self.store.close()
+
+
+def resolve_answer_keys(quizzes: Sequence[Quiz]) -> dict[str, tuple[Question, ...] | ContentError]:
+    """Each quiz's questions with computed keys, or why they cannot be computed."""
+    # Deferred: NumPy loads here, in the worker thread, when the first quiz opens.
+    from tui_course.answers import resolve_quiz
+
+    keys: dict[str, tuple[Question, ...] | ContentError] = {}
+    for quiz in quizzes:
+        try:
+            keys[quiz.id] = resolve_quiz(quiz)
+        except ContentError as error:
+            keys[quiz.id] = error
+    return keys
 
 
 def make_app(settings: Settings) -> CourseApp:

@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment
+from tui_course.safe_text import one_line
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -58,7 +59,9 @@ class LessonView(VerticalScroll):
         prose: list[tuple[Markdown, str]] = []
         for segment in lesson.segments:
             if isinstance(segment, MarkdownSegment):
-                markdown = Markdown(classes="prose")
+                # A lesson's links are never opened: on a lab server the "browser" may be
+                # lynx taking over the terminal, and the link comes from a content file.
+                markdown = Markdown(classes="prose", open_links=False)
                 prose.append((markdown, segment.text))
                 widgets.append(markdown)
             elif isinstance(segment, BlockSegment):
@@ -69,6 +72,13 @@ class LessonView(VerticalScroll):
         self._pending_scroll = scroll_y or None
         self.scroll_home(animate=False)
         self.watch_virtual_size()
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """Show where a link points, as text the student can copy; jump to #anchors."""
+        event.stop()
+        if event.href.startswith("#") and event.markdown.goto_anchor(event.href[1:]):
+            return
+        self.notify(one_line(event.href), title="Link (not opened)", markup=False)
 
     def show_message(self, text: str) -> None:
         self.lesson = None

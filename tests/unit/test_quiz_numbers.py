@@ -1,0 +1,69 @@
+"""Numbers in quizzes are finite and tolerances sane, or the file is refused with its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui_course.answers import prove_quiz
+from tui_course.content.errors import ContentError
+from tui_course.content.quizzes import load_quiz
+
+HEAD = 'id = "q"\ntitle = "t"\n\n[[question]]\nkind = "numeric"\nprompt = "?"\nexplanation = "."\n'
+
+
+def quiz_file(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "q.toml"
+    path.write_text(HEAD + body, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("answer = nan\n", "q.toml:8: question 1: 'answer' must be a finite number, not nan"),
+        ("answer = -inf\n", "q.toml:8: question 1: 'answer' must be a finite number, not -inf"),
+        ("answer = 1\ntolerance = inf\n", "q.toml:9: question 1: 'tolerance' must be a finite"),
+        ("answer = 1\ntolerance = nan\n", "q.toml:9: question 1: 'tolerance' must be a finite"),
+        ("answer = 1\nrel_tolerance = nan\n", "q.toml:9: question 1: 'rel_tolerance' must be"),
+        ("answer = 1\ntolerance = -1\n", "q.toml:9: question 1: 'tolerance' must be a finite"),
+        (
+            "answer = 2.0\ntolerance = 1e308\n",
+            "q.toml:9: question 1: tolerance 1e+308 is wider than 10 times the key 2",
+        ),
+        (
+            "answer = 0.5\nrel_tolerance = 50\n",
+            "q.toml:9: question 1: tolerance 25 is wider than 10 times the key 0.5",
+        ),
+        (
+            'answer = 1\n[[question.mistake]]\nanswer = nan\nfeedback = "f"\n',
+            "q.toml:10: question 1 mistake 1: 'answer' must be a finite number, not nan",
+        ),
+    ],
+)
+def test_bad_numbers_are_refused_with_their_line(tmp_path: Path, body: str, message: str) -> None:
+    with pytest.raises(ContentError) as raised:
+        load_quiz(quiz_file(tmp_path, body), tmp_path)
+    assert str(raised.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    "body", ["answer = 0\ntolerance = 0.01\n", "answer = 100\ntolerance = 5\n"]
+)
+def test_sensible_tolerances_pass(tmp_path: Path, body: str) -> None:
+    load_quiz(quiz_file(tmp_path, body), tmp_path)
+
+
+def test_a_computed_key_is_checked_against_its_tolerance(tmp_path: Path) -> None:
+    quiz = load_quiz(quiz_file(tmp_path, 'answer_from = "sin(2)"\ntolerance = 100\n'), tmp_path)
+    (problem,) = prove_quiz(quiz)
+    assert str(problem).startswith("q.toml:4: question 1: tolerance 100 is wider than 10 times")
+
+
+@pytest.mark.parametrize("typed", ["1" + "0" * 4000 + "/3", "9" * 5000, "1e999", "nan", "-inf%"])
+def test_hostile_typed_numbers_get_a_message_not_a_crash(typed: str) -> None:
+    from tui_course.content.grading import AnswerFormatError, parse_number
+
+    with pytest.raises(AnswerFormatError):
+        parse_number(typed)
