@@ -166,7 +166,9 @@ def test_moodle_xml_has_moodles_structure_for_every_question(path: Path) -> None
 
 # --- escaping properties ---------------------------------------------------------------
 
-hostile_char = st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from(
+# Control and format characters (Cc, Cf) are cleaned by the quiz loader on the way in, so a
+# round trip is about what survives loading; Cs cannot be encoded.
+hostile_char = st.characters(blacklist_categories=("Cs", "Cc", "Cf")) | st.sampled_from(
     [*GIFT_SPECIALS, "\n", "[", "]", "%", "<", ">", "&", "`", "*", "/", "$", "-", " "]
 )
 hostile_text = st.text(hostile_char, max_size=40)
@@ -558,7 +560,8 @@ def test_hostile_quiz_header_and_deep_json_are_refused_in_one_line(tmp_path: Pat
     assert "must be lowercase letters" in result.stderr
     assert not (tmp_path.parent / "escape.toml").exists()
     deep = tmp_path / "deep.gift"
-    deep.write_text("// attn-tui: " + "[" * 100_000 + "\nQ?{=a ~b}\n", "utf-8")
+    # Deeper than json can parse, yet within the readers' 20,000-character line cap.
+    deep.write_text("// attn-tui: " + "[" * 10_000 + "\nQ?{=a ~b}\n", "utf-8")
     result = run_cli("import", str(deep))
     assert result.returncode == 1 and f"{deep.as_posix()}:1: attn-tui comment" in result.stderr
 

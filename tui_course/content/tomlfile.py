@@ -33,6 +33,8 @@ def read_text(path: Path, shown: str, max_bytes: int = MAX_FILE_BYTES) -> str:
     """The file's text, or a ContentError saying plainly why it cannot be read."""
     if path.is_dir():
         raise ContentError(shown, None, "is a directory, expected a file")
+    if not path.exists():
+        raise ContentError(shown, None, "cannot read: no such file")
     try:
         if not path.is_file():  # a FIFO or a device would block or never end
             raise ContentError(shown, None, "is not a regular file")
