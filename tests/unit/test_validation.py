@@ -37,7 +37,8 @@ EXPECTED = [
     "quizzes/two-correct.toml:9: question 1: single choice needs exactly one correct option, "
     'got 2 (use kind = "multi" for several)',
     "quizzes/unknown-key.toml:15: question 2: unknown key 'tolerence' (allowed: answer, "
-    "answer_from, explanation, hints, kind, mistake, options, prompt, rel_tolerance, tolerance)",
+    "answer_from, explanation, hints, kind, mistake, options, prompt, rel_tolerance, tolerance,"
+    " tries)",
     "quizzes/unknown-kind.toml:5: question 1: unknown kind 'essay' (choice, multi, numeric, text)",
     "quizzes/wrong-type.toml:10: question 1: 'hints' must be a list of strings",
 ]

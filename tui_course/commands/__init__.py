@@ -13,4 +13,7 @@ COMMANDS = (
     "pe",
     "train",
     "progress",
+    "reset",
+    "list",
+    "review",
 )

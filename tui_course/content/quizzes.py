@@ -20,12 +20,14 @@ from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _NUMBER = (int, float)
 MAX_OPTIONS = 9  # options are picked with the keys 1-9
+MAX_TRIES = 9
 
 QUIZ_FIELDS = {
     "id": Field((str,), "a quiz id (lowercase letters, digits, dashes)", required=True),
     "title": Field((str,), "a string", required=True),
     "after": Field((str,), "the id of a lesson"),
     "intro": Field((str,), "a string"),
+    "tries": Field((int,), f"a whole number of tries, 1 to {MAX_TRIES}"),
     "question": Field((list,), "one or more [[question]] tables", required=True, items=dict),
 }
 QUESTION_FIELDS = {
@@ -38,6 +40,7 @@ QUESTION_FIELDS = {
     "tolerance": Field(_NUMBER, "a number (absolute tolerance)"),
     "rel_tolerance": Field(_NUMBER, "a number (relative tolerance)"),
     "hints": Field((list,), "a list of strings", items=str),
+    "tries": Field((int,), f"a whole number of tries, 1 to {MAX_TRIES}"),
     "mistake": Field((list,), "[[question.mistake]] tables", items=dict),
 }
 MISTAKE_FIELDS = {
@@ -69,7 +72,15 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
         questions=questions,
         after=data.get("after"),
         intro=data.get("intro", "").strip(),
+        tries=_tries(check, data),
     )
+
+
+def _tries(check: TableCheck, table: dict[str, Any]) -> int | None:
+    tries = table.get("tries")
+    if tries is not None and (isinstance(tries, bool) or not 1 <= tries <= MAX_TRIES):
+        raise check.error(f"'tries' must be 1 to {MAX_TRIES}, got {tries}", "tries")
+    return tries if tries is None else int(tries)
 
 
 def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
@@ -100,7 +111,10 @@ def _question(table: dict[str, Any], check: TableCheck) -> Question:
         for key in ("answer_from", "tolerance", "rel_tolerance"):
             if key in table:
                 raise check.error(f"'{key}' is only for numeric questions", key)
-    answer = _answer(check, kind, table, options, "answer")
+    answer = _answer(check, kind, table, options, "answer", several=True)
+    also_accepted: tuple[float, ...] = ()
+    if kind is Kind.NUMERIC and isinstance(answer, tuple):
+        answer, also_accepted = answer[0], answer[1:]
     tolerance = float(table.get("tolerance", 0.0))
     rel_tolerance = float(table.get("rel_tolerance", 0.0))
     if tolerance < 0 or rel_tolerance < 0:
@@ -126,6 +140,8 @@ def _question(table: dict[str, Any], check: TableCheck) -> Question:
         rel_tolerance=rel_tolerance,
         hints=tuple(hint.strip() for hint in table.get("hints", [])),
         mistakes=tuple(mistakes),
+        tries=_tries(check, table),
+        also_accepted=also_accepted,
     )
 
 
@@ -142,7 +158,12 @@ def _check_options(check: TableCheck, options: tuple[str, ...]) -> None:
 
 
 def _answer(
-    check: TableCheck, kind: Kind, table: dict[str, Any], options: tuple[str, ...], key: str
+    check: TableCheck,
+    kind: Kind,
+    table: dict[str, Any],
+    options: tuple[str, ...],
+    key: str,
+    several: bool = False,
 ) -> Any:
     """The answer key in its graded form; numeric may be None when answer_from gives it."""
     value = table.get(key)
@@ -151,6 +172,11 @@ def _answer(
             if "answer_from" not in table:
                 raise check.error("a numeric question needs 'answer' or 'answer_from'")
             return None
+        if several and isinstance(value, list):
+            # a list: the key first, then other readings a careful student may give
+            if not value or any(isinstance(v, bool) or not isinstance(v, _NUMBER) for v in value):
+                raise check.error(f"'{key}' must be a number or a list of numbers", key)
+            return tuple(float(v) for v in value)
         if isinstance(value, bool) or not isinstance(value, _NUMBER):
             raise check.error(f"'{key}' must be a number", key)
         return float(value)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,9 +18,10 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 
 from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
+from tui_course.progress.review import REVIEW_ID
 from tui_course.progress.store import ProgressStore
 from tui_course.ui.widgets.lesson_view import LessonView
-from tui_course.ui.widgets.outline import Outline
+from tui_course.ui.widgets.outline import Outline, legend_lines
 
 if TYPE_CHECKING:
     from tui_course.content.session import QuizSession
@@ -39,21 +41,28 @@ class Settings:
 
 
 def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
-    """'[x]' for a lesson read to the end or a quiz fully mastered; quiz scores as n/m."""
+    """Each item's mark (see outline.MARKS_LEGEND): scores only for a finished first pass."""
     done = store.lessons_done()
     marks = {lesson.id: "[x]" if lesson.id in done else "[ ]" for lesson in course.lessons}
     marks.update({lab.id: "   " for lab in course.labs})
     for quiz in course.quizzes:
-        stats = store.quiz_stats(quiz.id, len(quiz.questions))
         total = len(quiz.questions)
-        box = "[x]" if len(stats.mastered) == total else "[ ]"
-        if stats.best_correct is not None:
-            marks[quiz.id] = f"{box} {stats.best_correct}/{total}"
-        elif stats.attempts:
-            marks[quiz.id] = f"{box} {len(stats.mastered)}/{total}"
+        stats = store.quiz_stats(quiz.id, total)
+        if stats.state == "finished":
+            box = "[x]" if len(stats.mastered) == total else "[=]"
+            marks[quiz.id] = f"{box} {stats.first_try}/{total}"
+        elif stats.state == "in progress":
+            marks[quiz.id] = f"[~] {stats.answered}/{total}"
         else:
-            marks[quiz.id] = box
+            marks[quiz.id] = "[ ]"
     return marks
+
+
+def review_due(store: ProgressStore, now: datetime) -> int | None:
+    """Questions due for review now; None when nothing was ever scheduled (no entry)."""
+    if not store.review_cards_all():
+        return None
+    return len(store.review_cards_due(now.astimezone(UTC).isoformat(timespec="seconds")))
 
 
 class CourseApp(App[None]):
@@ -102,6 +111,7 @@ class CourseApp(App[None]):
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
+        self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # tests fix the clock
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -112,7 +122,12 @@ class CourseApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
-            yield Outline(self.items, outline_marks(self.course, self.store), id="outline")
+            yield Outline(
+                self.items,
+                outline_marks(self.course, self.store),
+                review_due(self.store, self.now()),
+                id="outline",
+            )
             with ContentSwitcher(initial="lesson", id="content"):
                 yield LessonView(id="lesson")
         yield Footer()
@@ -125,6 +140,9 @@ class CourseApp(App[None]):
             first = str(self.course.problems[0])
             more = f" (and {count - 1} more; run attn-tui validate)" if count > 1 else ""
             self.notify(first + more, title="Content problems", severity="warning", timeout=15)
+        if self.settings.open_id == REVIEW_ID:
+            self.call_after_refresh(self.open_review)
+            return
         start = self.settings.open_id or self.store.get_setting(LAST_OPENED)
         item = self.course.find(start) if start else None
         if item is None and self.items:
@@ -147,6 +165,9 @@ class CourseApp(App[None]):
     # opening things
 
     async def open_item(self, item_id: str, focus_content: bool = False) -> None:
+        if item_id == REVIEW_ID:
+            await self.open_review()
+            return
         item = self.course.find(item_id)
         if item is None:
             return
@@ -196,16 +217,44 @@ class CourseApp(App[None]):
         found = self.query(QuizView)
         if found:
             return found.first()
-        view = QuizView(QuizRecorder(self.store), id="quiz")
+        from tui_course.progress.review import ReviewSchedule
+
+        view = QuizView(QuizRecorder(self.store, ReviewSchedule(self.store, self.now)), id="quiz")
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
     def _session(self, quiz: Quiz) -> QuizSession:
+        """The quiz's first pass: fresh (intro first), resumed, or finished (its summary)."""
         # Deferred: resolving numeric keys imports NumPy maths only when a quiz opens.
-        from tui_course.answers import resolve
+        from tui_course.answers import read_number, resolve
         from tui_course.content.session import QuizSession
+        from tui_course.progress.recorder import open_quiz
 
-        return QuizSession.start(quiz, tuple(resolve(q) for q in quiz.questions))
+        questions = tuple(resolve(q) for q in quiz.questions)
+        return open_quiz(
+            self.store,
+            lambda done: QuizSession.start(quiz, questions, done=done, read_number=read_number),
+            quiz.id,
+            len(questions),
+        )
+
+    async def open_review(self) -> None:
+        """The review queue: due questions from every quiz, in one pass."""
+        from tui_course.answers import read_number, resolve
+        from tui_course.progress.review import review_session
+
+        session = review_session(self.course, self.store, self.now(), resolve, read_number)
+        self._remember_position()
+        self.current = None
+        self.query_one(Outline).select_id(REVIEW_ID)
+        if session is None:
+            self.notify("Nothing is due for review right now.", timeout=5)
+            return
+        quiz_view = await self._quiz_view()
+        self.query_one(ContentSwitcher).current = "quiz"
+        self.sub_title = "Review"
+        await quiz_view.start(session)
+        quiz_view.focus()
 
     def _remember_position(self) -> None:
         view = self.query_one(LessonView)
@@ -213,7 +262,9 @@ class CourseApp(App[None]):
             self.store.set_setting(f"position:{view.lesson.id}", str(int(view.scroll_y)))
 
     def refresh_outline(self) -> None:
-        self.query_one(Outline).update_marks(outline_marks(self.course, self.store))
+        self.query_one(Outline).update_marks(
+            outline_marks(self.course, self.store), review_due(self.store, self.now())
+        )
 
     @on(OptionList.OptionSelected, "#outline")
     async def _outline_selected(self, event: OptionList.OptionSelected) -> None:
@@ -237,9 +288,6 @@ class CourseApp(App[None]):
             return
         ids = [item.id for item in self.items]
         index = ids.index(base) + offset
-        if isinstance(self.current, Lesson) and offset > 0:
-            self.store.mark_lesson_done(self.current.id)
-            self.refresh_outline()
         if 0 <= index < len(ids):
             await self.open_item(ids[index], focus_content=True)
         else:
@@ -304,6 +352,9 @@ class CourseApp(App[None]):
             "While typing (an answer, a sentence), letters go into the box: press Esc once",
             "to leave it, then the keys above work. Tab moves into a lesson's live figure.",
             "The mouse works too: click outline items, quiz options and heatmap rows.",
+            "",
+            "Outline marks",
+            *(f"  {line}" for line in legend_lines()),
         ]
         self.push_screen(HelpScreen(help_text(sections, notes)))
 

@@ -69,6 +69,9 @@ class LessonView(VerticalScroll):
         self._pending_scroll = scroll_y or None
         self.scroll_home(animate=False)
         self.watch_virtual_size()
+        # A lesson shorter than the screen never scrolls: its end is on screen once laid out.
+        shown = lesson
+        self.set_timer(0.3, lambda: self._check_finished() if self.lesson is shown else None)
 
     def show_message(self, text: str) -> None:
         self.lesson = None
@@ -90,10 +93,21 @@ class LessonView(VerticalScroll):
         super().watch_scroll_y(old, new)
         self._check_finished()
 
+    def _end_laid_out_on_screen(self) -> bool:
+        """A short lesson's end is on screen once its last block has been laid out
+        (a block not laid out yet has no height: that is not "read")."""
+        if not self.display or not self.children or self.size.height == 0:
+            return False
+        last = self.children[-1]
+        return last.region.height > 0 and last.virtual_region.bottom <= self.size.height
+
     def _check_finished(self) -> None:
         if self.lesson is None or self._finished_sent:
             return
         if self.max_scroll_y > 0 and self.scroll_y >= self.max_scroll_y - 1:
+            self._finished_sent = True
+            self.post_message(self.Finished(self.lesson.id))
+        elif self.max_scroll_y == 0 and self._end_laid_out_on_screen():
             self._finished_sent = True
             self.post_message(self.Finished(self.lesson.id))
 
