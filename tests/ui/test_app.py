@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown, Static
 
-from tests.ui.conftest import running, shown, widget_text
+from tests.ui.conftest import running, shown
 from tui_course.progress.store import DB_NAME
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import HelpScreen

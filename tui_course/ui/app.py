@@ -280,6 +280,10 @@ class CourseApp(App[None]):
         """QuizView.Finished: a run ended, so a score in the outline may have changed."""
         self.refresh_outline()
 
+    def on_quiz_view_saved(self) -> None:
+        """QuizView.Saved: a question closed, so a mark or the review count may have changed."""
+        self.refresh_outline()
+
     # actions
 
     async def _step(self, offset: int) -> None:

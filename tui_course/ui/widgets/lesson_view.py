@@ -104,10 +104,11 @@ class LessonView(VerticalScroll):
     def _check_finished(self) -> None:
         if self.lesson is None or self._finished_sent:
             return
-        if self.max_scroll_y > 0 and self.scroll_y >= self.max_scroll_y - 1:
-            self._finished_sent = True
-            self.post_message(self.Finished(self.lesson.id))
-        elif self.max_scroll_y == 0 and self._end_laid_out_on_screen():
+        if self.max_scroll_y > 0:
+            at_end = self.scroll_y >= self.max_scroll_y - 1
+        else:
+            at_end = self._end_laid_out_on_screen()
+        if at_end:
             self._finished_sent = True
             self.post_message(self.Finished(self.lesson.id))
 

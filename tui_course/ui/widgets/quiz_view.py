@@ -44,13 +44,13 @@ class Recorder(Protocol):
 
 
 _KIND_NAMES = {
-    Kind.CHOICE: "pick one: 1-9 or arrows, Enter submits",
-    Kind.MULTI: "pick all that apply: 1-9 or Space, Enter submits",
-    Kind.NUMERIC: "a number, fraction or expression (1/sqrt(2)), Enter submits",
-    Kind.TEXT: "type your answer, Enter submits",
+    Kind.CHOICE: "pick one (1-9, arrows), Enter",
+    Kind.MULTI: "pick all that apply (1-9, Space), Enter",
+    Kind.NUMERIC: "a number, 2/3 or 1/sqrt(2), Enter",
+    Kind.TEXT: "type the answer, Enter",
 }
-_BOX_KEYS = "Esc, then: h hint | v show answer | n skip"
-_OPEN_KEYS = "h hint | v show answer | n skip"
+_BOX_KEYS = "Esc then h hint, v answer, n skip"
+_OPEN_KEYS = "h hint, v answer, n skip"
 
 
 def _plain(text: str) -> Text:
@@ -82,6 +82,20 @@ class OptionRow(Horizontal):
 
 
 class QuizView(VerticalScroll, can_focus=True):
+    # Spacing only: Markdown's own margins would push the verdict off an 80x24 screen.
+    DEFAULT_CSS = """
+    QuizView Markdown {
+        margin: 0;
+        padding: 0;
+    }
+    QuizView Markdown > MarkdownBlock {
+        padding: 0;
+    }
+    QuizView .quiz-read-as {
+        color: $text-muted;
+    }
+    """
+
     BINDINGS = [
         Binding("enter", "submit", "Submit", tooltip="Start; submit; after the answer, go on"),
         Binding("h", "hint", "Hint", tooltip="Show the next hint"),
@@ -112,6 +126,13 @@ class QuizView(VerticalScroll, can_focus=True):
 
     class Finished(Message):
         """The student reached the end of a pass; the outline's marks may have changed."""
+
+        def __init__(self, quiz_id: str) -> None:
+            super().__init__()
+            self.quiz_id = quiz_id
+
+    class Saved(Message):
+        """An attempt was stored: the outline's mark ("[~] 1/3") and review count may move."""
 
         def __init__(self, quiz_id: str) -> None:
             super().__init__()
@@ -189,11 +210,12 @@ class QuizView(VerticalScroll, can_focus=True):
             options.display = box.display = False
             for selector in ("#quiz-read-as", "#quiz-verdict"):
                 self.query_one(selector, Static).update("")
-            await self.query_one("#quiz-hints", Markdown).update("")
+            self.query_one("#quiz-read-as").display = False
+            await self._markdown("#quiz-hints", "")
             if phase is Phase.INTRO:
                 title.update(_plain(f"{session.quiz.title} | {len(session.order)} questions"))
                 await prompt.update(self._intro_text(session))
-                await self.query_one("#quiz-teach", Markdown).update("")
+                await self._markdown("#quiz-teach", "")
                 self._keys("Enter: start  |  Esc: outline")
             else:
                 await self._draw_summary(session)
@@ -214,10 +236,10 @@ class QuizView(VerticalScroll, can_focus=True):
         self._draw_read_as(session)
         hints = session.hints()
         total = len(question.hints)
-        await self.query_one("#quiz-hints", Markdown).update(
-            "\n\n".join(f"*Hint {i} of {total}:* {h}" for i, h in enumerate(hints, start=1))
+        await self._markdown(
+            "#quiz-hints",
+            "\n\n".join(f"*Hint {i} of {total}:* {h}" for i, h in enumerate(hints, start=1)),
         )
-        teach = self.query_one("#quiz-teach", Markdown)
         state = session.state
         if phase is Phase.ASKING:
             verdict_box.set_classes("quiz-verdict")
@@ -231,7 +253,7 @@ class QuizView(VerticalScroll, can_focus=True):
                 )
             else:
                 verdict_box.update("")
-            await teach.update(state.message or "")
+            await self._markdown("#quiz-teach", state.message or "")
             keys = [
                 _KIND_NAMES[question.kind],
                 f"{session.tries_left} of {session.tries_allowed} tries left",
@@ -243,7 +265,7 @@ class QuizView(VerticalScroll, can_focus=True):
                 f"quiz-verdict {'-correct' if state.outcome is Outcome.RIGHT else '-incorrect'}"
             )
             verdict_box.update(_plain(self._closed_text(session)))
-            await teach.update(self._explanation(session))
+            await self._markdown("#quiz-teach", self._explanation(session))
             self._keys("Enter or n: next question")
 
     def _position_text(self, session: QuizSession) -> str:
@@ -300,7 +322,8 @@ class QuizView(VerticalScroll, can_focus=True):
         raw = self.query_one("#quiz-answer", Input).value
         if session.phase is Phase.CLOSED:
             raw = session.state.last_answer
-        if question.kind is not Kind.NUMERIC or not raw.strip():
+        widget.display = question.kind is Kind.NUMERIC and bool(raw.strip())
+        if not widget.display:
             widget.update("")
             return
         try:
@@ -341,7 +364,7 @@ class QuizView(VerticalScroll, can_focus=True):
                 short = text if len(text) <= 60 else text[:57] + "..."
                 lines.append(f"- {index + 1}. {short}")
         await prompt.update("\n".join(lines))
-        await self.query_one("#quiz-teach", Markdown).update("")
+        await self._markdown("#quiz-teach", "")
         keys = []
         if session.kind is not PassKind.REVIEW:
             if session.missed:
@@ -352,6 +375,12 @@ class QuizView(VerticalScroll, can_focus=True):
         keys.append("Esc: outline")
         self._keys("  |  ".join(keys))
         self.focus()
+
+    async def _markdown(self, selector: str, text: str) -> None:
+        """Update a Markdown part; an empty one takes no line at all."""
+        widget = self.query_one(selector, Markdown)
+        widget.display = bool(text)
+        await widget.update(text)
 
     def _keys(self, text: str) -> None:
         self.query_one("#quiz-keys", Static).update(Text(text))
@@ -440,6 +469,8 @@ class QuizView(VerticalScroll, can_focus=True):
             return False
         self.problem = ""
         self.session.apply(record, verdict)
+        if record.final:
+            self.post_message(self.Saved(record.quiz_id))
         return True
 
     async def action_submit(self) -> None:
@@ -468,7 +499,7 @@ class QuizView(VerticalScroll, can_focus=True):
             await self.redraw()
             if self._in_phase(session, Phase.CLOSED):
                 self.focus()
-                self.call_after_refresh(self.scroll_end, animate=False)
+            self.call_after_refresh(self.scroll_end, animate=False)
 
     async def action_hint(self) -> None:
         session = self.session
