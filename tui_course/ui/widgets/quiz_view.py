@@ -91,8 +91,14 @@ class QuizView(VerticalScroll, can_focus=True):
     QuizView Markdown > MarkdownBlock {
         padding: 0;
     }
+    QuizView Markdown > MarkdownBlock:last-child {
+        margin-bottom: 0;
+    }
     QuizView .quiz-read-as {
         color: $text-muted;
+    }
+    QuizView #quiz-teach, QuizView #quiz-hints {
+        margin-bottom: 1;
     }
     """
 
