@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Markdown
 
-from tests.ui.conftest import running, shown, widget_text
+from tests.ui.conftest import running, shown
 from tui_course.content.session import Phase
 from tui_course.progress.review import REVIEW_ID
 from tui_course.ui.app import CourseApp
@@ -39,6 +39,12 @@ async def quiz_text(pilot: object) -> str:
         elif isinstance(widget, Static) and widget.id is not None:
             parts.append(str(widget.render()))
     return "\n".join(parts)
+
+
+def widget_text(app: CourseApp, selector: str) -> str:
+    from textual.widgets import Static
+
+    return str(app.query_one(selector, Static).render())
 
 
 def mark(app: CourseApp, item_id: str) -> str:

@@ -27,6 +27,11 @@ class Clock:
         return self.now
 
 
+def _same(session: QuizSession) -> QuizSession:
+    """The session again, so the type checker forgets a phase it narrowed before a change."""
+    return session
+
+
 def answer(session: QuizSession, raw: str) -> Outcome:
     verdict, record = session.answer(raw)
     session.apply(record, verdict)
@@ -46,6 +51,7 @@ def test_wrong_answer_teaches_and_hides_the_key_until_closed() -> None:
     session = QuizSession.start(QUIZ, QUIZ.questions, clock=clock)
     assert session.phase is Phase.INTRO
     session.begin()
+    session = _same(session)
     clock.now += 7
     verdict, record = session.answer("3")
     assert (record.verdict, record.try_number, record.final, record.seconds) == (

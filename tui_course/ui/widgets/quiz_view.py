@@ -204,6 +204,7 @@ class QuizView(VerticalScroll, can_focus=True):
         session = self.session
         if session is None:
             return
+        self.refresh_bindings()
         phase = session.phase
         title = self.query_one("#quiz-title", Static)
         prompt = self.query_one("#quiz-prompt", Markdown)
@@ -416,9 +417,16 @@ class QuizView(VerticalScroll, can_focus=True):
     # actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """After the last question, 'n' falls through to the app: on to the next item."""
-        if action == "next":
-            return self.session is not None and self.session.phase is not Phase.FINISHED
+        """Offer each key only when it does something (the footer follows); after the last
+        question, 'n' falls through to the app: on to the next item."""
+        session = self.session
+        phase = None if session is None else session.phase
+        if action in ("next", "submit"):
+            return phase is not None and phase is not Phase.FINISHED
+        if action in ("hint", "reveal"):
+            return phase is Phase.ASKING
+        if action in ("retry", "restart"):
+            return self._at_end(session)
         return True
 
     def _choice_question(self) -> bool:
