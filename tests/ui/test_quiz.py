@@ -277,3 +277,38 @@ def _content(root: Path, quiz: str) -> Path:
     )
     (root / "quizzes" / "q.toml").write_text(quiz, encoding="utf-8")
     return root
+
+
+async def test_content_links_and_markup_never_act(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    root = _content(
+        tmp_path / "content",
+        """id = "q"
+title = "Q"
+
+[[question]]
+kind = "text"
+prompt = "See [this](https://example.com) and [b]bold[/b] and [@click=app.quit]quit[/]"
+answer = "it"
+explanation = "e"
+""",
+    )
+    app = build_app("q", content=root)
+    opened: list[str] = []
+    app.open_url = lambda url, **kwargs: opened.append(url)  # type: ignore[method-assign]
+    async with running(app) as pilot:
+        await pilot.press("enter")
+        prompt = app.query_one("#quiz-prompt", Markdown)
+        prompt.post_message(Markdown.LinkClicked(prompt, "https://example.com"))
+        await pilot.pause()
+        assert opened == []  # a link in content does not open anything
+        text = await shown(pilot)
+        assert "[b]bold[/b]" in text and "[@click=app.quit]quit[/]" in text
+        assert app.is_running
+        box = app.query_one("#quiz-answer", Input)
+        box.value = "x\x1b[2Jy"  # pasted with an escape sequence in it
+        await pilot.press("enter", "escape", "v")
+        assert app.store.quiz_rows("q")[0].answer == "x\x1b[2Jy"  # stored as typed
+        verdict = widget_text(app, "#quiz-verdict")
+        assert "You answered x[2Jy." in verdict and "\x1b" not in verdict  # drawn as text

@@ -90,3 +90,28 @@ def test_schedule_survives_kill_9(data_dir: Path) -> None:
     with ProgressStore(data_dir) as store:
         due = ReviewSchedule(store, lambda: START + timedelta(minutes=2)).due()
         assert [(item.quiz_id, item.question) for item in due] == [("quiz", 5)]
+
+
+def test_attempt_and_card_stand_or_fall_together(data_dir: Path, course_root: Path) -> None:
+    """A failing schedule write leaves no attempt behind: the screen can say "not saved"."""
+    from tui_course.content.session import QuizSession
+    from tui_course.progress.recorder import QuizRecorder
+
+    class Broken(ReviewSchedule):
+        def closed(self, *args: object) -> None:
+            raise RuntimeError("disk full")
+
+    quiz = next(q for q in load_course(course_root).quizzes if q.id == "checkpoint")
+    with ProgressStore(data_dir) as store:
+        recorder = QuizRecorder(store, Broken(store, lambda: START))
+        session = QuizSession.start(quiz, quiz.questions)
+        session.begin()
+        record = session.reveal()
+        assert record is not None
+        try:
+            recorder.save(session, record)
+        except RuntimeError:
+            pass
+        assert store.quiz_rows("checkpoint") == []
+        QuizRecorder(store, ReviewSchedule(store, lambda: START)).save(session, record)
+        assert len(store.quiz_rows("checkpoint")) == 1 and len(store.review_cards_all()) == 1

@@ -47,8 +47,14 @@ class QuizRecorder:
         return run_id
 
     def save(self, session: QuizSession, record: AttemptRecord) -> None:
+        """The attempt and its review card are one transaction: both on disk, or neither."""
+        run_id = self._run(session)
+        with self.store.transaction():
+            self._write(run_id, record)
+
+    def _write(self, run_id: int, record: AttemptRecord) -> None:
         self.store.record_attempt(
-            self._run(session),
+            run_id,
             record.quiz_id,
             record.question,
             record.answer,

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -236,6 +238,17 @@ class ProgressStore:
     def close(self) -> None:
         self._conn.close()
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Several writes that stand or fall together (an attempt and its review card)."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
     def __enter__(self) -> ProgressStore:
         return self
 
@@ -348,17 +361,12 @@ class ProgressStore:
 
     def forget_quiz(self, quiz_id: str) -> int:
         """Delete a quiz's attempts, passes and review cards; returns the attempts removed."""
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self.transaction():
             count = self._conn.execute(
                 "DELETE FROM attempts WHERE quiz_id = ?", (quiz_id,)
             ).rowcount
             self._conn.execute("DELETE FROM runs WHERE quiz_id = ?", (quiz_id,))
             self._conn.execute("DELETE FROM review_cards WHERE quiz_id = ?", (quiz_id,))
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
         return int(count)
 
     def forget_lesson(self, lesson_id: str) -> bool:

@@ -382,6 +382,7 @@ class CourseApp(App[None]):
         yield SystemCommand(
             "Previous item", "Open the previous lesson, lab or quiz", self.action_previous_item
         )
+        yield SystemCommand("Review", "Go through the questions due for review", self.open_review)
         yield SystemCommand("Help: keys", "Show every key", self.action_help)
         yield SystemCommand(
             "Toggle outline", "Hide or show the course outline", self.action_toggle_outline
