@@ -43,8 +43,8 @@ def resolve(question: Question) -> Question:
 
 
 def _text_key_problems(quiz: Quiz, number: int, question: Question) -> list[ContentError]:
-    """Keys that read the same after normalisation (one is dead weight), and mistakes that
-    read as a key (their feedback could never show)."""
+    """Keys that read the same after normalisation: one of them is dead weight. (A mistake
+    that reads as a key is refused when the quiz loads, see content.quizzes.)"""
     problems = []
     seen: dict[str, str] = {}
     for key in question.answer:
@@ -59,17 +59,6 @@ def _text_key_problems(quiz: Quiz, number: int, question: Question) -> list[Cont
                 )
             )
         seen.setdefault(normal, key)
-    for index, mistake in enumerate(question.mistakes, start=1):
-        for variant in mistake.answer or ():
-            if normalise_text(variant) in seen:
-                problems.append(
-                    ContentError(
-                        quiz.path,
-                        question.line,
-                        f"question {number} mistake {index}: '{variant}' reads as the key "
-                        f"'{seen[normalise_text(variant)]}'",
-                    )
-                )
     return problems
 
 

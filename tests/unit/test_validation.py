@@ -27,7 +27,7 @@ EXPECTED = [
     "quizzes/directory.toml: is a directory, expected a file",
     "quizzes/empty.toml: is empty",
     "quizzes/mistake-is-answer.toml:11: question 1 mistake 1: "
-    "this mistake's answer is the correct answer",
+    "this mistake's answer 'the  street.' reads as a key (the street)",
     "quizzes/not-utf8.toml:2: is not valid UTF-8 text",
     "quizzes/numeric-key-wrong.toml:4: question 1: answer = 0.5 but answer_from gives 0.841471",
     "quizzes/numeric-mistake-correct.toml:4: question 1 mistake 1: "

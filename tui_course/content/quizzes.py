@@ -223,10 +223,14 @@ def _mistake(
     wrong = _answer(check, kind, entry, options, "answer") if "answer" in entry else None
     if wrong is not None:
         if kind is Kind.TEXT:
-            same = any(matches_text(variant, key) for variant in wrong)
-        else:
-            same = kind is not Kind.NUMERIC and wrong == key  # numeric: proved in answers.py
-        if same:
+            for variant in wrong:
+                if matches_text(variant, key):
+                    raise check.error(
+                        f"this mistake's answer '{variant}' reads as a key"
+                        f" ({normalise_text(variant)})",
+                        "answer",
+                    )
+        elif kind is not Kind.NUMERIC and wrong == key:  # numeric: proved in answers.py
             raise check.error("this mistake's answer is the correct answer", "answer")
     return Mistake(
         answer=wrong,

@@ -253,8 +253,7 @@ class CourseApp(App[None]):
         quiz_view = await self._quiz_view()
         self.query_one(ContentSwitcher).current = "quiz"
         self.sub_title = "Review"
-        await quiz_view.start(session)
-        quiz_view.focus()
+        await quiz_view.start(session)  # it focuses its own answer box
 
     def _remember_position(self) -> None:
         view = self.query_one(LessonView)

@@ -358,6 +358,11 @@ class QuizView(VerticalScroll, can_focus=True):
             )
         else:
             lines.append(f"This time: {session.right_count} of {total} right.")
+            if session.kind is PassKind.REVIEW:
+                lines.append(
+                    "Each question comes back later: sooner if you missed it, "
+                    "later and later as you get it right."
+                )
             if session.kind is PassKind.RETRY:
                 score = self.recorder.first_try_score(session.quiz.id, len(session.questions))
                 if score is not None:
