@@ -106,17 +106,17 @@ def progress_table(report: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        "Quizzes (first-try: right on try 1 in the first pass, the graded score;",
-        "         mastered: right without showing the answer; best: one full pass)",
-        f"  {'id':<14} {'state':<17} {'first-try':>9} {'mastered':>8} {'best':>6}"
-        f" {'tries':>5} {'hints':>5} {'reveals':>7} {'m:ss':>6}",
+        "Quizzes (1st try: right on try 1 in the first pass, the graded score;",
+        "         mastered: right without showing the answer; best: in one full pass)",
+        f"{'id':<13} {'state':<17} {'1st try':>7} {'mastered':>8} {'best':>5}"
+        f" {'tries':>5} {'hints':>5} {'reveals':>7} {'m:ss':>5}",
     ]
     for quiz in report["quizzes"]:
         n = quiz["questions"]
         lines.append(
-            f"  {quiz['id']!s:<14} {quiz_standing(quiz):<17}"
-            f" {_score(quiz['first_try'], n):>9} {_score(quiz['mastered'], n):>8}"
-            f" {_score(quiz['best'], n):>6} {quiz['tries']!s:>5} {quiz['hints']!s:>5}"
-            f" {quiz['reveals']!s:>7} {_minutes(quiz['seconds']):>6}"
+            f"{quiz['id']!s:<13} {quiz_standing(quiz):<17}"
+            f" {_score(quiz['first_try'], n):>7} {_score(quiz['mastered'], n):>8}"
+            f" {_score(quiz['best'], n):>5} {quiz['tries']!s:>5} {quiz['hints']!s:>5}"
+            f" {quiz['reveals']!s:>7} {_minutes(quiz['seconds']):>5}"
         )
     return "\n".join(lines)
