@@ -129,3 +129,11 @@ def test_retry_pass_is_never_a_first_pass() -> None:
     assert again.kind is PassKind.RETRY and again.order == (0, 1, 2)
     record = again.reveal()
     assert record is not None and record.pass_kind is PassKind.RETRY
+
+
+def test_the_same_wrong_answer_twice_costs_no_try() -> None:
+    session = QuizSession.start(QUIZ, QUIZ.questions, order=[2], kind=PassKind.RETRY)
+    assert answer(session, "0,5") is Outcome.WRONG
+    with pytest.raises(AnswerFormatError, match="tried that one already"):
+        session.answer("1/2")  # the same number, written another way
+    assert session.state.tries_used == 1 and session.tries_left == 1

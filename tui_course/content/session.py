@@ -14,8 +14,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from tui_course.content.grading import NumberReader, Verdict, grade, parse_number
-from tui_course.content.models import Question, Quiz, tries_allowed
+from tui_course.content.grading import (
+    AnswerFormatError,
+    NumberReader,
+    Verdict,
+    grade,
+    normalise_text,
+    parse_number,
+)
+from tui_course.content.models import Kind, Question, Quiz, tries_allowed
 
 MAX_ANSWER_CHARS = 200  # an answer is stored as typed, up to this length
 
@@ -65,6 +72,7 @@ class QuestionState:
     last_answer: str = ""
     verdict: Verdict | None = None  # the last graded answer
     message: str | None = None  # what the last wrong answer taught (feedback or hint)
+    tried: set[str] = field(default_factory=set)  # wrong answers given, as graded
 
     @property
     def closed(self) -> bool:
@@ -187,6 +195,8 @@ class QuizSession:
             raise ValueError("this question is not taking answers")
         verdict = grade(self.question, raw, self.read_number)
         state = self.state
+        if not verdict.correct and self._as_graded(raw, verdict) in state.tried:
+            raise AnswerFormatError("You tried that one already: it costs no try. Try another.")
         try_number = state.tries_used + 1
         final = verdict.correct or try_number >= self.tries_allowed
         outcome = Outcome.RIGHT if verdict.correct else Outcome.WRONG
@@ -209,6 +219,8 @@ class QuizSession:
         state = self.state
         self._since = self.clock()
         if record.verdict in (Outcome.RIGHT, Outcome.WRONG):
+            if verdict is not None and record.verdict is Outcome.WRONG:
+                state.tried.add(self._as_graded(record.answer, verdict))
             state.tries_used = record.try_number
             state.last_answer = record.answer
             state.verdict = verdict
@@ -220,6 +232,14 @@ class QuizSession:
             self.phase = Phase.CLOSED
         elif verdict is not None:
             state.message = verdict.feedback or self.show_hint()
+
+    def _as_graded(self, raw: str, verdict: Verdict) -> str:
+        """An answer as grading sees it, so "0,5" and "1/2" count as the same try."""
+        if verdict.read_as is not None:
+            return repr(verdict.read_as)
+        if self.question.kind is Kind.TEXT:
+            return normalise_text(raw)
+        return raw.replace(" ", "")
 
     def advance(self) -> None:
         """On to the next open question, or to the end."""
