@@ -312,3 +312,14 @@ explanation = "e"
         assert app.store.quiz_rows("q")[0].answer == "x\x1b[2Jy"  # stored as typed
         verdict = widget_text(app, "#quiz-verdict")
         assert "You answered x[2Jy." in verdict and "\x1b" not in verdict  # drawn as text
+
+
+async def test_review_with_nothing_due_says_so_and_opens_the_course(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app(REVIEW_ID)
+    async with running(app) as pilot:
+        await pilot.pause(0.2)
+        notices = [n.message for n in app._notifications]
+        assert "Nothing is due for review right now." in notices
+        assert app.current is not None and app.current.id == "why-transformers"

@@ -244,12 +244,16 @@ class CourseApp(App[None]):
         from tui_course.progress.review import review_session
 
         session = review_session(self.course, self.store, self.now(), resolve, read_number)
+        if session is None:
+            self.notify("Nothing is due for review right now.", timeout=5)
+            if self.current is None and self.items:  # `attn-tui review`: open something
+                last = self.store.get_setting(LAST_OPENED)
+                item = (self.course.find(last) if last else None) or self.items[0]
+                await self.open_item(item.id, focus_content=True)
+            return
         self._remember_position()
         self.current = None
         self.query_one(Outline).select_id(REVIEW_ID)
-        if session is None:
-            self.notify("Nothing is due for review right now.", timeout=5)
-            return
         quiz_view = await self._quiz_view()
         self.query_one(ContentSwitcher).current = "quiz"
         self.sub_title = "Review"
