@@ -48,7 +48,7 @@ def run_app(content: Path, data: Path, open_id: str | None) -> int:
         app = make_app(Settings(content, data, open_id))
     except (StoreError, OSError) as error:
         return fail(f"cannot open progress store in {data}: {error}")
-    from tui_course.progress.review import REVIEW_ID
+    from tui_course.content.models import REVIEW_ID
 
     if open_id is not None and open_id != REVIEW_ID and app.course.find(open_id) is None:
         app.store.close()

@@ -9,8 +9,8 @@ from pathlib import Path
 from textual.widgets import Input, Markdown
 
 from tests.ui.conftest import running, shown
+from tui_course.content.models import REVIEW_ID
 from tui_course.content.session import Phase
-from tui_course.progress.review import REVIEW_ID
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.outline import Outline
 from tui_course.ui.widgets.quiz_view import QuizView

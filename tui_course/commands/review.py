@@ -19,7 +19,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui_course.progress.review import REVIEW_ID
+    from tui_course.content.models import REVIEW_ID
 
     if not args.due:
         from tui_course.cli import run_app

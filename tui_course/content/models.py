@@ -56,6 +56,7 @@ class Quiz:
 
 
 DEFAULT_TRIES = 3
+REVIEW_ID = "review"  # the outline entry, `attn-tui review`, and the review pass's quiz id
 
 
 def tries_allowed(quiz: Quiz, question: Question) -> int:

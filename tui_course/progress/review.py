@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from tui_course.content.grading import NumberReader
-from tui_course.content.models import Course, Question, Quiz, tries_allowed
+from tui_course.content.models import REVIEW_ID, Course, Question, Quiz, tries_allowed
 from tui_course.content.session import PassKind, QuizSession
 from tui_course.progress.store import ProgressStore
-
-REVIEW_ID = "review"  # the outline entry, `attn-tui review`, and the review pass's quiz id
 
 Now = Callable[[], datetime]
 

@@ -17,8 +17,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 
-from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
-from tui_course.progress.review import REVIEW_ID
+from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Quiz
 from tui_course.progress.store import ProgressStore
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline, legend_lines

@@ -9,8 +9,7 @@ from textual.binding import Binding
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from tui_course.content.models import Item, Lesson, Quiz
-from tui_course.progress.review import REVIEW_ID
+from tui_course.content.models import REVIEW_ID, Item, Lesson, Quiz
 from tui_course.terminal import locale_is_utf8
 
 OUTLINE_LABEL_WIDTH = 28  # the outline is 30 wide: a border and one cell of slack
