@@ -323,3 +323,28 @@ async def test_review_with_nothing_due_says_so_and_opens_the_course(
         notices = [n.message for n in app._notifications]
         assert "Nothing is due for review right now." in notices
         assert app.current is not None and app.current.id == "why-transformers"
+
+
+async def test_a_store_that_fails_loses_nothing_and_says_so(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    import sqlite3
+
+    app = build_app("checkpoint")
+    async with running(app) as pilot:
+        quiz = app.query_one(QuizView)
+        real_save = quiz.recorder.save
+
+        def failing_save(*args: object) -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        quiz.recorder.save = failing_save  # type: ignore[method-assign]
+        await pilot.press("enter", "2", "enter")
+        text = await quiz_text(pilot)
+        assert "Your answer could not be saved (disk I/O error). Try again." in text
+        assert "Correct" not in text and "<- correct" not in text
+        assert quiz.session is not None and quiz.session.state.tries_used == 0
+        quiz.recorder.save = real_save  # type: ignore[method-assign]
+        await pilot.press("enter")
+        assert "Correct. First try." in await quiz_text(pilot)
+        assert stored(app, "checkpoint") == [(1, "2", "right", 1)]

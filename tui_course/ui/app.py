@@ -264,9 +264,15 @@ class CourseApp(App[None]):
             self.store.set_setting(f"position:{view.lesson.id}", str(int(view.scroll_y)))
 
     def refresh_outline(self) -> None:
-        self.query_one(Outline).update_marks(
-            outline_marks(self.course, self.store), review_due(self.store, self.now())
-        )
+        """New marks from the store; a store busy for too long keeps the old ones for now."""
+        import sqlite3
+
+        try:
+            marks = outline_marks(self.course, self.store)
+            due = review_due(self.store, self.now())
+        except sqlite3.Error:
+            return
+        self.query_one(Outline).update_marks(marks, due)
 
     @on(OptionList.OptionSelected, "#outline")
     async def _outline_selected(self, event: OptionList.OptionSelected) -> None:

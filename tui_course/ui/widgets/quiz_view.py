@@ -558,7 +558,10 @@ class QuizView(VerticalScroll, can_focus=True):
         else:
             session.advance()
         if self._in_phase(session, Phase.FINISHED):
-            self.recorder.finish(session)
+            try:
+                self.recorder.finish(session)
+            except Exception as error:  # every answer is saved already; only the end mark is not
+                self.notify(f"The end of this pass could not be saved ({error}).", timeout=8)
             await self.redraw()
             self.post_message(self.Finished(session.quiz.id))
         else:
