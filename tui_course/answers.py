@@ -7,9 +7,18 @@ computed here, when the quiz is opened or validated.
 from __future__ import annotations
 
 import dataclasses
+import re
+import warnings
+
+import numpy as np
 
 from tui_course.content.errors import ContentError
-from tui_course.content.grading import numbers_close
+from tui_course.content.grading import (
+    AnswerFormatError,
+    normalise_text,
+    numbers_close,
+    parse_number,
+)
 from tui_course.content.models import Kind, Question, Quiz
 from tui_course.content.quizzes import tolerance_problem
 from tui_course.maths.expression import (
@@ -39,6 +48,26 @@ def resolve(question: Question) -> Question:
     return dataclasses.replace(question, answer=answer, mistakes=mistakes)
 
 
+def _text_key_problems(quiz: Quiz, number: int, question: Question) -> list[ContentError]:
+    """Keys that read the same after normalisation: one of them is dead weight. (A mistake
+    that reads as a key is refused when the quiz loads, see content.quizzes.)"""
+    problems = []
+    seen: dict[str, str] = {}
+    for key in question.answer:
+        normal = normalise_text(key)
+        if normal in seen:
+            problems.append(
+                ContentError(
+                    quiz.path,
+                    question.line,
+                    f"question {number}: answer '{key}' is accepted twice: it reads as "
+                    f"'{seen[normal]}' ({normal})",
+                )
+            )
+        seen.setdefault(normal, key)
+    return problems
+
+
 def prove_quiz(quiz: Quiz) -> list[ContentError]:
     """Problems with numeric keys: expressions that fail, typed keys that disagree with
     their expression, and mistakes that would grade as correct."""
@@ -47,6 +76,8 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
     for number, (question, resolved) in enumerate(
         zip(quiz.questions, resolved_questions, strict=True), start=1
     ):
+        if question.kind is Kind.TEXT:
+            problems.extend(_text_key_problems(quiz, number, question))
         if question.kind is not Kind.NUMERIC or resolved is None:
             continue
         where = f"question {number}"
@@ -66,9 +97,10 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
                         f"{where}: answer = {question.answer} but answer_from gives {computed:.6g}",
                     )
                 )
+        keys = (float(resolved.answer), *question.also_accepted)
         for index, mistake in enumerate(resolved.mistakes, start=1):
-            if mistake.answer is not None and numbers_close(
-                float(mistake.answer), float(resolved.answer), question
+            if mistake.answer is not None and any(
+                numbers_close(float(mistake.answer), key, question) for key in keys
             ):
                 problems.append(
                     ContentError(
@@ -111,3 +143,41 @@ def resolve_quiz(quiz: Quiz) -> tuple[Question, ...]:
     if problems:
         raise problems[0]
     return tuple(question for question in resolved if question is not None)
+
+
+_STUDENT_NAMES = re.compile(r"[a-z_]+")
+_SCALAR_NAMES = frozenset({"sqrt", "exp", "log", "sin", "cos", "abs", "pi", "e"})
+_WHOLE_NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.])")
+MAX_EXPRESSION_CHARS = 80
+
+
+def read_number(raw: str) -> float:
+    """A student's numeric answer: a number (decimal comma, fraction, %) or a small
+    expression such as 1/sqrt(2) or exp(0.707)/(exp(0.707)+1).
+
+    Expressions go through maths.expression (the same safe evaluator as quiz keys),
+    limited to scalar functions and float arithmetic, so an answer cannot build a large
+    array or an enormous integer. Raises AnswerFormatError when it cannot be read.
+    """
+    try:
+        return parse_number(raw)
+    except AnswerFormatError as plain_failure:
+        text = raw.strip().replace("^", "**")
+        if len(text) > MAX_EXPRESSION_CHARS or not text:
+            raise plain_failure from None
+        if not set(_STUDENT_NAMES.findall(text)) <= _SCALAR_NAMES or "[" in text:
+            raise plain_failure from None
+        if _DECIMAL_COMMA_INSIDE.search(text):
+            text = _DECIMAL_COMMA_INSIDE.sub(".", text)
+        floats = _WHOLE_NUMBER.sub(r"\1.0", text)  # 9**9**9 overflows as a float, fast
+        try:
+            with warnings.catch_warnings(), np.errstate(all="raise"):
+                warnings.simplefilter("error")
+                return evaluate_number(floats)
+        except (ExpressionError, FloatingPointError, ArithmeticError, RuntimeWarning):
+            raise AnswerFormatError(
+                "Type a number, a fraction like 2/3, or an expression like 1/sqrt(2)."
+            ) from None
+
+
+_DECIMAL_COMMA_INSIDE = re.compile(r"(?<=\d),(?=\d)")

@@ -61,7 +61,9 @@ def run_app(content: Path, data: Path, open_id: str | None) -> int:
         app = make_app(Settings(content, data, open_id))
     except (StoreError, OSError) as error:
         return fail(f"cannot open progress store in {data}: {error}")
-    if open_id is not None and app.course.find(open_id) is None:
+    from tui_course.content.models import REVIEW_ID
+
+    if open_id is not None and open_id != REVIEW_ID and app.course.find(open_id) is None:
         app.store.close()
         known = ", ".join(item.id for item in app.items) or "none found"
         return fail(f"error: --open: no lesson, quiz or lab with id '{open_id}' (ids: {known})", 2)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown, Static
 
-from tests.ui.conftest import running, shown, widget_text
+from tests.ui.conftest import running, shown
 from tui_course.progress.store import DB_NAME
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import HelpScreen
@@ -27,7 +27,14 @@ async def test_first_start_shows_outline_beside_first_lesson(
         assert labels[0] == "[ ]  1 Why a new design was…"
         assert labels[4] == "    Lab: Attention lab"
         assert labels[8] == "[ ] Quiz: Mini-checkpoint: …"
-        assert len(labels) == 18
+        assert len(labels) == 18 + 3  # the items, then the legend
+        assert labels[18:] == [
+            "[ ] new  [~] i/n answered",
+            "[=] n/m first-try score",
+            "[x] all mastered / read",
+        ]
+        assert outline.get_option_at_index(19).disabled  # the legend cannot be opened
+        assert outline.max_scroll_y == 0  # the course and legend fit 80x24
         text = await shown(pilot)
         assert "Why a new design was needed" in text
         assert "q Quit" in text and "f1 Help" in text
@@ -47,14 +54,14 @@ async def test_lesson_figures_are_computed_live(build_app: Callable[..., CourseA
         assert "head 2: x[4], x[5], x[6], x[7]" in body
 
 
-async def test_next_and_previous_walk_the_outline_and_mark_lessons_done(
+async def test_next_and_previous_walk_the_outline_and_n_does_not_mark_read(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("multi-head")
     async with running(app) as pilot:
         await pilot.press("n")
         assert app.current is not None and app.current.id == "positional-encoding"
-        assert "multi-head" in app.store.lessons_done()
+        assert "multi-head" not in app.store.lessons_done()  # its end was never on screen
         await pilot.press("n")
         assert app.current.id == "pe-lab"
         await pilot.press("escape", "n")  # from inside a lab, Esc then n moves on
@@ -172,7 +179,7 @@ async def test_corrupt_store_gives_notice_and_keeps_working(
     async with running(app) as pilot:
         notices = [n.message for n in app._notifications]
         assert any("could not be read" in message for message in notices)
-        await pilot.press("2", "enter")
+        await pilot.press("enter", "2", "enter")
         assert [a.correct for a in app.store.attempts()] == [True]
 
 
@@ -204,7 +211,9 @@ async def test_untrusted_text_is_shown_literally(
         assert app.query_one(Markdown).source == "Text with [bold]markup[/bold] and [31mescape."
         assert "[red]T[/red][2J" in str(app.query_one(Outline).get_option("one").prompt)
         await app.open_item("q")
-        assert widget_text(app, "#quiz-prompt") == "1. [b]literal[/b]"
+        await pilot.press("enter")  # past the intro
+        assert app.query_one("#quiz-prompt", Markdown).source == "**1.** [b]literal[/b]"
+        assert "1. [b]literal[/b]" in await shown(pilot)
 
 
 async def test_broken_quiz_does_not_stop_the_course(

@@ -82,6 +82,9 @@ async def test_every_item_opens_and_shows_its_text_literally(
         assert app.sub_title == "[@click=app.quit]x Closing [/] tag [bold]b[/bold]"
         await app.open_item("markup-quiz")
         text = await shown(pilot)
+        assert "[bold]intro[/bold] [@click=app.quit]go [2J cleared?" in text  # the intro
+        await pilot.press("enter")
+        text = await shown(pilot)
         assert "Pick [@click=app.quit]the[/] one ]52;c;aGVsbG8=" in text
         assert "[@click=app.quit]quit" in text and "注意力 🤖" in text
         assert app.sub_title == f"Quiz: {MARKUP_QUIZ_TITLE}"

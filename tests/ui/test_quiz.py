@@ -1,119 +1,350 @@
-"""Quizzes taken end to end by keys, checked against what the store holds."""
+"""Quizzes taken end to end by keys, checked against what the screen shows and the store holds."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
-from textual.widgets import Input
+from textual.widgets import Input, Markdown
 
-from tests.ui.conftest import running, shown, widget_text
+from tests.ui.conftest import running, shown
+from tui_course.content.models import REVIEW_ID
+from tui_course.content.session import Phase
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.outline import Outline
 from tui_course.ui.widgets.quiz_view import QuizView
 
 
-def stored(app: CourseApp, quiz_id: str) -> list[tuple[int, str, bool]]:
-    return [(a.question_index, a.answer, a.correct) for a in app.store.attempts(quiz_id)]
+def stored(app: CourseApp, quiz_id: str) -> list[tuple[int, str, str, int]]:
+    return [
+        (r.question_index, r.answer, r.verdict, r.try_number) for r in app.store.quiz_rows(quiz_id)
+    ]
 
 
-async def test_checkpoint_by_keys_with_retry_and_summary(
+async def quiz_text(pilot: object) -> str:
+    """Every part of the quiz view, unwrapped: Static text and Markdown sources."""
+    from textual.pilot import Pilot
+    from textual.widgets import Static
+
+    assert isinstance(pilot, Pilot)
+    await pilot.pause()
+    view = pilot.app.query_one(QuizView)
+    parts = []
+    for widget in view.query("Static, Markdown"):
+        if not widget.display:
+            continue
+        if isinstance(widget, Markdown):
+            parts.append(widget.source)
+        elif isinstance(widget, Static) and widget.id is not None:
+            parts.append(str(widget.render()))
+    return "\n".join(parts)
+
+
+def widget_text(app: CourseApp, selector: str) -> str:
+    from textual.widgets import Static
+
+    return str(app.query_one(selector, Static).render())
+
+
+def mark(app: CourseApp, item_id: str) -> str:
+    return str(app.query_one(Outline).get_option(item_id).prompt)
+
+
+async def test_intro_comes_before_question_one(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("checkpoint")
+    async with running(app) as pilot:
+        text = await quiz_text(pilot)
+        assert "Three quick questions on why a Transformer needs positional encoding." in text
+        assert "Enter: start" in text and "Question 1" not in text
+        await pilot.press("2")  # an option key does nothing on the intro
+        assert stored(app, "checkpoint") == []
+        await pilot.press("enter")
+        assert "Question 1 of 3" in await quiz_text(pilot)
+
+
+async def test_wrong_answer_hides_the_key_until_the_last_try(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("checkpoint")
     async with running(app) as pilot:
         quiz = app.query_one(QuizView)
-        assert quiz.has_focus
-        assert "Question 1 of 3" in await shown(pilot)
-        await pilot.press("2", "enter")
-        assert "Correct." in await shown(pilot)
-        assert stored(app, "checkpoint") == [(1, "2", True)]  # on disk before we looked
-        await pilot.press("n", "3", "enter")
-        assert "Not quite." in await shown(pilot)
-        assert "<- your answer" in str(quiz.query(".option-text").last().render())
-        await pilot.press("r", "1", "enter")
-        assert "Correct." in await shown(pilot)
-        await pilot.press("right")  # right arrow also moves on
-        await pilot.press("1", "down", "space", "enter")  # multi: 1 on, cursor to 2, 2 on
-        assert "Correct." in await shown(pilot)
-        await pilot.press("enter")  # Enter after a verdict moves on too
-        text = await shown(pilot)
-        assert "Score: 2 of 3 right on the first try." in text
-        assert "r: retry the 1 you missed" in text
+        await pilot.press("enter", "4", "enter")
+        text = await quiz_text(pilot)
+        assert "Not yet. 2 tries left." in text
+        assert "Speed comes from processing tokens in parallel" in text  # targeted feedback
+        assert "<- correct" not in text and "Why:" not in text
+        assert "order is part of its computation" not in widget_text(app, "#quiz-verdict")
+        await pilot.press("1", "enter")  # no feedback for 1: the next hint teaches instead
+        text = await quiz_text(pilot)
+        assert "Not yet. 1 try left." in text
+        assert "*Hint 1 of 2:* Think about how each model walks through the sentence." in text
+        assert "<- correct" not in text
+        await pilot.press("3", "enter")  # the last try
+        text = await quiz_text(pilot)
+        assert "Not quite, and that was the last try." in text
+        assert "<- correct" in str(quiz.query(".option-text")[1].render())
+        teach = app.query_one("#quiz-teach", Markdown).source
+        assert teach.startswith("**Why:** An RNN's step-by-step reading")
         assert stored(app, "checkpoint") == [
-            (1, "2", True),
-            (2, "3", False),
-            (2, "1", True),
-            (3, "1,2", True),
+            (1, "4", "wrong", 1),
+            (1, "1", "wrong", 2),
+            (1, "3", "wrong", 3),
         ]
-        stats = app.store.quiz_stats("checkpoint", 3)
-        assert (stats.best_correct, len(stats.mastered)) == (2, 3)
-        label = app.query_one(Outline).get_option("checkpoint").prompt
-        assert str(label).startswith("[x] 2/3")
-        await pilot.press("r")
-        assert "Question 1 of 1 (retrying missed ones)" in await shown(pilot)
-        assert "2. Without positional information" in await shown(pilot)
+        assert [r.hints_seen for r in app.store.quiz_rows("checkpoint")] == [0, 0, 1]
 
 
-async def test_numeric_exercise_hints_feedback_and_tolerance(
-    build_app: Callable[..., CourseApp],
+async def test_two_options_get_one_try_and_reveal_is_recorded(
+    build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:
-    app = build_app("exercises")
+    root = _content(
+        tmp_path / "content",
+        """id = "q"
+title = "Q"
+intro = "Two questions."
+
+[[question]]
+kind = "choice"
+prompt = "Yes or no?"
+options = ["yes", "no"]
+answer = 1
+explanation = "Yes."
+
+[[question]]
+kind = "text"
+prompt = "Name it"
+answer = "it"
+hints = ["It is *it*."]
+explanation = "It is **it**."
+""",
+    )
+    app = build_app("q", content=root)
     async with running(app) as pilot:
-        box = app.query_one("#quiz-number", Input)
+        await pilot.press("enter", "2", "enter")
+        assert "Not quite, and that was the last try." in await quiz_text(pilot)
+        await pilot.press("enter")  # on to question 2, a text box
+        box = app.query_one("#quiz-answer", Input)
         assert box.has_focus
-        await pilot.press(*"0.731")
-        await pilot.press("h")  # a letter falls through the number box to the hint key
-        assert box.value == "0.731"
-        assert "Hint 1 of 3: Scores: q.k1 = 1 and q.k2 = 0." in await shown(pilot)
-        await pilot.press("enter")
-        verdict = widget_text(app, "#quiz-verdict")
-        assert verdict.startswith("Not quite.\nThat is the weight without the 1/sqrt(d_k) scaling.")
-        assert "You answered 0.731; the answer is 0.670." in verdict
-        assert "Not quite." in await shown(pilot)
-        await pilot.press("r")
-        assert box.value == "" and box.has_focus
-        assert "Hint 1 of 3" in await shown(pilot)  # hints already seen stay visible
-        await pilot.press(*"0.6702", "enter")
-        assert "Correct." in await shown(pilot)
-        await pilot.press("enter")
-        await pilot.press(*"xyz")  # letters are refused by the number box
-        assert box.value == ""
-        await pilot.press("enter")
-        assert widget_text(app, "#quiz-verdict") == "Type an answer, then press Enter."
-        assert stored(app, "exercises") == [(1, "0.731", False), (1, "0.6702", True)]
+        await pilot.press("escape", "h")
+        text = await quiz_text(pilot)
+        assert "It is *it*." in text  # the Markdown source...
+        assert "It is it." in await shown(pilot)  # ...drawn without its asterisks
+        await pilot.press("v")
+        text = await quiz_text(pilot)
+        assert "Answer shown (recorded as revealed)." in text and "The answer: it" in text
+        rows = app.store.quiz_rows("q")
+        assert [(r.verdict, r.revealed, r.hints_seen) for r in rows] == [
+            ("wrong", False, 0),
+            ("revealed", True, 1),
+        ]
 
 
-async def test_text_answer_and_escape_leaves_the_box(build_app: Callable[..., CourseApp]) -> None:
+async def test_letters_typed_in_an_answer_box_stay_in_the_box(
+    build_app: Callable[..., CourseApp],
+) -> None:
     app = build_app("exercises")
     async with running(app) as pilot:
-        await pilot.press("n", "n")  # skip to the text question (question 3)
-        text_box = app.query_one("#quiz-text", Input)
-        assert text_box.has_focus
-        await pilot.press(*"X0 .. x3")
-        await pilot.press("escape")
-        assert app.query_one(QuizView).has_focus
         await pilot.press("enter")
-        assert "Not quite." in await shown(pilot)  # "x0 .. x3" is not "x0..x3"
-        await pilot.press("r", *"x0-x3", "enter")
-        assert "Correct." in await shown(pilot)
-        assert stored(app, "exercises") == [(3, "X0 .. x3", False), (3, "x0-x3", True)]
+        box = app.query_one("#quiz-answer", Input)
+        assert box.has_focus
+        await pilot.press(*"q.k1 hnarvp")  # every one of these is an app or quiz key
+        assert box.value == "q.k1 hnarvp"
+        assert app.is_running and app.current is not None and app.current.id == "exercises"
+        assert app.query_one(QuizView).session.state.hints_seen == 0  # type: ignore[union-attr]
+        assert stored(app, "exercises") == []
+        await pilot.press("end")  # still in the box
+        assert box.has_focus
 
 
-async def test_mouse_click_picks_an_option(build_app: Callable[..., CourseApp]) -> None:
-    app = build_app("checkpoint")
+async def test_numeric_box_reads_comma_fractions_and_expressions(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("exercises")
     async with running(app) as pilot:
-        rows = app.query(".option")
-        await pilot.click(rows[1])
+        await pilot.press("enter", *"1/sqrt(2)")
+        assert widget_text(app, "#quiz-read-as") == "read as 0.707"
         await pilot.press("enter")
-        assert "Correct." in await shown(pilot)
+        text = await quiz_text(pilot)
+        assert "Not yet. 2 tries left." in text
+        assert "The answer" not in text and "0.670" not in text
+        box = app.query_one("#quiz-answer", Input)
+        box.value = ""
+        await pilot.press(*"0,67")
+        assert widget_text(app, "#quiz-read-as") == "read as 0.670"
+        await pilot.press("enter")
+        text = await quiz_text(pilot)
+        assert "Correct." in text and "The answer: 0.670" in text
+        assert stored(app, "exercises") == [(1, "1/sqrt(2)", "wrong", 1), (1, "0,67", "right", 2)]
 
 
-async def test_skipping_everything_then_retrying_missed(
+async def test_text_answers_forgive_notation(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("exercises")
+    async with running(app) as pilot:
+        await pilot.press("enter", "escape", "n", "escape", "n")  # Esc leaves the box, n skips
+        text = await quiz_text(pilot)
+        assert "Question 3 of 5" in text and "x0-x3" not in text  # the prompt keeps its answer
+        await pilot.press(*"x[0], x[1], x[2], x[3]", "enter")
+        assert "Correct. First try." in await quiz_text(pilot)
+        rows = stored(app, "exercises")
+        assert [r[2] for r in rows] == ["skipped", "skipped", "right"]
+
+
+async def test_retry_leaves_the_first_try_score_alone(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("checkpoint")
     async with running(app) as pilot:
-        await pilot.press("n", "n", "n")
-        assert "Score: 0 of 3" in await shown(pilot)
+        await pilot.press("enter", "2", "enter", "enter")  # q1 right first try
+        await pilot.press("v", "enter")  # q2 revealed
+        await pilot.press("3", "enter", "3", "1", "2", "enter")  # q3 wrong, then right
+        await pilot.press("enter")
+        text = await quiz_text(pilot)
+        assert "First-try score: 1 of 3." in text
+        assert "r: the 2 missed again" in text
+        assert mark(app, "checkpoint").startswith("[=] 1/3")
+        await pilot.press("r")
+        assert "Question 1 of 2 (again: the first-try score stays)" in await quiz_text(pilot)
+        await pilot.press("1", "enter", "enter", "1", "2", "enter", "enter")
+        text = await quiz_text(pilot)
+        assert "This time: 2 of 2 right." in text
+        assert "Your first-try score stays 1 of 3." in text
+        stats = app.store.quiz_stats("checkpoint", 3)
+        assert (stats.first_try, len(stats.mastered)) == (1, 3)
+        assert mark(app, "checkpoint").startswith("[x] 1/3")  # all mastered, score unchanged
+
+
+async def test_a_quiz_left_part_way_is_in_progress_not_a_score(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    app = build_app("checkpoint", data=data)
+    async with running(app) as pilot:
+        await pilot.press("enter", "4", "enter", "2", "enter", "enter")  # q1 right on try 2
+        await pilot.press("3", "enter")  # q2: one wrong try, then leave
+        await app.open_item("why-transformers")
+        await pilot.pause()
+        assert mark(app, "checkpoint").startswith("[~] 1/3")
+        stats = app.store.quiz_stats("checkpoint", 3)
+        assert (stats.state, stats.answered, stats.first_try) == ("in progress", 1, None)
+    again = build_app("checkpoint", data=data)
+    async with running(again) as pilot:
+        session = again.query_one(QuizView).session
+        assert session is not None and session.phase is Phase.ASKING  # no intro, resumed
+        text = await quiz_text(pilot)
+        assert "Question 2 of 3" in text and "1 of 2 tries left" in text  # no fresh tries
+
+
+async def test_finished_quiz_reopens_on_its_summary(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("checkpoint")
+    async with running(app) as pilot:
+        await pilot.press("enter", "n", "n", "n")
+        assert "First-try score: 0 of 3." in await quiz_text(pilot)
         await pilot.press("n")  # after the summary, n moves on in the course
         assert app.current is not None and app.current.id == "exercises"
+        await pilot.press("escape", "p")
+        assert "First-try score: 0 of 3." in await quiz_text(pilot)
+        assert "Question 1" not in await quiz_text(pilot)
+
+
+async def test_review_item_appears_when_due(build_app: Callable[..., CourseApp]) -> None:
+    clock = [datetime(2026, 11, 30, 9, 0, tzinfo=UTC)]
+    app = build_app("checkpoint")
+    app.now = lambda: clock[0]
+    async with running(app) as pilot:
+        await pilot.press("enter", "v", "enter", "n", "n")  # q1 revealed, q2 q3 skipped
+        await pilot.pause()
+        assert str(app.query_one(Outline).get_option(REVIEW_ID).prompt) == "    Review (0 due)"
+        clock[0] += timedelta(minutes=2)  # FSRS brings a miss back after its first step
+        app.refresh_outline()
+        assert str(app.query_one(Outline).get_option(REVIEW_ID).prompt) == "    Review (3 due)"
+        await app.open_item(REVIEW_ID)
+        text = await quiz_text(pilot)
+        assert "Question 1 of 3 (review, from checkpoint)" in text
+        await pilot.press("2", "enter")
+        assert "Correct. First try." in await quiz_text(pilot)
+        rows = app.store.quiz_rows("checkpoint")
+        assert (rows[-1].pass_kind, rows[-1].verdict) == ("review", "right")
+        assert app.store.quiz_stats("checkpoint", 3).first_try == 0  # review never raises it
+        app.refresh_outline()
+        assert str(app.query_one(Outline).get_option(REVIEW_ID).prompt) == "    Review (2 due)"
+
+
+def _content(root: Path, quiz: str) -> Path:
+    (root / "lessons").mkdir(parents=True)
+    (root / "quizzes").mkdir()
+    (root / "lessons" / "one.md").write_text(
+        '+++\nid = "one"\ntitle = "One"\norder = 1\n+++\n\nHello.\n', encoding="utf-8"
+    )
+    (root / "quizzes" / "q.toml").write_text(quiz, encoding="utf-8")
+    return root
+
+
+async def test_content_links_and_markup_never_act(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    root = _content(
+        tmp_path / "content",
+        """id = "q"
+title = "Q"
+
+[[question]]
+kind = "text"
+prompt = "See [this](https://example.com) and [b]bold[/b] and [@click=app.quit]quit[/]"
+answer = "it"
+explanation = "e"
+""",
+    )
+    app = build_app("q", content=root)
+    opened: list[str] = []
+    app.open_url = lambda url, **kwargs: opened.append(url)  # type: ignore[method-assign]
+    async with running(app) as pilot:
+        await pilot.press("enter")
+        prompt = app.query_one("#quiz-prompt", Markdown)
+        prompt.post_message(Markdown.LinkClicked(prompt, "https://example.com"))
+        await pilot.pause()
+        assert opened == []  # a link in content does not open anything
+        text = await shown(pilot)
+        assert "[b]bold[/b]" in text and "[@click=app.quit]quit[/]" in text
+        assert app.is_running
+        box = app.query_one("#quiz-answer", Input)
+        box.value = "x\x1b[2Jy"  # pasted with an escape sequence in it
+        await pilot.press("enter", "escape", "v")
+        assert app.store.quiz_rows("q")[0].answer == "x\x1b[2Jy"  # stored as typed
+        verdict = widget_text(app, "#quiz-verdict")
+        assert "You answered x[2Jy." in verdict and "\x1b" not in verdict  # drawn as text
+
+
+async def test_review_with_nothing_due_says_so_and_opens_the_course(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app(REVIEW_ID)
+    async with running(app) as pilot:
+        await pilot.pause(0.2)
+        notices = [n.message for n in app._notifications]
+        assert "Nothing is due for review right now." in notices
+        assert app.current is not None and app.current.id == "why-transformers"
+
+
+async def test_a_store_that_fails_loses_nothing_and_says_so(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    import sqlite3
+
+    app = build_app("checkpoint")
+    async with running(app) as pilot:
+        quiz = app.query_one(QuizView)
+        real_save = quiz.recorder.save
+
+        def failing_save(*args: object) -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        quiz.recorder.save = failing_save  # type: ignore[method-assign]
+        await pilot.press("enter", "2", "enter")
+        text = await quiz_text(pilot)
+        assert "Your answer could not be saved (disk I/O error). Try again." in text
+        assert "Correct" not in text and "<- correct" not in text
+        assert quiz.session is not None and quiz.session.state.tries_used == 0
+        quiz.recorder.save = real_save  # type: ignore[method-assign]
+        await pilot.press("enter")
+        assert "Correct. First try." in await quiz_text(pilot)
+        assert stored(app, "checkpoint") == [(1, "2", "right", 1)]

@@ -26,8 +26,9 @@ def test_main_screen(snap_compare: Any, build_app: Callable[..., CourseApp]) -> 
 
 def test_quiz_verdict(snap_compare: Any, build_app: Callable[..., CourseApp]) -> None:
     async def answer_wrong(pilot: Pilot[Any]) -> None:
+        """Past the intro, one wrong answer: its feedback shows, the key does not."""
         await _wait_until_open(pilot)
-        await pilot.press("4", "enter")
+        await pilot.press("enter", "4", "enter")
         await pilot.pause()
 
     assert snap_compare(build_app("checkpoint"), terminal_size=(80, 24), run_before=answer_wrong)

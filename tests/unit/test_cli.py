@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import subprocess
 import sys
@@ -38,21 +39,104 @@ def test_unknown_open_id_is_one_line(tmp_path: Path) -> None:
     )
 
 
-def test_progress_table_and_csv_use_env_data_dir(tmp_path: Path) -> None:
-    with ProgressStore(tmp_path) as store:
+def _one_finished_first_pass(data: Path) -> None:
+    """checkpoint: q1 right first try, q2 right on try 2 after 1 hint, q3 revealed."""
+    with ProgressStore(data) as store:
         run_id = store.start_run("checkpoint", 3)
-        for number in (1, 2, 3):
-            store.record_attempt(run_id, "checkpoint", number, "1", True)
-        store.finish_run(run_id, 3)
-    env = {"ATTN_TUI_DATA_DIR": str(tmp_path)}
+        store.record_attempt(run_id, "checkpoint", 1, "2", True, seconds=4.0)
+        store.record_attempt(
+            run_id, "checkpoint", 2, "3", False, final=False, seconds=5.0, hints_seen=0
+        )
+        store.record_attempt(run_id, "checkpoint", 2, "2", True, try_number=2, hints_seen=1)
+        store.record_attempt(
+            run_id, "checkpoint", 3, "", False, verdict="revealed", revealed=True, try_number=0
+        )
+        store.finish_run(run_id)
+
+
+def test_progress_table_and_csv_use_env_data_dir(tmp_path: Path) -> None:
+    _one_finished_first_pass(tmp_path)
+    env = {"ATTN_TUI_DATA_DIR": str(tmp_path), "USER": "ada", "LOGNAME": "ada"}
     table = run("progress", env=env)
     assert table.returncode == 0
+    assert table.stdout.startswith("Progress of ada\n")
     line = next(row for row in table.stdout.splitlines() if row.strip().startswith("checkpoint"))
-    assert line.split()[-3:] == ["3/3", "3/3", "3"]
+    # state, first-try, mastered, best, tries, hints, reveals, time
+    assert line.split()[1:] == ["finished", "1/3", "2/3", "2/3", "3", "1", "1", "0:09"]
     rows = list(csv.DictReader(io.StringIO(run("progress", "--format", "csv", env=env).stdout)))
     checkpoint = next(row for row in rows if row["id"] == "checkpoint")
-    assert checkpoint["best_score"] == "3" and checkpoint["done"] == "True"
+    assert checkpoint["user"] == "ada"
+    assert (checkpoint["first_try"], checkpoint["mastered"], checkpoint["best"]) == ("1", "2", "2")
+    assert (checkpoint["tries"], checkpoint["hints"], checkpoint["reveals"]) == ("3", "1", "1")
+    assert checkpoint["state"] == "finished" and checkpoint["seconds"] == "9.0"
     assert sum(row["kind"] == "lesson" for row in rows) == 11
+    report = json.loads(run("progress", "--format", "json", env=env).stdout)
+    assert report["user"] == "ada"
+    quiz = next(q for q in report["quizzes"] if q["id"] == "checkpoint")
+    assert set(quiz) >= {
+        "id",
+        "title",
+        "questions",
+        "state",
+        "answered",
+        "first_try",
+        "mastered",
+        "best",
+        "tries",
+        "hints",
+        "reveals",
+        "seconds",
+        "last_activity",
+    }
+    assert set(report["lessons"][0]) >= {"id", "title", "order", "read", "last_activity"}
+
+
+def test_part_way_quiz_is_in_progress_not_a_score(tmp_path: Path) -> None:
+    with ProgressStore(tmp_path) as store:
+        run_id = store.start_run("checkpoint", 3)
+        store.record_attempt(run_id, "checkpoint", 1, "3", False, final=False)
+    out = run("progress", "--data-dir", str(tmp_path)).stdout
+    line = next(row for row in out.splitlines() if row.strip().startswith("checkpoint"))
+    assert line.split()[1:5] == ["in", "progress", "0/3", "-"]
+
+
+def test_reset_asks_then_forgets_one_quiz(tmp_path: Path) -> None:
+    _one_finished_first_pass(tmp_path)
+    with ProgressStore(tmp_path) as store:
+        store.record_attempt(None, "exercises", 1, "0.67", True)
+    refused = run("reset", "checkpoint", "--data-dir", str(tmp_path))  # stdin is not a tty
+    assert refused.returncode == 1 and "needs --yes" in refused.stderr
+    unknown = run("reset", "nope", "--yes", "--data-dir", str(tmp_path))
+    assert unknown.returncode == 2 and "no quiz or lesson 'nope'" in unknown.stderr
+    done = run("reset", "checkpoint", "--yes", "--data-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    with ProgressStore(tmp_path) as store:
+        assert store.attempts("checkpoint") == [] and len(store.attempts("exercises")) == 1
+    assert run("reset", "--all", "--yes", "--data-dir", str(tmp_path)).returncode == 0
+    with ProgressStore(tmp_path) as store:
+        assert store.attempts() == []
+    assert run("reset", "--data-dir", str(tmp_path)).returncode == 2  # neither id nor --all
+
+
+def test_list_prints_every_id_with_its_title() -> None:
+    lines = run("list").stdout.splitlines()
+    assert "lesson  why-transformers             Why a new design was needed" in lines
+    assert any(line.startswith("quiz    checkpoint ") for line in lines)
+    assert any(line.startswith("lab     training-lab ") for line in lines)
+    assert len(lines) == 11 + 4 + 3  # lessons, labs (with the real-model lab), quizzes
+
+
+def test_review_due_lists_missed_questions(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from tui_course.progress.review import ReviewSchedule
+
+    with ProgressStore(tmp_path) as store:
+        past = datetime.now(UTC) - timedelta(days=1)
+        ReviewSchedule(store, lambda: past).closed("checkpoint", 2, "wrong", 1, "first")
+    out = run("review", "--due", "--data-dir", str(tmp_path)).stdout
+    assert out.splitlines()[:2] == ["1 due for review", out.splitlines()[1]]
+    assert "checkpoint question 2" in out
 
 
 def test_data_dir_flag_beats_environment(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from tui_course.content.grading import (
     parse_number,
 )
 from tui_course.content.models import Kind, Mistake, Question
-from tui_course.content.session import QuizSession
 
 
 def q(kind: Kind, **fields: object) -> Question:
@@ -77,7 +76,7 @@ def test_text_is_case_space_and_punctuation_insensitive() -> None:
     assert grade(TEXT, "street").correct
     wrong = grade(TEXT, "The animal")
     assert not wrong.correct and wrong.feedback == "tired"
-    assert normalise_text('"Hello,  World!"') == "hello, world"
+    assert normalise_text('"Hello,  World!"') == "hello,world"
 
 
 def test_numeric_key_must_be_resolved() -> None:
@@ -85,20 +84,50 @@ def test_numeric_key_must_be_resolved() -> None:
         grade(q(Kind.NUMERIC, answer=None, answer_from="sqrt(2)"), "1.41")
 
 
-def test_session_scores_first_tries_and_retries_missed() -> None:
-    from tui_course.content.models import Quiz
+def test_decimal_comma_and_fractions() -> None:
+    assert parse_number("0,67") == 0.67
+    assert parse_number("-0,5") == -0.5
+    assert parse_number("2/3") == 2 / 3
+    with pytest.raises(AnswerFormatError):
+        parse_number("1,000.5")  # a comma with a point is not a decimal comma
+    assert grade(NUMERIC, "0,67").correct
+    assert grade(NUMERIC, "0,67").read_as == 0.67
 
-    quiz = Quiz("x", "X", "x.toml", (CHOICE, MULTI, NUMERIC))
-    session = QuizSession.start(quiz, quiz.questions)
-    session.count(session.check("3"))  # wrong first
-    session.count(session.check("2"))  # right on retry: does not raise the score
-    session.advance()
-    session.count(session.check("1,3"))
-    session.advance()
-    assert session.reveal_hint() is None  # no hints on this question
-    session.advance()  # skipped the numeric one
-    assert session.finished
-    assert session.correct_count == 1
-    assert session.missed == (0, 2)
-    again = session.retry_missed()
-    assert again.order == (0, 2) and not again.is_full_run and again.number == 1
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        ("X0 - X3", "x0-x3"),
+        ("x[0], x[1], x[2], x[3]", "x0-x3"),
+        ("x_0 .. x_3", "x0-x3"),
+        ("x0 to x3", "x0,x1,x2,x3"),
+        ("[2, 10, 256]", "(2, 10, 256)"),
+        ("{2,10,256}", "(2,10,256)"),
+        ("0-3", "0, 1, 2, 3"),
+        ("  The   street. ", "the street"),
+    ],
+)
+def test_normalisation_accepts_the_same_answer_written_differently(typed: str, key: str) -> None:
+    assert normalise_text(typed) == normalise_text(key)
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        ("x0-x2", "x0-x3"),
+        ("x4-x7", "x0-x3"),
+        ("x0, x2, x4, x6", "x0-x3"),
+        ("(2, 256, 10)", "(2, 10, 256)"),
+        ("0-3-5", "0,1,2,3,4,5"),  # not a range: left as typed
+        ("1-100", "1,2"),  # longer than MAX_RANGE: not expanded
+    ],
+)
+def test_normalisation_keeps_different_answers_apart(typed: str, key: str) -> None:
+    assert normalise_text(typed) != normalise_text(key)
+
+
+def test_numeric_also_accepted_readings() -> None:
+    question = q(Kind.NUMERIC, answer=28.0, also_accepted=(29.0,), mistakes=(Mistake(30.0, "f"),))
+    assert grade(question, "28").correct and grade(question, "29").correct
+    wrong = grade(question, "30")
+    assert not wrong.correct and wrong.feedback == "f" and wrong.expected == "28"

@@ -16,6 +16,8 @@ PURE = [
     "tui_course.render.blocks",
     "tui_course.progress.report",
     "tui_course.progress.recorder",
+    "tui_course.progress.review",
+    "tui_course.progress.scores",
     "tui_course.validate",
     "tui_course.answers",
     "tui_course.safe_text",

@@ -12,38 +12,117 @@ from pathlib import Path
 
 import pytest
 
-from tui_course.progress.store import DB_NAME, ProgressStore
+from tui_course.progress.store import DB_NAME, SCHEMA_VERSION, ProgressStore
 
 
-def test_attempts_runs_and_scores_round_trip(data_dir: Path) -> None:
+def test_attempts_round_trip_with_every_v2_field(data_dir: Path) -> None:
     with ProgressStore(data_dir) as store:
         run = store.start_run("quiz", 3)
-        store.record_attempt(run, "quiz", 1, "2", True)
-        store.record_attempt(run, "quiz", 2, "1", False)
-        store.record_attempt(run, "quiz", 2, "3", True)
-        store.finish_run(run, 1)
-        partial = store.start_run("quiz", 3)
-        store.record_attempt(partial, "quiz", 3, "0.5", True)
-        stats = store.quiz_stats("quiz", 3)
-        assert stats.attempts == 4
-        assert stats.mastered == frozenset({1, 2, 3})
-        assert (stats.best_correct, stats.best_total) == (1, 3)
+        store.record_attempt(run, "quiz", 1, "2", True, seconds=3.5)
+        store.record_attempt(run, "quiz", 2, "1", False, final=False, hints_seen=0)
+        store.record_attempt(run, "quiz", 2, "3", True, try_number=2, hints_seen=1)
+        store.record_attempt(run, "quiz", 3, "x" * 500, False, final=False)
     with ProgressStore(data_dir) as again:
-        attempts = again.attempts("quiz")
-        assert [(a.question_index, a.answer, a.correct) for a in attempts] == [
-            (1, "2", True),
-            (2, "1", False),
-            (2, "3", True),
-            (3, "0.5", True),
+        rows = again.quiz_rows("quiz")
+        assert [(r.question_index, r.verdict, r.try_number, r.hints_seen) for r in rows] == [
+            (1, "right", 1, 0),
+            (2, "wrong", 1, 0),
+            (2, "right", 2, 1),
+            (3, "wrong", 1, 0),
         ]
-        assert attempts[0].timestamp.endswith("+00:00")
+        assert rows[0].seconds == 3.5 and rows[0].pass_kind == "first" and rows[0].final
+        assert len(rows[3].answer) == 200  # stored as typed, capped
+        assert rows[0].created_at.endswith("+00:00")
 
 
-def test_retry_runs_do_not_count_as_best_full_score(data_dir: Path) -> None:
+def test_scores_come_from_rows_and_retries_never_raise_first_try(data_dir: Path) -> None:
     with ProgressStore(data_dir) as store:
-        retry = store.start_run("quiz", 1)
-        store.finish_run(retry, 1)
-        assert store.quiz_stats("quiz", 3).best_correct is None
+        first = store.start_run("quiz", 3)
+        store.record_attempt(first, "quiz", 1, "2", True)
+        store.record_attempt(first, "quiz", 2, "1", False, final=False)
+        stats = store.quiz_stats("quiz", 3)
+        assert (stats.state, stats.answered, stats.first_try) == ("in progress", 1, None)
+        store.record_attempt(first, "quiz", 2, "3", True, try_number=2, hints_seen=2)
+        store.record_attempt(
+            first, "quiz", 3, "", False, verdict="revealed", revealed=True, try_number=0
+        )
+        store.finish_run(first)
+        retry = store.start_run("quiz", 3, "retry")
+        for number in (1, 2, 3):
+            store.record_attempt(retry, "quiz", number, "ok", True, pass_kind="retry")
+        store.finish_run(retry)
+        stats = store.quiz_stats("quiz", 3)
+        assert (stats.state, stats.first_try, stats.best) == ("finished", 1, 3)
+        assert stats.mastered == frozenset({1, 2, 3})
+        assert (stats.tries, stats.hints, stats.reveals) == (6, 2, 1)
+
+
+def test_part_way_retry_is_not_a_best_score(data_dir: Path) -> None:
+    with ProgressStore(data_dir) as store:
+        retry = store.start_run("quiz", 1, "retry")
+        store.record_attempt(retry, "quiz", 1, "a", True, pass_kind="retry")
+        store.finish_run(retry)
+        stats = store.quiz_stats("quiz", 3)
+        assert (stats.best, stats.state, stats.first_try) == (None, "not started", None)
+
+
+V1_SCHEMA = """
+CREATE TABLE runs (id INTEGER PRIMARY KEY, quiz_id TEXT NOT NULL, total INTEGER NOT NULL,
+    started_at TEXT NOT NULL, finished_at TEXT, correct INTEGER);
+CREATE TABLE attempts (id INTEGER PRIMARY KEY, run_id INTEGER REFERENCES runs(id),
+    quiz_id TEXT NOT NULL, question_index INTEGER NOT NULL, answer TEXT NOT NULL,
+    correct INTEGER NOT NULL, created_at TEXT NOT NULL);
+CREATE INDEX attempts_by_quiz ON attempts (quiz_id, question_index);
+CREATE TABLE lessons (lesson_id TEXT PRIMARY KEY, first_opened_at TEXT NOT NULL, done_at TEXT);
+CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+PRAGMA user_version = 1;
+"""
+
+
+def test_v1_database_is_migrated_and_keeps_its_attempts(data_dir: Path) -> None:
+    """A database as the v1 release wrote it: a wrong answer, then (key shown) a retry."""
+    data_dir.mkdir(parents=True)
+    conn = sqlite3.connect(data_dir / DB_NAME)
+    conn.executescript(V1_SCHEMA)
+    stamp = "2026-11-01T10:00:00+00:00"
+    conn.executescript(
+        f"""
+        INSERT INTO runs VALUES (1, 'checkpoint', 3, '{stamp}', '{stamp}', 2);
+        INSERT INTO runs VALUES (2, 'checkpoint', 1, '{stamp}', '{stamp}', 1);
+        INSERT INTO attempts VALUES (1, 1, 'checkpoint', 1, '2', 1, '{stamp}');
+        INSERT INTO attempts VALUES (2, 1, 'checkpoint', 2, '3', 0, '{stamp}');
+        INSERT INTO attempts VALUES (3, 1, 'checkpoint', 2, '1', 1, '{stamp}');
+        INSERT INTO attempts VALUES (4, 1, 'checkpoint', 3, '1,2', 1, '{stamp}');
+        INSERT INTO attempts VALUES (5, 2, 'checkpoint', 2, '2', 1, '{stamp}');
+        INSERT INTO lessons VALUES ('self-attention', '{stamp}', '{stamp}');
+        INSERT INTO settings VALUES ('last_opened', 'checkpoint');
+        """
+    )
+    conn.commit()
+    conn.close()
+    with ProgressStore(data_dir) as store:
+        assert store.notice is None
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        rows = store.quiz_rows("checkpoint")
+        assert [
+            (r.question_index, r.answer, r.verdict, r.try_number, r.revealed) for r in rows
+        ] == [
+            (1, "2", "right", 1, False),
+            (2, "3", "wrong", 1, False),
+            (2, "1", "right", 2, True),  # v1 showed the key after the wrong answer
+            (3, "1,2", "right", 1, False),
+            (2, "2", "right", 1, False),
+        ]
+        assert [r.pass_kind for r in rows] == ["first"] * 4 + ["retry"]
+        assert [r.final for r in rows] == [True, False, True, True, True]
+        stats = store.quiz_stats("checkpoint", 3)
+        assert (stats.state, stats.first_try, stats.best) == ("finished", 2, 2)
+        assert stats.mastered == frozenset({1, 2, 3})  # q2 later right on a try of its own
+        assert store.lessons_done() == {"self-attention"}
+        assert store.get_setting("last_opened") == "checkpoint"
+        store.record_attempt(None, "checkpoint", 1, "2", True)  # v2 writes work on it
+    with ProgressStore(data_dir) as again:  # opening a v2 file again migrates nothing
+        assert len(again.quiz_rows("checkpoint")) == 6
 
 
 def test_lessons_and_settings(data_dir: Path) -> None:
@@ -151,8 +230,8 @@ def test_unreadable_file_is_moved_aside(data_dir: Path) -> None:  # pragma: no c
 def test_progress_json_lists_every_attempt(data_dir: Path, course_root: Path) -> None:
     with ProgressStore(data_dir) as store:
         run = store.start_run("checkpoint", 3)
-        store.record_attempt(run, "checkpoint", 1, "2", True)
-        store.record_attempt(run, "checkpoint", 2, "3", False)
+        store.record_attempt(run, "checkpoint", 1, "2", True, seconds=2.0)
+        store.record_attempt(run, "checkpoint", 2, "3", False, final=False)
         store.mark_lesson_done("self-attention")
     result = subprocess.run(
         [
@@ -172,32 +251,28 @@ def test_progress_json_lists_every_attempt(data_dir: Path, course_root: Path) ->
         check=True,
     )
     report = json.loads(result.stdout)
-    assert report["attempts"] == [
-        {
-            "quiz_id": "checkpoint",
-            "question_index": 1,
-            "answer": "2",
-            "correct": True,
-            "timestamp": report["attempts"][0]["timestamp"],
-        },
-        {
-            "quiz_id": "checkpoint",
-            "question_index": 2,
-            "answer": "3",
-            "correct": False,
-            "timestamp": report["attempts"][1]["timestamp"],
-        },
+    assert [
+        (a["question_index"], a["answer"], a["verdict"], a["final"]) for a in report["attempts"]
+    ] == [
+        (1, "2", "right", True),
+        (2, "3", "wrong", False),
     ]
-    assert all("T" in a["timestamp"] for a in report["attempts"])
-    done = {lesson["id"]: lesson["done"] for lesson in report["lessons"]}
-    assert done["self-attention"] is True and done["why-transformers"] is False
+    assert all("T" in a["created_at"] for a in report["attempts"])
+    read = {lesson["id"]: lesson["read"] for lesson in report["lessons"]}
+    assert read["self-attention"] is True and read["why-transformers"] is False
     checkpoint = next(q for q in report["quizzes"] if q["id"] == "checkpoint")
     assert checkpoint == {
         "id": "checkpoint",
         "title": "Mini-checkpoint: why positions?",
         "questions": 3,
-        "best_score": None,
+        "state": "in progress",
+        "answered": 1,
+        "first_try": None,
         "mastered": 1,
-        "attempts": 2,
-        "done": False,
+        "best": None,
+        "tries": 2,
+        "hints": 0,
+        "reveals": 0,
+        "seconds": 2.0,
+        "last_activity": checkpoint["last_activity"],
     }

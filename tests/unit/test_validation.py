@@ -28,7 +28,7 @@ EXPECTED = [
     "quizzes/directory.toml: is a directory, expected a file",
     "quizzes/empty.toml: is empty",
     "quizzes/mistake-is-answer.toml:11: question 1 mistake 1: "
-    "this mistake's answer is the correct answer",
+    "this mistake's answer 'the  street.' reads as a key (the street)",
     "quizzes/not-utf8.toml:2: is not valid UTF-8 text",
     "quizzes/numeric-key-wrong.toml:4: question 1: answer = 0.5 but answer_from gives 0.841471",
     "quizzes/numeric-mistake-correct.toml:4: question 1 mistake 1: "
@@ -38,7 +38,8 @@ EXPECTED = [
     "quizzes/two-correct.toml:9: question 1: single choice needs exactly one correct option, "
     'got 2 (use kind = "multi" for several)',
     "quizzes/unknown-key.toml:15: question 2: unknown key 'tolerence' (allowed: answer, "
-    "answer_from, explanation, hints, kind, mistake, options, prompt, rel_tolerance, tolerance)",
+    "answer_from, explanation, hints, kind, mistake, options, prompt, rel_tolerance, tolerance,"
+    " tries)",
     "quizzes/unknown-kind.toml:5: question 1: unknown kind 'essay' (choice, multi, numeric, text)",
     "quizzes/wrong-type.toml:10: question 1: 'hints' must be a list of strings",
 ]

@@ -15,4 +15,7 @@ COMMANDS = (
     "progress",
     "export",
     "quiz_import",
+    "reset",
+    "list",
+    "review",
 )

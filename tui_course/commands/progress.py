@@ -1,4 +1,4 @@
-"""`attn-tui progress`: what is done, scores and attempts, as a table, CSV or JSON."""
+"""`attn-tui progress`: lessons read, quiz scores, tries, hints and time: table, CSV or JSON."""
 
 from __future__ import annotations
 
@@ -42,47 +42,81 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def progress_csv(report: dict[str, list[dict[str, object]]]) -> str:
+QUIZ_COLUMNS = (
+    "state",
+    "answered",
+    "first_try",
+    "mastered",
+    "best",
+    "questions",
+    "tries",
+    "hints",
+    "reveals",
+    "seconds",
+    "last_activity",
+)
+
+
+def _cell(value: object) -> object:
+    return "" if value is None else value
+
+
+def progress_csv(report: dict[str, Any]) -> str:
+    """One row per lesson and quiz, each with the user's login name (for a class sheet)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        ["kind", "id", "title", "done", "best_score", "questions", "mastered", "attempts"]
-    )
+    writer.writerow(["user", "kind", "id", "title", "read", *QUIZ_COLUMNS])
+    user = report["user"]
+    blank = [""] * len(QUIZ_COLUMNS)
     for lesson in report["lessons"]:
-        writer.writerow(["lesson", lesson["id"], lesson["title"], lesson["done"], "", "", "", ""])
+        row = [user, "lesson", lesson["id"], lesson["title"], lesson["read"], *blank]
+        row[-1] = _cell(lesson["last_activity"])
+        writer.writerow(row)
     for quiz in report["quizzes"]:
         writer.writerow(
-            [
-                "quiz",
-                quiz["id"],
-                quiz["title"],
-                quiz["done"],
-                "" if quiz["best_score"] is None else quiz["best_score"],
-                quiz["questions"],
-                quiz["mastered"],
-                quiz["attempts"],
-            ]
+            [user, "quiz", quiz["id"], quiz["title"], ""]
+            + [_cell(quiz[column]) for column in QUIZ_COLUMNS]
         )
     return out.getvalue()
 
 
-def progress_table(report: dict[str, list[dict[str, object]]]) -> str:
-    lines = ["Lessons", f"  {'':3} {'id':<24} {'title':<40} done"]
+def _score(value: object, total: object) -> str:
+    return "-" if value is None else f"{value}/{total}"
+
+
+def quiz_standing(quiz: dict[str, Any]) -> str:
+    """A part-way first pass is "in progress i/n", never a score."""
+    if quiz["state"] == "in progress":
+        return f"in progress {quiz['answered']}/{quiz['questions']}"
+    return str(quiz["state"])
+
+
+def _minutes(seconds: float) -> str:
+    whole = round(seconds)
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def progress_table(report: dict[str, Any]) -> str:
+    lines = [f"Progress of {report['user']}", "", "Lessons"]
+    lines.append(f"  {'':3} {'id':<24} {'title':<36} read")
     for lesson in report["lessons"]:
-        done = "yes" if lesson["done"] else "no"
+        read = "yes" if lesson["read"] else "no"
         lines.append(
-            f"  {lesson['order']!s:>3} {lesson['id']!s:<24} {str(lesson['title'])[:40]:<40} {done}"
+            f"  {lesson['order']!s:>3} {lesson['id']!s:<24} {str(lesson['title'])[:36]:<36} {read}"
         )
     lines += [
         "",
-        "Quizzes",
-        f"  {'id':<16} {'title':<36} {'best':>6} {'mastered':>9} {'attempts':>9}",
+        "Quizzes (1st try: right on try 1 in the first pass, the graded score;",
+        "         mastered: right without showing the answer; best: in one full pass)",
+        f"{'id':<13} {'state':<17} {'1st try':>7} {'mastered':>8} {'best':>5}"
+        f" {'tries':>5} {'hints':>5} {'reveals':>7} {'m:ss':>5}",
     ]
     for quiz in report["quizzes"]:
-        best = "-" if quiz["best_score"] is None else f"{quiz['best_score']}/{quiz['questions']}"
-        mastered = f"{quiz['mastered']}/{quiz['questions']}"
+        n = quiz["questions"]
         lines.append(
-            f"  {quiz['id']!s:<16} {str(quiz['title'])[:36]:<36} {best:>6} {mastered:>9}"
-            f" {quiz['attempts']!s:>9}"
+            f"{quiz['id']!s:<13} {quiz_standing(quiz):<17}"
+            f" {_score(quiz['first_try'], n):>7} {_score(quiz['mastered'], n):>8}"
+            f" {_score(quiz['best'], n):>5} {quiz['tries']!s:>5} {quiz['hints']!s:>5}"
+            f" {quiz['reveals']!s:>7} {_minutes(quiz['seconds']):>5}"
         )
     return "\n".join(lines)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -22,33 +23,71 @@ class AnswerFormatError(ValueError):
 @dataclass(frozen=True)
 class Verdict:
     correct: bool
-    expected: str  # the key, as shown to the student after answering
+    expected: str  # the key, shown only once the question is closed
     feedback: str | None = None  # targeted feedback when a known mistake matched
+    read_as: float | None = None  # numeric: the number the answer was read as
 
+
+NumberReader = Callable[[str], float]
 
 _SPACES = re.compile(r"\s+")
 _EDGE_PUNCTUATION = " .,;:!?\"'`"
+_INDEXED = re.compile(r"([a-z])\s*(?:\[\s*(\d+)\s*\]|_(\d+))")
+_BRACKETS = str.maketrans("[{", "((") | str.maketrans("]}", "))")
+_SPACE_AT_PUNCTUATION = re.compile(r"\s*([,;()])\s*")
+_RANGE = re.compile(
+    r"(?<![\w.\-])([a-z]*)(\d+)"
+    r"(?:\s*(?:-|\u2013|\u2014|\.\.\.?|\u2026)\s*|\s+(?:to|through)\s+)"
+    r"\1?(\d+)(?![\w.\-])"
+)
+MAX_RANGE = 64  # a longer "range" is more likely a subtraction than a list
+
+
+def _expand_range(match: re.Match[str]) -> str:
+    prefix, first, last = match.group(1), int(match.group(2)), int(match.group(3))
+    if not 0 < last - first <= MAX_RANGE:
+        return match.group(0)
+    return ",".join(f"{prefix}{number}" for number in range(first, last + 1))
 
 
 def normalise_text(text: str) -> str:
-    """Case, spacing and surrounding punctuation do not change a text answer."""
-    return _SPACES.sub(" ", text.casefold()).strip(_EDGE_PUNCTUATION)
+    """The one normalisation every text answer and key goes through, in this order:
+
+    1. case is ignored (casefold);
+    2. an index written x[0] or x_0 is x0;
+    3. bracket style is ignored: [ ] and { } read as ( );
+    4. runs of spaces are one space, and spaces next to , ; ( ) are dropped;
+    5. punctuation and spaces at either end are dropped;
+    6. a range of up to 64 numbered names, x0-x3, x0..x3, x0 to x3 (or 0-3), is the
+       list x0,x1,x2,x3.
+    So "X[0], x[1], x[2], x[3]", "x0 - x3" and "x0..x3" all read as "x0,x1,x2,x3".
+    """
+    folded = _INDEXED.sub(lambda m: m.group(1) + (m.group(2) or m.group(3)), text.casefold())
+    spaced = _SPACES.sub(" ", folded.translate(_BRACKETS))
+    tight = _SPACE_AT_PUNCTUATION.sub(r"\1", spaced).strip(_EDGE_PUNCTUATION)
+    return _RANGE.sub(_expand_range, tight)
 
 
 def matches_text(answer: str, variants: Any) -> bool:
     return normalise_text(answer) in {normalise_text(v) for v in variants}
 
 
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+$")
+
+
 def parse_number(raw: str) -> float:
-    """A decimal, scientific or a/b fraction; a trailing % divides by 100."""
+    """A decimal (point or comma: 0,67), scientific or a/b fraction; a trailing % divides
+    by 100. A comma is a decimal comma only when it is the number's one separator."""
     text = raw.strip().replace(" ", "")
     scale = 1.0
     if text.endswith("%"):
         text, scale = text[:-1], 0.01
+    if _DECIMAL_COMMA.match(text):
+        text = text.replace(",", ".")
     try:
         value = float(Fraction(text)) if "/" in text else float(text)
     except (ValueError, ZeroDivisionError, OverflowError):  # 10**4000/3 overflows a float
-        raise AnswerFormatError("Type a number, for example 0.25, -1.5 or 1/4.") from None
+        raise AnswerFormatError("Type a number, for example 0.25, 0,25, -1.5 or 1/4.") from None
     if not math.isfinite(value):
         raise AnswerFormatError("Type a finite number.")
     return value * scale
@@ -96,8 +135,17 @@ def _numeric_key(question: Question) -> float:
     return float(question.answer)
 
 
-def grade(question: Question, raw: str) -> Verdict:
-    """Verdict for one answer; raises AnswerFormatError when the input is unreadable."""
+def numeric_keys(question: Question) -> tuple[float, ...]:
+    """The key first, then any other reading the quiz also accepts."""
+    return (_numeric_key(question), *question.also_accepted)
+
+
+def grade(question: Question, raw: str, read_number: NumberReader = parse_number) -> Verdict:
+    """Verdict for one answer; raises AnswerFormatError when the input is unreadable.
+
+    `read_number` turns a typed numeric answer into a number; the app passes one that also
+    reads small expressions (tui_course.answers.read_number), which needs NumPy.
+    """
     if not raw.strip():
         raise AnswerFormatError(
             "Pick an option first (keys 1-9)."
@@ -105,6 +153,7 @@ def grade(question: Question, raw: str) -> Verdict:
             else "Type an answer, then press Enter."
         )
     expected = expected_text(question)
+    read_as: float | None = None
     if question.kind in (Kind.CHOICE, Kind.MULTI):
         picked = parse_options(raw, len(question.options))
         if question.kind is Kind.CHOICE:
@@ -116,8 +165,8 @@ def grade(question: Question, raw: str) -> Verdict:
         correct = value == question.answer
         feedback = next((m.feedback for m in question.mistakes if m.answer == value), None)
     elif question.kind is Kind.NUMERIC:
-        number = parse_number(raw)
-        correct = numbers_close(number, _numeric_key(question), question)
+        number = read_as = read_number(raw)
+        correct = any(numbers_close(number, key, question) for key in numeric_keys(question))
         feedback = next(
             (
                 m.feedback
@@ -131,4 +180,9 @@ def grade(question: Question, raw: str) -> Verdict:
         feedback = next(
             (m.feedback for m in question.mistakes if matches_text(raw, m.answer)), None
         )
-    return Verdict(correct=correct, expected=expected, feedback=None if correct else feedback)
+    return Verdict(
+        correct=correct,
+        expected=expected,
+        feedback=None if correct else feedback,
+        read_as=read_as,
+    )

@@ -40,6 +40,8 @@ class Question:
     rel_tolerance: float = 0.0
     hints: tuple[str, ...] = ()
     mistakes: tuple[Mistake, ...] = ()
+    tries: int | None = None  # None: the quiz's setting
+    also_accepted: tuple[float, ...] = ()  # numeric: other readings graded right
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,23 @@ class Quiz:
     questions: tuple[Question, ...]
     after: str | None = None
     intro: str = ""
+    tries: int | None = None  # None: DEFAULT_TRIES
+
+
+DEFAULT_TRIES = 3
+REVIEW_ID = "review"  # the outline entry, `attn-tui review`, and the review pass's quiz id
+
+
+def tries_allowed(quiz: Quiz, question: Question) -> int:
+    """How many answers a question takes before its key is shown.
+
+    Single choice never allows trying every option (2 options: one try), or the last
+    try would be a sure thing.
+    """
+    tries = question.tries or quiz.tries or DEFAULT_TRIES
+    if question.kind is Kind.CHOICE:
+        tries = min(tries, len(question.options) - 1)
+    return max(1, tries)
 
 
 @dataclass(frozen=True)

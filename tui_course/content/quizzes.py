@@ -22,12 +22,14 @@ from tui_course.safe_text import one_line
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _NUMBER = (int, float)
 MAX_OPTIONS = 9  # options are picked with the keys 1-9
+MAX_TRIES = 9
 
 QUIZ_FIELDS = {
     "id": Field((str,), "a quiz id (lowercase letters, digits, dashes)", required=True),
     "title": Field((str,), "a string", required=True),
     "after": Field((str,), "the id of a lesson"),
     "intro": Field((str,), "a string"),
+    "tries": Field((int,), f"a whole number of tries, 1 to {MAX_TRIES}"),
     "question": Field((list,), "one or more [[question]] tables", required=True, items=dict),
 }
 QUESTION_FIELDS = {
@@ -40,6 +42,7 @@ QUESTION_FIELDS = {
     "tolerance": Field(_NUMBER, "a number (absolute tolerance)"),
     "rel_tolerance": Field(_NUMBER, "a number (relative tolerance)"),
     "hints": Field((list,), "a list of strings", items=str),
+    "tries": Field((int,), f"a whole number of tries, 1 to {MAX_TRIES}"),
     "mistake": Field((list,), "[[question.mistake]] tables", items=dict),
 }
 MISTAKE_FIELDS = {
@@ -71,6 +74,7 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
         questions=questions,
         after=data.get("after"),
         intro=data.get("intro", "").strip(),
+        tries=_tries(check, data),
     )
 
 
@@ -83,6 +87,13 @@ def tolerance_problem(key: float, tolerance: float, rel_tolerance: float) -> str
     if width > 10 * max(abs(key), 1.0):
         return f"tolerance {width:g} is wider than 10 times the key {key:g}: almost anything passes"
     return None
+
+
+def _tries(check: TableCheck, table: dict[str, Any]) -> int | None:
+    tries = table.get("tries")
+    if tries is not None and (isinstance(tries, bool) or not 1 <= tries <= MAX_TRIES):
+        raise check.error(f"'tries' must be 1 to {MAX_TRIES}, got {tries}", "tries")
+    return tries if tries is None else int(tries)
 
 
 def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
@@ -113,7 +124,10 @@ def _question(table: dict[str, Any], check: TableCheck) -> Question:
         for key in ("answer_from", "tolerance", "rel_tolerance"):
             if key in table:
                 raise check.error(f"'{key}' is only for numeric questions", key)
-    answer = _answer(check, kind, table, options, "answer")
+    answer = _answer(check, kind, table, options, "answer", several=True)
+    also_accepted: tuple[float, ...] = ()
+    if kind is Kind.NUMERIC and isinstance(answer, tuple):
+        answer, also_accepted = answer[0], answer[1:]
     tolerance = float(table.get("tolerance", 0.0))
     rel_tolerance = float(table.get("rel_tolerance", 0.0))
     for key, value in (("tolerance", tolerance), ("rel_tolerance", rel_tolerance)):
@@ -146,6 +160,8 @@ def _question(table: dict[str, Any], check: TableCheck) -> Question:
         rel_tolerance=rel_tolerance,
         hints=tuple(hint.strip() for hint in table.get("hints", [])),
         mistakes=tuple(mistakes),
+        tries=_tries(check, table),
+        also_accepted=also_accepted,
     )
 
 
@@ -162,7 +178,12 @@ def _check_options(check: TableCheck, options: tuple[str, ...]) -> None:
 
 
 def _answer(
-    check: TableCheck, kind: Kind, table: dict[str, Any], options: tuple[str, ...], key: str
+    check: TableCheck,
+    kind: Kind,
+    table: dict[str, Any],
+    options: tuple[str, ...],
+    key: str,
+    several: bool = False,
 ) -> Any:
     """The answer key in its graded form; numeric may be None when answer_from gives it."""
     value = table.get(key)
@@ -171,6 +192,14 @@ def _answer(
             if "answer_from" not in table:
                 raise check.error("a numeric question needs 'answer' or 'answer_from'")
             return None
+        if several and isinstance(value, list):
+            # a list: the key first, then other readings a careful student may give
+            if not value or any(
+                isinstance(v, bool) or not isinstance(v, _NUMBER) or not math.isfinite(v)
+                for v in value
+            ):
+                raise check.error(f"'{key}' must be a finite number or a list of them", key)
+            return tuple(float(v) for v in value)
         if isinstance(value, bool) or not isinstance(value, _NUMBER):
             raise check.error(f"'{key}' must be a number", key)
         if not math.isfinite(value):
@@ -219,10 +248,14 @@ def _mistake(
     wrong = _answer(check, kind, entry, options, "answer") if "answer" in entry else None
     if wrong is not None:
         if kind is Kind.TEXT:
-            same = any(matches_text(variant, key) for variant in wrong)
-        else:
-            same = kind is not Kind.NUMERIC and wrong == key  # numeric: proved in answers.py
-        if same:
+            for variant in wrong:
+                if matches_text(variant, key):
+                    raise check.error(
+                        f"this mistake's answer '{variant}' reads as a key"
+                        f" ({normalise_text(variant)})",
+                        "answer",
+                    )
+        elif kind is not Kind.NUMERIC and wrong == key:  # numeric: proved in answers.py
             raise check.error("this mistake's answer is the correct answer", "answer")
     return Mistake(
         answer=wrong,

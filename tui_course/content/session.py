@@ -1,33 +1,137 @@
-"""One pass through a quiz: which question is showing, first-try results, hints used.
+"""One pass through a quiz as a plain object: the whole state the quiz screen draws.
 
-Kept free of UI so the rules (what counts as a score, what "missed" means) are
-tested directly and the quiz screen only draws them.
+The rules live here, free of UI, so they are tested directly: a wrong answer
+teaches before it tells (targeted feedback, else the next hint), the key and
+explanation appear only once a question is closed (right, out of tries, or
+revealed on request), and every change the store must keep comes out as an
+AttemptRecord that the caller saves before applying it.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 
-from tui_course.content.grading import Verdict, grade
-from tui_course.content.models import Question, Quiz
+from tui_course.content.grading import (
+    AnswerFormatError,
+    NumberReader,
+    Verdict,
+    grade,
+    normalise_text,
+    parse_number,
+)
+from tui_course.content.models import Kind, Question, Quiz, tries_allowed
+
+MAX_ANSWER_CHARS = 200  # an answer is stored as typed, up to this length
+
+
+class PassKind(StrEnum):
+    FIRST = "first"  # the pass a teacher grades
+    RETRY = "retry"  # missed ones again, or the whole quiz again
+    REVIEW = "review"  # due questions from the review queue
+
+
+class Phase(StrEnum):
+    INTRO = "intro"  # the quiz's intro, before question 1
+    ASKING = "asking"  # the current question takes answers
+    CLOSED = "closed"  # the current question is over: key and explanation shown
+    FINISHED = "finished"  # past the last question
+
+
+class Outcome(StrEnum):
+    RIGHT = "right"
+    WRONG = "wrong"
+    REVEALED = "revealed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class AttemptRecord:
+    """One row of the store's attempts table."""
+
+    quiz_id: str
+    question: int  # 1-based number in the quiz
+    answer: str  # as typed, capped at MAX_ANSWER_CHARS
+    verdict: Outcome
+    try_number: int
+    hints_seen: int
+    revealed: bool
+    seconds: float
+    pass_kind: PassKind
+    final: bool  # this row closed the question for this pass
+
+
+@dataclass
+class QuestionState:
+    tries_used: int = 0
+    hints_seen: int = 0
+    outcome: Outcome | None = None  # set when the question closes
+    first_try_right: bool = False
+    last_answer: str = ""
+    verdict: Verdict | None = None  # the last graded answer
+    message: str | None = None  # what the last wrong answer taught (feedback or hint)
+    tried: set[str] = field(default_factory=set)  # wrong answers given, as graded
+
+    @property
+    def closed(self) -> bool:
+        return self.outcome is not None
+
+
+Clock = Callable[[], float]
 
 
 @dataclass
 class QuizSession:
-    """The score is the number of questions right on the first try in this run;
-    retries are recorded but do not raise it."""
+    """The state of one pass; the widget holds it and redraws after each change."""
 
     quiz: Quiz
     questions: tuple[Question, ...]  # the quiz's questions with numeric keys resolved
-    order: tuple[int, ...]  # 0-based indexes of the questions asked in this run
+    order: tuple[int, ...]  # 0-based indexes asked in this pass
+    kind: PassKind = PassKind.FIRST
+    phase: Phase = Phase.ASKING
     position: int = 0
-    finished: bool = False
-    first_try: dict[int, bool] = field(default_factory=dict)
-    hints_shown: dict[int, int] = field(default_factory=dict)
+    states: dict[int, QuestionState] = field(default_factory=dict)
+    read_number: NumberReader = parse_number
+    clock: Clock = time.monotonic
+    _since: float = 0.0  # clock reading when the current question's timer last restarted
+    # a review pass mixes quizzes: each index maps back to its quiz and question number
+    review_of: dict[int, str] = field(default_factory=dict)
+    review_numbers: dict[int, int] = field(default_factory=dict)
 
     @classmethod
-    def start(cls, quiz: Quiz, questions: tuple[Question, ...]) -> QuizSession:
-        return cls(quiz, questions, tuple(range(len(questions))))
+    def start(
+        cls,
+        quiz: Quiz,
+        questions: tuple[Question, ...],
+        kind: PassKind = PassKind.FIRST,
+        order: Iterable[int] | None = None,
+        done: Mapping[int, QuestionState] | None = None,
+        read_number: NumberReader = parse_number,
+        clock: Clock = time.monotonic,
+    ) -> QuizSession:
+        """A new pass; `done` holds questions already closed in it (a resumed first pass).
+
+        A fresh first pass opens on the intro; a resumed one at its first open question.
+        """
+        asked = tuple(range(len(questions)) if order is None else order)
+        states = {index: QuestionState() for index in asked}
+        states.update(done or {})
+        session = cls(quiz, questions, asked, kind, states=states, read_number=read_number)
+        session.clock = clock
+        open_positions = [p for p, index in enumerate(asked) if not states[index].closed]
+        if not open_positions:
+            session.phase = Phase.FINISHED
+            session.position = len(asked) - 1
+        elif kind is PassKind.FIRST and not done:
+            session.phase = Phase.INTRO
+        else:
+            session.position = open_positions[0]
+        session._since = clock()
+        return session
+
+    # where we are
 
     @property
     def index(self) -> int:
@@ -38,6 +142,10 @@ class QuizSession:
         return self.questions[self.index]
 
     @property
+    def state(self) -> QuestionState:
+        return self.states[self.index]
+
+    @property
     def number(self) -> int:
         """1-based number of the current question within the whole quiz."""
         return self.index + 1
@@ -46,39 +154,149 @@ class QuizSession:
     def is_full_run(self) -> bool:
         return len(self.order) == len(self.questions)
 
-    def check(self, raw: str) -> Verdict:
-        """Grade the current question without counting it; raises AnswerFormatError."""
-        return grade(self.question, raw)
-
-    def count(self, verdict: Verdict) -> None:
-        """Count a verdict once it is saved; only the first one per question scores."""
-        self.first_try.setdefault(self.index, verdict.correct)
-
-    def hints(self) -> tuple[str, ...]:
-        """The hints revealed so far for the current question."""
-        return self.question.hints[: self.hints_shown.get(self.index, 0)]
-
-    def reveal_hint(self) -> str | None:
-        shown = self.hints_shown.get(self.index, 0)
-        if shown >= len(self.question.hints):
-            return None
-        self.hints_shown[self.index] = shown + 1
-        return self.question.hints[shown]
-
-    def advance(self) -> None:
-        if self.position + 1 < len(self.order):
-            self.position += 1
-        else:
-            self.finished = True
+    @property
+    def tries_allowed(self) -> int:
+        return tries_allowed(self.quiz, self.question)
 
     @property
-    def correct_count(self) -> int:
-        return sum(1 for index in self.order if self.first_try.get(index, False))
+    def tries_left(self) -> int:
+        return self.tries_allowed - self.state.tries_used
+
+    @property
+    def key_visible(self) -> bool:
+        """The key and explanation show only once the question is closed."""
+        return self.phase is Phase.CLOSED
+
+    def hints(self) -> tuple[str, ...]:
+        """The hints seen so far for the current question."""
+        return self.question.hints[: self.state.hints_seen]
+
+    # changes: each returns the record to save first (or None), then apply() it
+
+    def begin(self) -> None:
+        """Leave the intro for question 1."""
+        if self.phase is Phase.INTRO:
+            self.phase = Phase.ASKING
+            self._since = self.clock()
+
+    def show_hint(self) -> str | None:
+        """The next hint, or None when there is none left (or the question is closed)."""
+        if self.phase is not Phase.ASKING:
+            return None
+        state = self.state
+        if state.hints_seen >= len(self.question.hints):
+            return None
+        state.hints_seen += 1
+        return self.question.hints[state.hints_seen - 1]
+
+    def answer(self, raw: str) -> tuple[Verdict, AttemptRecord]:
+        """Grade an answer without changing anything; raises AnswerFormatError."""
+        if self.phase is not Phase.ASKING:
+            raise ValueError("this question is not taking answers")
+        verdict = grade(self.question, raw, self.read_number)
+        state = self.state
+        if not verdict.correct and self._as_graded(raw, verdict) in state.tried:
+            raise AnswerFormatError("You tried that one already: it costs no try. Try another.")
+        try_number = state.tries_used + 1
+        final = verdict.correct or try_number >= self.tries_allowed
+        outcome = Outcome.RIGHT if verdict.correct else Outcome.WRONG
+        return verdict, self._record(raw.strip(), outcome, try_number, final=final)
+
+    def reveal(self) -> AttemptRecord | None:
+        """The record for asking to see the key (None when it already shows)."""
+        if self.phase is not Phase.ASKING:
+            return None
+        return self._record("", Outcome.REVEALED, self.state.tries_used, final=True)
+
+    def skip(self) -> AttemptRecord | None:
+        """The record for leaving an open question unanswered (None when nothing to say)."""
+        if self.phase is not Phase.ASKING:
+            return None
+        return self._record("", Outcome.SKIPPED, self.state.tries_used, final=True)
+
+    def apply(self, record: AttemptRecord, verdict: Verdict | None = None) -> None:
+        """Take in a saved record: count the try, teach or close the question."""
+        state = self.state
+        self._since = self.clock()
+        if record.verdict in (Outcome.RIGHT, Outcome.WRONG):
+            if verdict is not None and record.verdict is Outcome.WRONG:
+                state.tried.add(self._as_graded(record.answer, verdict))
+            state.tries_used = record.try_number
+            state.last_answer = record.answer
+            state.verdict = verdict
+            if record.try_number == 1:
+                state.first_try_right = record.verdict is Outcome.RIGHT
+        state.message = None
+        if record.final:
+            state.outcome = record.verdict
+            self.phase = Phase.CLOSED
+        elif verdict is not None:
+            state.message = verdict.feedback or self.show_hint()
+
+    def _as_graded(self, raw: str, verdict: Verdict) -> str:
+        """An answer as grading sees it, so "0,5" and "1/2" count as the same try."""
+        if verdict.read_as is not None:
+            return repr(verdict.read_as)
+        if self.question.kind is Kind.TEXT:
+            return normalise_text(raw)
+        return raw.replace(" ", "")
+
+    def advance(self) -> None:
+        """On to the next open question, or to the end."""
+        for position in range(self.position + 1, len(self.order)):
+            if not self.states[self.order[position]].closed:
+                self.position = position
+                self.phase = Phase.ASKING
+                self._since = self.clock()
+                return
+        self.phase = Phase.FINISHED
+
+    def _record(self, answer: str, outcome: Outcome, try_number: int, final: bool) -> AttemptRecord:
+        quiz_id = self.review_of.get(self.index, self.quiz.id)
+        return AttemptRecord(
+            quiz_id=quiz_id,
+            question=self.review_number(self.index),
+            answer=answer[:MAX_ANSWER_CHARS],
+            verdict=outcome,
+            try_number=try_number,
+            hints_seen=self.state.hints_seen,
+            revealed=outcome is Outcome.REVEALED,
+            seconds=round(max(0.0, self.clock() - self._since), 3),
+            pass_kind=self.kind,
+            final=final,
+        )
+
+    def review_number(self, index: int) -> int:
+        return self.review_numbers.get(index, index + 1)
+
+    # results
+
+    @property
+    def first_try_count(self) -> int:
+        return sum(1 for index in self.order if self.states[index].first_try_right)
+
+    @property
+    def right_count(self) -> int:
+        """Questions closed right in this pass (at any try, without reveal)."""
+        return sum(1 for index in self.order if self.states[index].outcome is Outcome.RIGHT)
+
+    @property
+    def answered(self) -> int:
+        return sum(1 for index in self.order if self.states[index].closed)
 
     @property
     def missed(self) -> tuple[int, ...]:
-        """Questions not right on the first try, skipped ones included."""
-        return tuple(index for index in self.order if not self.first_try.get(index, False))
+        """Questions not right on the first try in this pass, skipped ones included."""
+        return tuple(index for index in self.order if not self.states[index].first_try_right)
 
-    def retry_missed(self) -> QuizSession:
-        return QuizSession(self.quiz, self.questions, self.missed)
+    def retry(self, indexes: Iterable[int] | None = None) -> QuizSession:
+        """A retry pass over some questions (default: the missed ones); never a first pass."""
+        order = self.missed if indexes is None else tuple(indexes)
+        return QuizSession.start(
+            self.quiz,
+            self.questions,
+            PassKind.RETRY,
+            order=order,
+            read_number=self.read_number,
+            clock=self.clock,
+        )

@@ -1,28 +1,132 @@
-"""Writes a quiz session's runs and attempts to the progress store."""
+"""Writes a quiz session's passes and attempts to the progress store."""
 
 from __future__ import annotations
 
-from tui_course.content.grading import Verdict
-from tui_course.content.session import QuizSession
+from collections.abc import Callable
+
+from tui_course.content.session import (
+    AttemptRecord,
+    Outcome,
+    PassKind,
+    Phase,
+    QuestionState,
+    QuizSession,
+)
+from tui_course.progress.review import ReviewSchedule
 from tui_course.progress.store import ProgressStore
+
+REVIEW_RUN = "(review)"
+SessionFactory = Callable[
+    [dict[int, QuestionState]], QuizSession
+]  # the run id's quiz column for a review pass, which mixes quizzes
 
 
 class QuizRecorder:
-    """Each attempt is committed before `attempt` returns, so the verdict the screen
-    shows afterwards is never ahead of the disk."""
+    """Each attempt is committed before `save` returns, so the screen is never ahead of
+    the disk. A first pass continues the quiz's one first run; other passes get a new run,
+    created with their first row (opening a quiz and leaving writes nothing)."""
 
-    def __init__(self, store: ProgressStore) -> None:
+    def __init__(self, store: ProgressStore, schedule: ReviewSchedule | None = None) -> None:
         self.store = store
+        self.schedule = schedule
         self._runs: dict[int, int] = {}  # id(session) -> run id
 
-    def start(self, session: QuizSession) -> None:
-        self._runs[id(session)] = self.store.start_run(session.quiz.id, len(session.order))
-
-    def attempt(self, session: QuizSession, answer: str, verdict: Verdict) -> None:
+    def _run(self, session: QuizSession) -> int:
         run_id = self._runs.get(id(session))
-        self.store.record_attempt(run_id, session.quiz.id, session.number, answer, verdict.correct)
+        if run_id is None:
+            first = self.store.first_run(session.quiz.id)
+            if session.kind is PassKind.FIRST and first is not None and not first[1]:
+                run_id = first[0]
+            else:
+                kind = (
+                    session.kind if first is None or session.kind is not PassKind.FIRST else "retry"
+                )
+                quiz_id = REVIEW_RUN if session.kind is PassKind.REVIEW else session.quiz.id
+                run_id = self.store.start_run(quiz_id, len(session.order), str(kind))
+            self._runs[id(session)] = run_id
+        return run_id
+
+    def save(self, session: QuizSession, record: AttemptRecord) -> None:
+        """The attempt and its review card are one transaction: both on disk, or neither."""
+        run_id = self._run(session)
+        with self.store.transaction():
+            self._write(run_id, record)
+
+    def _write(self, run_id: int, record: AttemptRecord) -> None:
+        self.store.record_attempt(
+            run_id,
+            record.quiz_id,
+            record.question,
+            record.answer,
+            record.verdict == "right",
+            verdict=str(record.verdict),
+            try_number=record.try_number,
+            hints_seen=record.hints_seen,
+            revealed=record.revealed,
+            seconds=record.seconds,
+            pass_kind=str(record.pass_kind),
+            final=record.final,
+        )
+        if self.schedule is not None and record.final:
+            self.schedule.closed(
+                record.quiz_id,
+                record.question,
+                str(record.verdict),
+                record.try_number,
+                str(record.pass_kind),
+            )
+
+    def first_try_score(self, quiz_id: str, question_count: int) -> int | None:
+        return self.store.quiz_stats(quiz_id, question_count).first_try
 
     def finish(self, session: QuizSession) -> None:
         run_id = self._runs.pop(id(session), None)
         if run_id is not None:
-            self.store.finish_run(run_id, session.correct_count)
+            self.store.finish_run(run_id)
+
+
+def first_pass_states(
+    store: ProgressStore, quiz_id: str, question_count: int
+) -> dict[int, QuestionState]:
+    """The quiz's first pass as the store holds it, to resume it or show its summary.
+
+    Questions keep their tries and hints, so leaving a quiz and coming back never buys
+    fresh tries. In a finished pass, a question with no row was skipped.
+    """
+    first = store.first_run(quiz_id)
+    if first is None:
+        return {}
+    run_id, finished = first
+    states: dict[int, QuestionState] = {}
+    for row in store.run_rows(run_id):
+        index = row.question_index - 1
+        if not 0 <= index < question_count:
+            continue
+        state = states.setdefault(index, QuestionState())
+        if row.verdict in ("right", "wrong"):
+            state.tries_used = max(state.tries_used, row.try_number)
+            state.last_answer = row.answer
+            if row.try_number == 1:
+                state.first_try_right = row.verdict == "right"
+        state.hints_seen = max(state.hints_seen, row.hints_seen)
+        if row.final and state.outcome is None:
+            state.outcome = Outcome(row.verdict)
+    if finished:
+        for index in range(question_count):
+            state = states.setdefault(index, QuestionState())
+            if state.outcome is None:
+                state.outcome = Outcome.SKIPPED
+    return states
+
+
+def open_quiz(
+    store: ProgressStore, session_for: SessionFactory, quiz_id: str, count: int
+) -> QuizSession:
+    """The session a quiz opens on: its first pass (fresh, resumed, or finished and shown as
+    a summary with retry keys). A first pass whose every question closed is marked finished."""
+    states = first_pass_states(store, quiz_id, count)
+    session = session_for(states)
+    first = store.first_run(quiz_id)
+    if session.phase is Phase.FINISHED and first is not None and not first[1]:
+        store.finish_run(first[0])
+    return session

@@ -1,7 +1,13 @@
-"""Progress as plain data, for `attn-tui progress` in every format."""
+"""Progress as plain data, for `attn-tui progress` and for the classroom report.
+
+The keys of each row are a contract (see the classroom helpers): lessons have id,
+title, order, read, last_activity; quizzes have id, title, questions, state,
+answered, first_try, mastered, best, tries, hints, reveals, seconds, last_activity.
+"""
 
 from __future__ import annotations
 
+import getpass
 from dataclasses import asdict
 from typing import Any
 
@@ -9,10 +15,25 @@ from tui_course.content.models import Course
 from tui_course.progress.store import ProgressStore
 
 
-def progress_report(course: Course, store: ProgressStore) -> dict[str, list[dict[str, Any]]]:
-    done = store.lessons_done()
+def user_name() -> str:
+    """The login name; a container without a passwd entry still gets something useful."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def progress_report(course: Course, store: ProgressStore) -> dict[str, Any]:
+    read = store.lessons_done()
+    activity = store.lesson_activity()
     lessons = [
-        {"id": lesson.id, "title": lesson.title, "order": lesson.order, "done": lesson.id in done}
+        {
+            "id": lesson.id,
+            "title": lesson.title,
+            "order": lesson.order,
+            "read": lesson.id in read,
+            "last_activity": activity.get(lesson.id),
+        }
         for lesson in course.lessons
     ]
     quizzes = []
@@ -24,11 +45,20 @@ def progress_report(course: Course, store: ProgressStore) -> dict[str, list[dict
                 "id": quiz.id,
                 "title": quiz.title,
                 "questions": total,
-                "best_score": stats.best_correct,
+                "state": stats.state,
+                "answered": stats.answered,
+                "first_try": stats.first_try,
                 "mastered": len(stats.mastered),
-                "attempts": stats.attempts,
-                "done": len(stats.mastered) == total,
+                "best": stats.best,
+                "tries": stats.tries,
+                "hints": stats.hints,
+                "reveals": stats.reveals,
+                "seconds": stats.seconds,
+                "last_activity": stats.last_activity,
             }
         )
-    attempts = [asdict(attempt) for attempt in store.attempts()]
-    return {"lessons": lessons, "quizzes": quizzes, "attempts": attempts}
+    attempts = [
+        {**asdict(row), "revealed": bool(row.revealed), "final": bool(row.final)}
+        for row in store.all_rows()
+    ]
+    return {"user": user_name(), "lessons": lessons, "quizzes": quizzes, "attempts": attempts}

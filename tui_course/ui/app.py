@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,11 +19,11 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 
 from tui_course.content.errors import ContentError
-from tui_course.content.models import Course, Item, Lab, Lesson, Question, Quiz
+from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
 from tui_course.progress.store import ProgressStore
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.ui.widgets.lesson_view import LessonView
-from tui_course.ui.widgets.outline import Outline
+from tui_course.ui.widgets.outline import Outline, legend_lines
 
 if TYPE_CHECKING:
     from tui_course.content.session import QuizSession
@@ -43,21 +44,28 @@ class Settings:
 
 
 def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
-    """'[x]' for a lesson read to the end or a quiz fully mastered; quiz scores as n/m."""
+    """Each item's mark (see outline.MARKS_LEGEND): scores only for a finished first pass."""
     done = store.lessons_done()
     marks = {lesson.id: "[x]" if lesson.id in done else "[ ]" for lesson in course.lessons}
     marks.update({lab.id: "   " for lab in course.labs})
     for quiz in course.quizzes:
-        stats = store.quiz_stats(quiz.id, len(quiz.questions))
         total = len(quiz.questions)
-        box = "[x]" if len(stats.mastered) == total else "[ ]"
-        if stats.best_correct is not None:
-            marks[quiz.id] = f"{box} {stats.best_correct}/{total}"
-        elif stats.attempts:
-            marks[quiz.id] = f"{box} {len(stats.mastered)}/{total}"
+        stats = store.quiz_stats(quiz.id, total)
+        if stats.state == "finished":
+            box = "[x]" if len(stats.mastered) == total else "[=]"
+            marks[quiz.id] = f"{box} {stats.first_try}/{total}"
+        elif stats.state == "in progress":
+            marks[quiz.id] = f"[~] {stats.answered}/{total}"
         else:
-            marks[quiz.id] = box
+            marks[quiz.id] = "[ ]"
     return marks
+
+
+def review_due(store: ProgressStore, now: datetime) -> int | None:
+    """Questions due for review now; None when nothing was ever scheduled (no entry)."""
+    if not store.review_cards_all():
+        return None
+    return len(store.review_cards_due(now.astimezone(UTC).isoformat(timespec="seconds")))
 
 
 class CourseApp(App[None]):
@@ -109,6 +117,7 @@ class CourseApp(App[None]):
         self._answer_keys: asyncio.Future[AnswerKeys] | None = None
         self._quiz_keys: AnswerKeys = {}
         self.crash: Exception | None = None  # what ended the app, for cli.run_app to report
+        self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # tests fix the clock
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -119,7 +128,12 @@ class CourseApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
-            yield Outline(self.items, outline_marks(self.course, self.store), id="outline")
+            yield Outline(
+                self.items,
+                outline_marks(self.course, self.store),
+                review_due(self.store, self.now()),
+                id="outline",
+            )
             with ContentSwitcher(initial="lesson", id="content"):
                 yield LessonView(id="lesson")
         yield Footer()
@@ -144,6 +158,9 @@ class CourseApp(App[None]):
                 timeout=15,
                 markup=False,
             )
+        if self.settings.open_id == REVIEW_ID:
+            self.call_after_refresh(self.open_review)
+            return
         start = self.settings.open_id or self.store.get_setting(LAST_OPENED)
         item = self.course.find(start) if start else None
         if item is None and self.items:
@@ -177,6 +194,9 @@ class CourseApp(App[None]):
     # opening things
 
     async def open_item(self, item_id: str, focus_content: bool = False) -> None:
+        if item_id == REVIEW_ID:
+            await self.open_review()
+            return
         item = self.course.find(item_id)
         if item is None:
             return
@@ -233,17 +253,56 @@ class CourseApp(App[None]):
         found = self.query(QuizView)
         if found:
             return found.first()
-        view = QuizView(QuizRecorder(self.store), id="quiz")
+        from tui_course.progress.review import ReviewSchedule
+
+        view = QuizView(QuizRecorder(self.store, ReviewSchedule(self.store, self.now)), id="quiz")
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
     def _session(self, quiz: Quiz) -> QuizSession:
+        """The quiz's first pass: fresh (intro first), resumed, or finished (its summary)."""
         # Keys were computed in a thread by _compute_answer_keys; open_item awaited them.
+        from tui_course.answers import read_number
         from tui_course.content.session import QuizSession
+        from tui_course.progress.recorder import open_quiz
 
         keys = self._quiz_keys[quiz.id]
         assert not isinstance(keys, ContentError)  # open_item does not open such a quiz
-        return QuizSession.start(quiz, keys)
+        return open_quiz(
+            self.store,
+            lambda done: QuizSession.start(quiz, keys, done=done, read_number=read_number),
+            quiz.id,
+            len(keys),
+        )
+
+    async def open_review(self) -> None:
+        """The review queue: due questions from every quiz, in one pass."""
+        from tui_course.answers import read_number
+        from tui_course.progress.review import review_session
+
+        self._quiz_keys = await self._compute_answer_keys()
+        resolved: dict[int, Question] = {}
+        for quiz in self.course.quizzes:
+            keys = self._quiz_keys.get(quiz.id)
+            if keys is not None and not isinstance(keys, ContentError):
+                resolved.update(zip(map(id, quiz.questions), keys, strict=True))
+        session = review_session(
+            self.course, self.store, self.now(), lambda q: resolved.get(id(q)), read_number
+        )
+        if session is None:
+            self.notify("Nothing is due for review right now.", timeout=5)
+            if self.current is None and self.items:  # `attn-tui review`: open something
+                last = self.store.get_setting(LAST_OPENED)
+                item = (self.course.find(last) if last else None) or self.items[0]
+                await self.open_item(item.id, focus_content=True)
+            return
+        self._remember_position()
+        self.current = None
+        self.query_one(Outline).select_id(REVIEW_ID)
+        quiz_view = await self._quiz_view()
+        self.query_one(ContentSwitcher).current = "quiz"
+        self.sub_title = "Review"
+        await quiz_view.start(session)  # it focuses its own answer box
 
     def _remember_position(self) -> None:
         view = self.query_one(LessonView)
@@ -251,7 +310,15 @@ class CourseApp(App[None]):
             self.store.set_setting(f"position:{view.lesson.id}", str(int(view.scroll_y)))
 
     def refresh_outline(self) -> None:
-        self.query_one(Outline).update_marks(outline_marks(self.course, self.store))
+        """New marks from the store; a store busy for too long keeps the old ones for now."""
+        import sqlite3
+
+        try:
+            marks = outline_marks(self.course, self.store)
+            due = review_due(self.store, self.now())
+        except sqlite3.Error:
+            return
+        self.query_one(Outline).update_marks(marks, due)
 
     @on(OptionList.OptionSelected, "#outline")
     async def _outline_selected(self, event: OptionList.OptionSelected) -> None:
@@ -267,6 +334,10 @@ class CourseApp(App[None]):
         """QuizView.Finished: a run ended, so a score in the outline may have changed."""
         self.refresh_outline()
 
+    def on_quiz_view_saved(self) -> None:
+        """QuizView.Saved: a question closed, so a mark or the review count may have changed."""
+        self.refresh_outline()
+
     # actions
 
     async def _step(self, offset: int) -> None:
@@ -275,9 +346,6 @@ class CourseApp(App[None]):
             return
         ids = [item.id for item in self.items]
         index = ids.index(base) + offset
-        if isinstance(self.current, Lesson) and offset > 0:
-            self.store.mark_lesson_done(self.current.id)
-            self.refresh_outline()
         if 0 <= index < len(ids):
             await self.open_item(ids[index], focus_content=True)
         else:
@@ -345,6 +413,9 @@ class CourseApp(App[None]):
             "While typing (an answer, a sentence), letters go into the box: press Esc once",
             "to leave it, then the keys above work. Tab moves into a lesson's live figure.",
             "The mouse works too: click outline items, quiz options and heatmap rows.",
+            "",
+            "Outline marks",
+            *(f"  {line}" for line in legend_lines()),
         ]
         self.push_screen(HelpScreen(help_text(sections, notes)))
 
@@ -369,6 +440,7 @@ class CourseApp(App[None]):
         yield SystemCommand(
             "Previous item", "Open the previous lesson, lab or quiz", self.action_previous_item
         )
+        yield SystemCommand("Review", "Go through the questions due for review", self.open_review)
         yield SystemCommand("Help: keys", "Show every key", self.action_help)
         yield SystemCommand(
             "Toggle outline", "Hide or show the course outline", self.action_toggle_outline

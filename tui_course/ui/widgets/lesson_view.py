@@ -72,6 +72,9 @@ class LessonView(VerticalScroll):
         self._pending_scroll = scroll_y or None
         self.scroll_home(animate=False)
         self.watch_virtual_size()
+        # A lesson shorter than the screen never scrolls: its end is on screen once laid out.
+        shown = lesson
+        self.set_timer(0.3, lambda: self._check_finished() if self.lesson is shown else None)
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         """Show where a link points, as text the student can copy; jump to #anchors."""
@@ -100,10 +103,22 @@ class LessonView(VerticalScroll):
         super().watch_scroll_y(old, new)
         self._check_finished()
 
+    def _end_laid_out_on_screen(self) -> bool:
+        """A short lesson's end is on screen once its last block has been laid out
+        (a block not laid out yet has no height: that is not "read")."""
+        if not self.display or not self.children or self.size.height == 0:
+            return False
+        last = self.children[-1]
+        return last.region.height > 0 and last.virtual_region.bottom <= self.size.height
+
     def _check_finished(self) -> None:
         if self.lesson is None or self._finished_sent:
             return
-        if self.max_scroll_y > 0 and self.scroll_y >= self.max_scroll_y - 1:
+        if self.max_scroll_y > 0:
+            at_end = self.scroll_y >= self.max_scroll_y - 1
+        else:
+            at_end = self._end_laid_out_on_screen()
+        if at_end:
             self._finished_sent = True
             self.post_message(self.Finished(self.lesson.id))
 

@@ -7,12 +7,27 @@ from collections.abc import Mapping
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import OptionList
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 
-from tui_course.content.models import Item, Lesson, Quiz
+from tui_course.content.models import REVIEW_ID, Item, Lesson, Quiz
 from tui_course.terminal import locale_is_utf8
 
 OUTLINE_LABEL_WIDTH = 28  # the outline is 30 wide: a border and one cell of slack
+
+# What the marks mean; shown under the outline and in the help screen.
+MARKS_LEGEND = (
+    ("[ ]", "not started; a lesson not read to its end yet"),
+    ("[~] 1/3", "quiz in progress: 1 of 3 questions answered (not a score)"),
+    ("[=] 2/3", "quiz finished: 2 of 3 right on the first try (the graded score)"),
+    ("[x] 2/3", "the same, and every question since answered right without a reveal"),
+    ("[x]", "lesson read to its end"),
+)
+# The same, short enough for the outline (28 columns, 3 lines so the course still fits 80x24).
+OUTLINE_LEGEND = (
+    "[ ] new  [~] i/n answered",
+    "[=] n/m first-try score",
+    "[x] all mastered / read",
+)
 
 
 def item_label(item: Item, mark: str) -> Text:
@@ -29,32 +44,55 @@ def item_label(item: Item, mark: str) -> Text:
     return Text(text, no_wrap=True)
 
 
+def legend_lines() -> list[str]:
+    """The long legend, for the help screen."""
+    return [f"{mark:<8} {meaning}" for mark, meaning in MARKS_LEGEND]
+
+
 class Outline(OptionList):
-    """Marks are words and characters, not colour: [x] done, [ ] not yet, n/m scores."""
+    """Marks are characters, not colour (see MARKS_LEGEND), with their legend at the end."""
 
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
     ]
 
-    def __init__(self, items: list[Item], marks: Mapping[str, str], **kwargs: object):
+    def __init__(
+        self,
+        items: list[Item],
+        marks: Mapping[str, str],
+        review_due: int | None = None,
+        **kwargs: object,
+    ):
         self.course_items = items
-        super().__init__(*self._build_options(marks), **kwargs)  # type: ignore[arg-type]
+        super().__init__(*self._build_options(marks, review_due), **kwargs)  # type: ignore[arg-type]
 
-    def _build_options(self, marks: Mapping[str, str]) -> list[Option]:
-        return [
+    def _build_options(
+        self, marks: Mapping[str, str], review_due: int | None
+    ) -> list[Option | None]:
+        """`review_due` None: no question was ever scheduled, so no review entry."""
+        options: list[Option | None] = []
+        if review_due is not None:
+            options.append(
+                Option(Text(f"    Review ({review_due} due)", no_wrap=True), id=REVIEW_ID)
+            )
+        options += [
             Option(item_label(item, marks.get(item.id, "[ ]")), id=item.id)
             for item in self.course_items
         ]
+        options.append(None)  # a separator, then the legend (not selectable)
+        options += [Option(Text(line, no_wrap=True), disabled=True) for line in OUTLINE_LEGEND]
+        return options
 
-    def update_marks(self, marks: Mapping[str, str]) -> None:
-        highlighted = self.highlighted
+    def update_marks(self, marks: Mapping[str, str], review_due: int | None = None) -> None:
+        highlighted = self.highlighted_option.id if self.highlighted_option else None
         self.clear_options()
-        self.add_options(self._build_options(marks))
-        self.highlighted = highlighted
+        self.add_options(self._build_options(marks, review_due))
+        if highlighted is not None:
+            self.select_id(highlighted)
 
     def select_id(self, item_id: str) -> None:
-        for index, item in enumerate(self.course_items):
-            if item.id == item_id:
-                self.highlighted = index
-                return
+        try:
+            self.highlighted = self.get_option_index(item_id)
+        except OptionDoesNotExist:
+            return

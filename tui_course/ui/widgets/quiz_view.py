@@ -1,51 +1,60 @@
-"""The quiz: one question at a time, keyboard first, every cue in words as well as colour."""
+"""The quiz: draws a QuizSession and turns keys into its changes.
+
+Every rule (tries, hints, when the key shows, what is saved) lives in
+content/session.py; this widget only draws the session and saves each record
+before applying it. Prompts, hints, feedback and explanations are Markdown
+(content, never markup: Markdown does not read Rich markup and links do not open);
+what the student typed is shown as plain Text with control characters removed.
+"""
 
 from __future__ import annotations
 
 from typing import Protocol
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Static
+from textual.widgets import Input, Markdown, Static
 
-from tui_course.content.grading import AnswerFormatError, Verdict
-from tui_course.content.models import Kind
-from tui_course.content.session import QuizSession
+from tui_course.content.grading import AnswerFormatError, Verdict, format_number
+from tui_course.content.models import Kind, Question
+from tui_course.content.session import (
+    MAX_ANSWER_CHARS,
+    AttemptRecord,
+    Outcome,
+    PassKind,
+    Phase,
+    QuizSession,
+)
+from tui_course.content.text import strip_control
 
 
 class Recorder(Protocol):
-    """Where runs and attempts go (tui_course.progress.recorder.QuizRecorder).
+    """Where attempts go (tui_course.progress.recorder.QuizRecorder).
 
-    `attempt` must have written durably when it returns, and raise when it could not.
+    `save` must have written durably when it returns, and raise when it could not.
     """
 
-    def start(self, session: QuizSession) -> None: ...
-    def attempt(self, session: QuizSession, answer: str, verdict: Verdict) -> None: ...
+    def save(self, session: QuizSession, record: AttemptRecord) -> None: ...
     def finish(self, session: QuizSession) -> None: ...
+    def first_try_score(self, quiz_id: str, question_count: int) -> int | None: ...
 
 
-_NUMBER_KEYS = frozenset("0123456789.-+/eE% ")
 _KIND_NAMES = {
-    Kind.CHOICE: "pick one: keys 1-9 or arrows, Enter to submit",
-    Kind.MULTI: "pick all that apply: keys 1-9 or space to toggle, Enter to submit",
-    Kind.NUMERIC: "type a number, Enter to submit",
-    Kind.TEXT: "type your answer, Enter to submit",
+    Kind.CHOICE: "pick one (1-9, arrows), Enter",
+    Kind.MULTI: "pick all that apply (1-9, Space), Enter",
+    Kind.NUMERIC: "a number, 2/3 or 1/sqrt(2), Enter",
+    Kind.TEXT: "type the answer, Enter",
 }
+_BOX_KEYS = "Esc then h hint, v answer, n skip"
+_OPEN_KEYS = "h hint, v answer, n skip"
 
 
-class NumberInput(Input):
-    """Takes only what a number can contain; other letters reach the quiz's keys (h, n, r)."""
-
-    def check_consume_key(self, key: str, character: str | None) -> bool:
-        return character is not None and character in _NUMBER_KEYS
-
-    async def _on_key(self, event: events.Key) -> None:
-        if event.is_printable and not self.check_consume_key(event.key, event.character):
-            event.prevent_default()  # skip Input's insert; the key bubbles on to the bindings
+def _plain(text: str) -> Text:
+    return Text(strip_control(text))
 
 
 class OptionRow(Horizontal):
@@ -66,23 +75,48 @@ class OptionRow(Horizontal):
 
     def show(self, marker: str, text: str) -> None:
         self.query_one(".option-marker", Static).update(Text(marker))
-        self.query_one(".option-text", Static).update(Text(text))
+        self.query_one(".option-text", Static).update(_plain(text))
 
     def on_click(self) -> None:
         self.post_message(self.Clicked(self.number))
 
 
 class QuizView(VerticalScroll, can_focus=True):
+    # Spacing only: Markdown's own margins would push the verdict off an 80x24 screen.
+    DEFAULT_CSS = """
+    QuizView Markdown {
+        margin: 0;
+        padding: 0;
+    }
+    QuizView Markdown > MarkdownBlock {
+        padding: 0;
+    }
+    QuizView Markdown > MarkdownBlock:last-child {
+        margin-bottom: 0;
+    }
+    QuizView .quiz-read-as {
+        color: $text-muted;
+    }
+    QuizView #quiz-teach, QuizView #quiz-hints {
+        margin-bottom: 1;
+    }
+    """
+
     BINDINGS = [
-        Binding("enter", "submit", "Submit", tooltip="Submit; after a verdict, go on"),
+        Binding("enter", "submit", "Submit", tooltip="Start; submit; after the answer, go on"),
         Binding("h", "hint", "Hint", tooltip="Show the next hint"),
+        Binding("v", "reveal", "Show answer", tooltip="Show the answer (recorded as revealed)"),
         Binding("n", "next", "Next", tooltip="Next question (skips an unanswered one)"),
         Binding(
             "right", "next", "Next", show=False, tooltip="Next question (skips an unanswered one)"
         ),
-        Binding("r", "retry", "Retry", tooltip="Try again; at the end, retry the ones you missed"),
+        Binding("r", "retry", "Retry", tooltip="At the end: go through the missed ones again"),
         Binding(
-            "a", "restart", "Start over", show=False, tooltip="At the end: start the quiz over"
+            "a",
+            "restart",
+            "Again",
+            show=False,
+            tooltip="At the end: go through the whole quiz again",
         ),
         Binding(
             "space",
@@ -97,95 +131,286 @@ class QuizView(VerticalScroll, can_focus=True):
     ]
 
     class Finished(Message):
-        """The student reached the end of a run; the outline's score may have changed."""
+        """The student reached the end of a pass; the outline's marks may have changed."""
 
         def __init__(self, quiz_id: str) -> None:
             super().__init__()
             self.quiz_id = quiz_id
 
-    def __init__(self, recorder: Recorder, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    class Saved(Message):
+        """An attempt was stored: the outline's mark ("[~] 1/3") and review count may move."""
+
+        def __init__(self, quiz_id: str) -> None:
+            super().__init__()
+            self.quiz_id = quiz_id
+
+    def __init__(
+        self,
+        recorder: Recorder,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
         self.recorder = recorder
         self.session: QuizSession | None = None
-        self.verdict: Verdict | None = None
         self.picked: set[int] = set()
         self.cursor = 1
-        self.last_answer = ""
+        self.problem = ""  # an answer that could not be read or saved, said in words
+        self._drawn: tuple[int, int, Phase] | None = None  # what the option rows were built for
 
     def compose(self) -> ComposeResult:
         yield Static(classes="quiz-title", markup=False, id="quiz-title")
-        yield Static(classes="quiz-prompt", markup=False, id="quiz-prompt")
+        yield Markdown(id="quiz-prompt", classes="quiz-prompt", open_links=False)
         yield Vertical(id="quiz-options")
-        yield NumberInput(placeholder="your answer", id="quiz-number")
-        yield Input(placeholder="your answer", id="quiz-text")
-        yield Static(classes="quiz-hints", markup=False, id="quiz-hints")
+        yield Input(placeholder="your answer", id="quiz-answer", max_length=MAX_ANSWER_CHARS)
+        yield Static(classes="quiz-read-as", markup=False, id="quiz-read-as")
+        yield Markdown(id="quiz-hints", classes="quiz-hints", open_links=False)
         yield Static(classes="quiz-verdict", markup=False, id="quiz-verdict")
+        yield Markdown(id="quiz-teach", classes="quiz-teach", open_links=False)
         yield Static(classes="quiz-keys", markup=False, id="quiz-keys")
 
     # driving the view
 
     async def start(self, session: QuizSession) -> None:
         self.session = session
-        self.recorder.start(session)
-        await self._show_question()
+        self._drawn = None
+        await self._new_question()
 
-    async def _show_question(self) -> None:
-        session = self.session
-        assert session is not None
-        self.verdict = None
+    async def _new_question(self) -> None:
         self.picked = set()
         self.cursor = 1
-        self.last_answer = ""
-        question = session.question
-        position = f"Question {session.position + 1} of {len(session.order)}"
-        if not session.is_full_run:
-            position += " (retrying missed ones)"
-        self._set("#quiz-title", f"{position} | {session.quiz.title}")
-        self._set("#quiz-prompt", f"{session.number}. {question.prompt}")
-        options = self.query_one("#quiz-options", Vertical)
-        await options.remove_children()
-        await options.mount_all(OptionRow(n) for n in range(1, len(question.options) + 1))
-        options.display = bool(question.options)
-        number_input = self.query_one("#quiz-number", NumberInput)
-        text_input = self.query_one("#quiz-text", Input)
-        number_input.display = question.kind is Kind.NUMERIC
-        text_input.display = question.kind is Kind.TEXT
-        for box in (number_input, text_input):
-            box.value = ""
-            box.disabled = False
-        self._set("#quiz-verdict", "")
-        self.query_one("#quiz-verdict").set_classes("quiz-verdict")
-        self._show_hints()
-        self._set("#quiz-keys", _KIND_NAMES[question.kind] + "  |  h hint  |  n skip")
-        self._render_options()
+        self.problem = ""
+        box = self.query_one("#quiz-answer", Input)
+        box.value = ""
+        await self.redraw()
         self._focus_answer()
         self.scroll_home(animate=False)
 
     def _focus_answer(self) -> None:
-        assert self.session is not None
-        kind = self.session.question.kind
-        if kind is Kind.NUMERIC:
-            self.query_one("#quiz-number", NumberInput).focus()
-        elif kind is Kind.TEXT:
-            self.query_one("#quiz-text", Input).focus()
+        session = self.session
+        if (
+            session is not None
+            and session.phase is Phase.ASKING
+            and session.question.kind in (Kind.NUMERIC, Kind.TEXT)
+        ):
+            self.query_one("#quiz-answer", Input).focus()
         else:
             self.focus()
 
-    def _set(self, selector: str, text: str) -> None:
-        self.query_one(selector, Static).update(Text(text))
+    async def redraw(self) -> None:
+        """Draw the whole session: one place decides what shows in each phase."""
+        session = self.session
+        if session is None:
+            return
+        self.refresh_bindings()
+        phase = session.phase
+        title = self.query_one("#quiz-title", Static)
+        prompt = self.query_one("#quiz-prompt", Markdown)
+        options = self.query_one("#quiz-options", Vertical)
+        box = self.query_one("#quiz-answer", Input)
+        verdict_box = self.query_one("#quiz-verdict", Static)
+        if phase in (Phase.INTRO, Phase.FINISHED):
+            await options.remove_children()
+            self._drawn = None
+            options.display = box.display = False
+            for selector in ("#quiz-read-as", "#quiz-verdict"):
+                self.query_one(selector, Static).update("")
+            self.query_one("#quiz-read-as").display = False
+            await self._markdown("#quiz-hints", "")
+            if phase is Phase.INTRO:
+                title.update(_plain(f"{session.quiz.title} | {len(session.order)} questions"))
+                await prompt.update(self._intro_text(session))
+                await self._markdown("#quiz-teach", "")
+                self._keys("Enter: start  |  Esc: outline")
+            else:
+                await self._draw_summary(session)
+            return
+        question = session.question
+        title.update(_plain(self._position_text(session)))
+        await prompt.update(f"**{session.number}.** {question.prompt}")
+        drawn = (id(session), session.index, Phase.ASKING)
+        if self._drawn != drawn:
+            await options.remove_children()
+            await options.mount_all(OptionRow(n) for n in range(1, len(question.options) + 1))
+            self._drawn = drawn
+        options.display = bool(question.options)
+        typed = question.kind in (Kind.NUMERIC, Kind.TEXT)
+        box.display = typed
+        box.disabled = phase is not Phase.ASKING
+        self._render_options()
+        self._draw_read_as(session)
+        hints = session.hints()
+        total = len(question.hints)
+        await self._markdown(
+            "#quiz-hints",
+            "\n\n".join(f"*Hint {i} of {total}:* {h}" for i, h in enumerate(hints, start=1)),
+        )
+        state = session.state
+        if phase is Phase.ASKING:
+            verdict_box.set_classes("quiz-verdict")
+            if self.problem:
+                verdict_box.update(_plain(self.problem))
+            elif state.tries_used:
+                left = session.tries_left
+                verdict_box.set_classes("quiz-verdict -incorrect")
+                verdict_box.update(
+                    _plain(f"Not yet. {left} {'try' if left == 1 else 'tries'} left.")
+                )
+            else:
+                verdict_box.update("")
+            await self._markdown("#quiz-teach", state.message or "")
+            keys = [
+                _KIND_NAMES[question.kind],
+                f"{session.tries_left} of {session.tries_allowed} tries left",
+            ]
+            keys.append(_BOX_KEYS if typed else _OPEN_KEYS)
+            self._keys("  |  ".join(keys))
+        else:
+            verdict_box.set_classes(
+                f"quiz-verdict {'-correct' if state.outcome is Outcome.RIGHT else '-incorrect'}"
+            )
+            verdict_box.update(_plain(self._closed_text(session)))
+            await self._markdown("#quiz-teach", self._explanation(session))
+            self._keys("Enter or n: next question")
+
+    def _position_text(self, session: QuizSession) -> str:
+        position = f"Question {session.position + 1} of {len(session.order)}"
+        if session.kind is PassKind.RETRY:
+            position += " (again: the first-try score stays)"
+        elif session.kind is PassKind.REVIEW:
+            quiz_id = session.review_of.get(session.index, session.quiz.id)
+            position += f" (review, from {quiz_id})"
+        return f"{position} | {session.quiz.title}"
+
+    @staticmethod
+    def _intro_text(session: QuizSession) -> str:
+        intro = session.quiz.intro or ""
+        rules = (
+            "A wrong answer gets a pointer or the next hint, then you try again. The answer "
+            "and explanation show once you get it right, run out of tries, or press **v** "
+            "(that counts as revealed). Your **first-try** score is the one that counts; "
+            "going through again later never changes it."
+        )
+        return f"{intro}\n\n{rules}" if intro else rules
+
+    def _closed_text(self, session: QuizSession) -> str:
+        state = session.state
+        question = session.question
+        if state.outcome is Outcome.RIGHT:
+            lines = ["Correct." + (" First try." if state.tries_used == 1 else "")]
+        elif state.outcome is Outcome.REVEALED:
+            lines = ["Answer shown (recorded as revealed)."]
+        elif state.outcome is Outcome.SKIPPED:
+            lines = ["Skipped."]
+        else:
+            lines = ["Not quite, and that was the last try."]
+        verdict = state.verdict
+        if state.outcome is not Outcome.RIGHT:
+            if state.last_answer and question.kind in (Kind.NUMERIC, Kind.TEXT):
+                lines.append(f"You answered {state.last_answer}.")
+            if verdict is not None and verdict.feedback and state.outcome is Outcome.WRONG:
+                lines.append(verdict.feedback)
+        if question.kind in (Kind.NUMERIC, Kind.TEXT):
+            from tui_course.content.grading import expected_text
+
+            lines.append(f"The answer: {expected_text(question)}")
+        return "\n".join(lines)
+
+    @staticmethod
+    def _explanation(session: QuizSession) -> str:
+        return f"**Why:** {session.question.explanation}"
+
+    def _draw_read_as(self, session: QuizSession) -> None:
+        """Say how a numeric answer is read, so 0,67 or 1/sqrt(2) is never a mystery."""
+        widget = self.query_one("#quiz-read-as", Static)
+        question = session.question
+        raw = self.query_one("#quiz-answer", Input).value
+        if session.phase is Phase.CLOSED:
+            raw = session.state.last_answer
+        widget.display = question.kind is Kind.NUMERIC and bool(raw.strip())
+        if not widget.display:
+            widget.update("")
+            return
+        try:
+            value = session.read_number(raw)
+        except AnswerFormatError:
+            widget.update(Text("read as: not a number yet"))
+            return
+        widget.update(Text(f"read as {_reading(value, question)}"))
+
+    @on(Input.Changed, "#quiz-answer")
+    def _typing(self) -> None:
+        if self.session is not None and self.session.phase is Phase.ASKING:
+            self._draw_read_as(self.session)
+
+    async def _draw_summary(self, session: QuizSession) -> None:
+        title = self.query_one("#quiz-title", Static)
+        prompt = self.query_one("#quiz-prompt", Markdown)
+        title.update(_plain(f"Finished | {session.quiz.title}"))
+        total = len(session.order)
+        lines: list[str] = []
+        if session.kind is PassKind.FIRST:
+            lines.append(
+                f"**First-try score: {session.first_try_count} of {total}.** "
+                f"Right in the end, without showing the answer: {session.right_count} of {total}."
+            )
+        else:
+            lines.append(f"This time: {session.right_count} of {total} right.")
+            if session.kind is PassKind.REVIEW:
+                lines.append(
+                    "Each question comes back later: sooner if you missed it, "
+                    "later and later as you get it right."
+                )
+            if session.kind is PassKind.RETRY:
+                score = self.recorder.first_try_score(session.quiz.id, len(session.questions))
+                if score is not None:
+                    lines.append(f"Your first-try score stays {score} of {len(session.questions)}.")
+        if session.missed and session.kind is not PassKind.REVIEW:
+            lines.append("")
+            lines.append("Not right on the first try:")
+            lines.append("")
+            for index in session.missed:
+                text = session.questions[index].prompt.replace("\n", " ")
+                short = text if len(text) <= 60 else text[:57] + "..."
+                lines.append(f"- {index + 1}. {short}")
+        await prompt.update("\n".join(lines))
+        await self._markdown("#quiz-teach", "")
+        keys = []
+        if session.kind is not PassKind.REVIEW:
+            if session.missed:
+                keys.append(f"r: the {len(session.missed)} missed again")
+            keys.append("a: all again")
+        if session.kind is not PassKind.REVIEW:
+            keys.append("n: next in the course")
+        keys.append("Esc: outline")
+        self._keys("  |  ".join(keys))
+        self.focus()
+
+    async def _markdown(self, selector: str, text: str) -> None:
+        """Update a Markdown part; an empty one takes no line at all."""
+        widget = self.query_one(selector, Markdown)
+        widget.display = bool(text)
+        await widget.update(text)
+
+    def _keys(self, text: str) -> None:
+        self.query_one("#quiz-keys", Static).update(Text(text))
 
     def _render_options(self) -> None:
-        if self.session is None or self.session.finished:
+        session = self.session
+        if session is None or session.phase not in (Phase.ASKING, Phase.CLOSED):
             return
-        question = self.session.question
+        question = session.question
         multi = question.kind is Kind.MULTI
+        closed = session.phase is Phase.CLOSED
         for row in self.query(OptionRow):
             number = row.number
             chosen = number in self.picked
             box = ("[x]" if chosen else "[ ]") if multi else ("(*)" if chosen else "( )")
-            pointer = ">" if number == self.cursor and self.verdict is None else " "
+            pointer = ">" if number == self.cursor and not closed else " "
             line = question.options[number - 1]
-            if self.verdict is not None:
+            if closed:
                 key = question.answer if multi else {question.answer}
                 if number in key:
                     line += "  <- correct"
@@ -194,27 +419,25 @@ class QuizView(VerticalScroll, can_focus=True):
             row.show(f"{pointer} {number}. {box} ", line)
             row.set_class(chosen, "-picked")
 
-    def _show_hints(self) -> None:
-        assert self.session is not None
-        hints = self.session.hints()
-        total = len(self.session.question.hints)
-        lines = [f"Hint {i} of {total}: {hint}" for i, hint in enumerate(hints, start=1)]
-        self._set("#quiz-hints", "\n".join(lines))
-        self.query_one("#quiz-hints").display = bool(lines)
-
     # actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """After the last question, 'n' falls through to the app: on to the next item."""
-        if action == "next":
-            return self.session is not None and not self.session.finished
+        """Offer each key only when it does something (the footer follows); after the last
+        question, 'n' falls through to the app: on to the next item."""
+        session = self.session
+        phase = None if session is None else session.phase
+        if action in ("next", "submit"):
+            return phase is not None and phase is not Phase.FINISHED
+        if action in ("hint", "reveal"):
+            return phase is Phase.ASKING
+        if action in ("retry", "restart"):
+            return self._at_end(session)
         return True
 
     def _choice_question(self) -> bool:
         return (
             self.session is not None
-            and not self.session.finished
-            and self.verdict is None
+            and self.session.phase is Phase.ASKING
             and self.session.question.kind in (Kind.CHOICE, Kind.MULTI)
         )
 
@@ -254,66 +477,54 @@ class QuizView(VerticalScroll, can_focus=True):
         event.stop()
         await self.action_submit()
 
+    async def _save(self, record: AttemptRecord, verdict: Verdict | None = None) -> bool:
+        """Save first, then change the session: the screen never runs ahead of the disk."""
+        assert self.session is not None
+        try:
+            self.recorder.save(self.session, record)
+        except Exception as error:  # the store failed: say so, change nothing
+            self.problem = f"Your answer could not be saved ({error}). Try again."
+            await self.redraw()
+            return False
+        self.problem = ""
+        self.session.apply(record, verdict)
+        if record.final:
+            self.post_message(self.Saved(record.quiz_id))
+        return True
+
     async def action_submit(self) -> None:
         session = self.session
-        if session is None:
+        if session is None or session.phase is Phase.FINISHED:
             return
-        if session.finished:
+        if session.phase is Phase.INTRO:
+            session.begin()
+            await self._new_question()
             return
-        if self.verdict is not None:
+        if session.phase is Phase.CLOSED:
             await self.action_next()
             return
         question = session.question
-        if question.kind is Kind.NUMERIC:
-            raw = self.query_one("#quiz-number", NumberInput).value
-        elif question.kind is Kind.TEXT:
-            raw = self.query_one("#quiz-text", Input).value
+        if question.kind in (Kind.NUMERIC, Kind.TEXT):
+            raw = self.query_one("#quiz-answer", Input).value
         else:
             raw = ",".join(str(n) for n in sorted(self.picked))
         try:
-            verdict = session.check(raw)
+            verdict, record = session.answer(raw)
         except AnswerFormatError as problem:
-            self._set("#quiz-verdict", str(problem))
+            self.problem = str(problem)
+            await self.redraw()
             return
-        try:
-            self.recorder.attempt(session, raw.strip(), verdict)
-        except Exception as error:  # the store failed: say so, show no verdict
-            self._set("#quiz-verdict", f"Your answer could not be saved ({error}). Try again.")
-            return
-        session.count(verdict)
-        self.verdict = verdict
-        self.last_answer = raw
-        self._show_verdict(verdict)
+        if await self._save(record, verdict):
+            await self.redraw()
+            if self._in_phase(session, Phase.CLOSED):
+                self.focus()
+            self.call_after_refresh(self.scroll_end, animate=False)
 
-    def _show_verdict(self, verdict: Verdict) -> None:
-        assert self.session is not None
-        question = self.session.question
-        lines = ["Correct." if verdict.correct else "Not quite."]
-        if verdict.feedback:
-            lines.append(verdict.feedback)
-        if not verdict.correct and question.kind in (Kind.NUMERIC, Kind.TEXT):
-            lines.append(
-                f"You answered {self.last_answer.strip()}; the answer is {verdict.expected}."
-            )
-        lines += ["", f"Why: {question.explanation}"]
-        box = self.query_one("#quiz-verdict", Static)
-        box.update(Text("\n".join(lines)))
-        box.set_classes(f"quiz-verdict {'-correct' if verdict.correct else '-incorrect'}")
-        for input_box in self.query(Input):
-            input_box.disabled = True
-        keys = "Enter or n: next question"
-        if not verdict.correct:
-            keys = "r: try again  |  " + keys
-        self._set("#quiz-keys", keys)
-        self._render_options()
-        self.focus()
-        self.call_after_refresh(self.scroll_end, animate=False)
-
-    def action_hint(self) -> None:
+    async def action_hint(self) -> None:
         session = self.session
-        if session is None or session.finished:
+        if session is None or session.phase is not Phase.ASKING:
             return
-        if session.reveal_hint() is None:
+        if session.show_hint() is None:
             self.notify(
                 "No more hints for this question."
                 if session.question.hints
@@ -321,59 +532,66 @@ class QuizView(VerticalScroll, can_focus=True):
                 timeout=3,
             )
             return
-        self._show_hints()
+        await self.redraw()
 
-    async def action_next(self) -> None:
-        session = self.session
-        if session is None or session.finished:
-            return
-        session.advance()
-        if session.finished:
-            self.recorder.finish(session)
-            await self._show_summary()
-            self.post_message(self.Finished(session.quiz.id))
-        else:
-            await self._show_question()
-
-    async def action_retry(self) -> None:
+    async def action_reveal(self) -> None:
         session = self.session
         if session is None:
             return
-        if session.finished:
-            if session.missed:
-                await self.start(session.retry_missed())
+        record = session.reveal()
+        if record is not None and await self._save(record):
+            await self.redraw()
+            self.focus()
+            self.call_after_refresh(self.scroll_end, animate=False)
+
+    async def action_next(self) -> None:
+        session = self.session
+        if session is None or session.phase is Phase.FINISHED:
             return
-        if self.verdict is not None and not self.verdict.correct:
-            await self._show_question()
+        if session.phase is Phase.INTRO:
+            session.begin()
+        elif session.phase is Phase.ASKING:
+            record = session.skip()
+            if record is not None and not await self._save(record):
+                return
+            session.advance()
+        else:
+            session.advance()
+        if self._in_phase(session, Phase.FINISHED):
+            try:
+                self.recorder.finish(session)
+            except Exception as error:  # every answer is saved already; only the end mark is not
+                self.notify(f"The end of this pass could not be saved ({error}).", timeout=8)
+            await self.redraw()
+            self.post_message(self.Finished(session.quiz.id))
+        else:
+            await self._new_question()
+
+    async def action_retry(self) -> None:
+        session = self.session
+        if self._at_end(session) and session is not None and session.missed:
+            await self.start(session.retry())
 
     async def action_restart(self) -> None:
         session = self.session
-        if session is not None and session.finished:
-            await self.start(QuizSession.start(session.quiz, session.questions))
+        if self._at_end(session) and session is not None:
+            await self.start(session.retry(range(len(session.questions))))
 
-    async def _show_summary(self) -> None:
-        session = self.session
-        assert session is not None
-        total = len(session.order)
-        self._set("#quiz-title", f"Finished | {session.quiz.title}")
-        lines = [f"Score: {session.correct_count} of {total} right on the first try."]
-        if session.missed:
-            lines.append("")
-            lines.append("Missed or skipped:")
-            for index in session.missed:
-                prompt = session.questions[index].prompt.replace("\n", " ")
-                short = prompt if len(prompt) <= 60 else prompt[:57] + "..."
-                lines.append(f"  {index + 1}. {short}")
-        self._set("#quiz-prompt", "\n".join(lines))
-        await self.query_one("#quiz-options").remove_children()
-        self.query_one("#quiz-options").display = False
-        for input_box in self.query(Input):
-            input_box.display = False
-        self._set("#quiz-hints", "")
-        self._set("#quiz-verdict", "")
-        self.query_one("#quiz-verdict").set_classes("quiz-verdict")
-        keys = ["a: start over", "n: next in the course", "Esc: outline"]
-        if session.missed:
-            keys.insert(0, f"r: retry the {len(session.missed)} you missed")
-        self._set("#quiz-keys", "  |  ".join(keys))
-        self.focus()
+    @staticmethod
+    def _at_end(session: QuizSession | None) -> bool:
+        """The end of a quiz pass (a review pass has no retry: its questions come back)."""
+        return (
+            session is not None
+            and session.phase is Phase.FINISHED
+            and session.kind is not PassKind.REVIEW
+        )
+
+    @staticmethod
+    def _in_phase(session: QuizSession, phase: Phase) -> bool:
+        """Read the phase afresh after a change (a narrowed attribute would go stale)."""
+        return session.phase is phase
+
+
+def _reading(value: float, question: Question) -> str:
+    """A number as the student should recognise it: the key's precision, no float noise."""
+    return format_number(value, question) if question.tolerance > 0 else f"{value:.6g}"

@@ -1,0 +1,36 @@
+"""A lesson counts as read when its end has been on screen, not when `n` was pressed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.ui.conftest import running
+from tui_course.ui.app import CourseApp
+
+
+def _short_course(root: Path) -> Path:
+    (root / "lessons").mkdir(parents=True)
+    (root / "quizzes").mkdir()
+    for order, name in ((1, "short"), (2, "long")):
+        body = "Hello.\n" if name == "short" else "\n\n".join(f"Line {n}." for n in range(80))
+        (root / "lessons" / f"{name}.md").write_text(
+            f'+++\nid = "{name}"\ntitle = "{name}"\norder = {order}\n+++\n\n{body}\n',
+            encoding="utf-8",
+        )
+    return root
+
+
+async def test_short_lesson_is_read_once_shown_long_one_only_at_its_end(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    app = build_app("short", content=_short_course(tmp_path / "content"))
+    async with running(app) as pilot:
+        await pilot.pause(0.6)  # laid out, end on screen
+        assert app.store.lessons_done() == {"short"}
+        await pilot.press("n")
+        await pilot.pause(0.6)
+        assert app.current is not None and app.current.id == "long"
+        await pilot.press("p")  # walking away is not reading
+        await pilot.pause(0.3)
+        assert app.store.lessons_done() == {"short"}

@@ -1,0 +1,69 @@
+"""Scores a teacher can trust, derived from attempt rows and nothing else.
+
+- first-try: questions right on try 1 in the quiz's first pass, once that pass is
+  finished. Retry and review passes never touch it.
+- mastered: questions answered right without asking for the key, at any try, in any pass.
+- best: the most questions right (without reveal) in one finished pass over the whole quiz.
+- a first pass left part-way is "in progress" with i of n answered: not a score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from tui_course.progress.store import AttemptRow, ProgressStore, QuizStats
+
+GRADED = ("right", "wrong")
+
+
+def mastered_questions(rows: Iterable[AttemptRow], question_count: int) -> frozenset[int]:
+    return frozenset(
+        row.question_index
+        for row in rows
+        if row.verdict == "right" and not row.revealed and 1 <= row.question_index <= question_count
+    )
+
+
+def first_try_right(rows: Iterable[AttemptRow]) -> frozenset[int]:
+    return frozenset(r.question_index for r in rows if r.verdict == "right" and r.try_number == 1)
+
+
+def closed_questions(rows: Iterable[AttemptRow]) -> frozenset[int]:
+    return frozenset(row.question_index for row in rows if row.final)
+
+
+def hints_seen(rows: Iterable[AttemptRow]) -> int:
+    """Hints are counted once per question and pass (each row holds the running count)."""
+    most: dict[tuple[int | None, int], int] = {}
+    for row in rows:
+        key = (row.run_id, row.question_index)
+        most[key] = max(most.get(key, 0), row.hints_seen)
+    return sum(most.values())
+
+
+def quiz_stats(store: ProgressStore, quiz_id: str, question_count: int) -> QuizStats:
+    rows = store.quiz_rows(quiz_id)
+    first = store.first_run(quiz_id)
+    first_rows = store.run_rows(first[0]) if first else []
+    if first is not None and first[1]:
+        state, first_try = "finished", len(first_try_right(first_rows))
+    elif first_rows:
+        state, first_try = "in progress", None
+    else:
+        state, first_try = "not started", None
+    best = None
+    for run_id in store.finished_full_runs(quiz_id, question_count):
+        right = len(mastered_questions(store.run_rows(run_id), question_count))
+        best = right if best is None else max(best, right)
+    return QuizStats(
+        state=state,
+        answered=len(closed_questions(first_rows)),
+        first_try=first_try,
+        mastered=mastered_questions(rows, question_count),
+        best=best,
+        tries=sum(1 for row in rows if row.verdict in GRADED),
+        hints=hints_seen(rows),
+        reveals=sum(1 for row in rows if row.revealed),
+        seconds=round(sum(row.seconds or 0.0 for row in rows), 1),
+        last_activity=max((row.created_at for row in rows), default=None),
+    )
