@@ -173,7 +173,7 @@ async def test_bad_form_value_names_the_field(
         app.query_one("#train-epochs", Input).value = "0"
         await pilot.press("ctrl+t")
         assert widget_text(app, "#train-status") == (
-            "Cannot start: epochs must be a whole number from 1 to 1000."
+            "Cannot start: epochs must be a whole number from 1 to 1,000."
         )
         assert runs == []
 

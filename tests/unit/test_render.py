@@ -34,7 +34,8 @@ def test_figure_a_block_golden() -> None:
     lines = render_block(block).splitlines()
     assert lines[:-1] == (
         [
-            "toy-cat-sat, d = 3, scores / sqrt(3)",
+            "toy-cat-sat, d = 3, one head: Q = K = V = the vectors",
+            "scores / sqrt(3)",
             "",
             "        the   cat   sat  down",
             " the  @@ 32 %% 30 ++ 19 ++ 18",
@@ -52,7 +53,7 @@ def test_figure_a_block_golden() -> None:
             "",
             "New 'sat' = [0.419, 0.523, 0.147]",
             "",
-            "Loop and vectorised versions: identical",
+            "Loop and vectorised versions (scaled, 1 head): identical",
         ]
     )
     gap = float(lines[-1].removeprefix("(largest difference ").removesuffix(")"))
@@ -61,7 +62,7 @@ def test_figure_a_block_golden() -> None:
 
 def test_pe_table_golden() -> None:
     assert render_block(BlockSegment("pe-table", {"positions": 2, "dim": 4}, 1)) == (
-        "Sinusoidal PE, d_model = 4\n"
+        "Sinusoidal PE, d_model = 4, positions 0 to 1\n"
         "\n"
         "pos  sin 0 cos 1 sin 2 cos 3\n"
         "  0  0.000 1.000 0.000 1.000\n"
@@ -81,24 +82,25 @@ def test_heads_and_params_blocks() -> None:
 
 def test_causal_block_shows_zero_weights_above_the_diagonal() -> None:
     text = render_block(BlockSegment("attention", {"embeddings": "toy-it", "causal": True}, 1))
-    first_row = text.splitlines()[3]
+    first_row = text.splitlines()[4]
     assert first_row == " the @@100     0     0     0"
-    assert "causal mask" in text.splitlines()[0]
+    assert "causal mask" in text.splitlines()[1]
 
 
-def test_position_similarity_block_shades_from_its_minimum() -> None:
+def test_position_similarity_block_is_signed_with_a_shade_legend() -> None:
     block = BlockSegment(
         "pe-table", {"positions": 3, "dim": 64, "table": False, "similarity": True}, 1
     )
     assert render_block(block).splitlines() == [
-        "Sinusoidal PE, d_model = 64",
+        "Sinusoidal PE, d_model = 64, positions 0 to 2",
         "",
         "Cosine similarity of positions:",
-        "       0     1     2",
-        " 0 @@100 ** 97    88",
-        " 1 ** 97 @@100 ** 97",
-        " 2    88 ** 97 @@100",
-        "similarity in %; shade ' ' = 88 ... '@' = 100",
+        "         0       1       2",
+        " 0 ## 1.00 ## 0.97 ## 0.88",
+        " 1 ## 0.97 ## 1.00 ## 0.97",
+        " 2 ## 0.88 ## 0.97 ## 1.00",
+        "cosine similarity from -1 to +1; shade order "
+        "-1 '=' '-' '~' ',' ' ' (0) '.' ':' '+' '#' +1",
     ]
 
 

@@ -16,7 +16,13 @@ if TYPE_CHECKING:
 
 
 def add_parser(commands: Any) -> None:
-    parser = commands.add_parser("train", help="train the digit task (needs the train extra)")
+    parser = commands.add_parser(
+        "train",
+        help="train the digit task (needs the train extra)",
+        description="Train lesson 10's digit task in a child process. Sizes are capped so one "
+        "run stays within 2 GB of memory.",
+        epilog="example: attn-tui train --model lstm --length 60 --epochs 10",
+    )
     add_train_arguments(parser)
     parser.add_argument("--json", action="store_true", help="JSON lines on stdout")
     add_common(parser, argparse.SUPPRESS)

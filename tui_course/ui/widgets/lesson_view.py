@@ -123,6 +123,7 @@ def _figure(segment: BlockSegment) -> Widget:
                 positions=params.get("positions", 8),
                 dim=params.get("dim", 4),
                 decimals=params.get("decimals", 3),
+                start=params.get("start", 0),
                 show_table=params.get("table", True),
                 show_shaded=params.get("shaded", False),
                 show_similarity=params.get("similarity", False),

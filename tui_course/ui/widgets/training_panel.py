@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, ProgressBar, Select, Static
 
+from tui_course import specs
 from tui_course.render.plot import line_plot
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import (
@@ -27,17 +28,13 @@ from tui_course.training.protocol import (
     Started,
 )
 from tui_course.training.runner import TrainingRun
-from tui_course.training.task import MODELS
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 
 RunFactory = Callable[[TrainOptions], TrainingRun]
 
-_NUMBER_FIELDS = (
-    ("length", "digits", 2, 500),
-    ("epochs", "epochs", 1, 1000),
-    ("batch_size", "batch", 1, 8192),
-    ("seed", "seed", 0, 2**31 - 1),
-    ("threads", "threads", 1, 64),
+# The form's number boxes: (spec, label); ranges and defaults live in tui_course.specs.
+_NUMBER_FIELDS = tuple(
+    zip(specs.TRAINING_FORM, ("digits", "epochs", "batch", "seed", "threads"), strict=True)
 )
 
 
@@ -82,7 +79,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         )
         with Horizontal(classes="train-form"):
             yield Select(
-                [(name, name) for name in MODELS],
+                [(name, name) for name in specs.MODELS.choices],
                 value="transformer",
                 allow_blank=False,
                 id="train-model",
@@ -90,10 +87,15 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             yield Checkbox("positions", value=True, id="train-position")
         with Horizontal(classes="train-form"):
             defaults = TrainOptions()
-            for field, label, _, _ in _NUMBER_FIELDS:
+            for spec, label in _NUMBER_FIELDS:
                 with Vertical(classes="train-field"):
                     yield Static(label, classes="train-label", markup=False)
-                    yield Input(str(getattr(defaults, field)), type="integer", id=f"train-{field}")
+                    yield Input(
+                        str(getattr(defaults, spec.name)),
+                        type="integer",
+                        id=f"train-{spec.name}",
+                        tooltip=spec.flag_help(),
+                    )
         with Horizontal(classes="train-buttons"):
             yield Button("Train", id="train-start", variant="primary")
             yield Button("Cancel", id="train-cancel", disabled=True)
@@ -121,11 +123,11 @@ class TrainingPanel(VerticalScroll, can_focus=True):
     def options(self) -> TrainOptions:
         """Options from the form; raises ValueError naming the field that is wrong."""
         values: dict[str, int] = {}
-        for field, label, low, high in _NUMBER_FIELDS:
-            text = self.query_one(f"#train-{field}", Input).value.strip()
-            if not text.lstrip("-").isdigit() or not low <= int(text) <= high:
-                raise ValueError(f"{label} must be a whole number from {low} to {high}")
-            values[field] = int(text)
+        for spec, label in _NUMBER_FIELDS:
+            text = self.query_one(f"#train-{spec.name}", Input).value.strip()
+            if not text.lstrip("-").isdigit() or spec.problem(int(text)) is not None:
+                raise ValueError(f"{label} must be a whole number {spec.allowed()}")
+            values[spec.name] = int(text)
         model = str(self.query_one("#train-model", Select).value)
         position = self.query_one("#train-position", Checkbox).value
         return TrainOptions(model=model, position=position, **values)
