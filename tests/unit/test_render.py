@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from tui_course.content.models import BlockSegment
 from tui_course.render.blocks import render_block
 from tui_course.render.heatmap import format_percent, heatmap_cells, heatmap_text, shade
@@ -153,3 +155,26 @@ def test_line_plot_grows_from_the_left() -> None:
         "      1  epoch 4",
         "      * a",
     ]
+
+
+def test_wide_labels_align_by_terminal_cells() -> None:
+    from rich.cells import cell_len
+
+    labels = ["猫", "😀", "cat", "東京駅です"]
+    weights = np.full((4, 4), 0.25)
+    weights[1] = [0.1, 0.6, 0.2, 0.1]
+    lines = heatmap_text(heatmap_cells(weights, labels, labels, selected=1)).splitlines()
+    rows = lines[1:5]
+    assert len({cell_len(line) for line in [lines[0], *rows]}) == 1
+    assert rows[1].startswith(">😀")
+    caret = lines[5]
+    assert cell_len(rows[1][: rows[1].index("@@")]) == len(caret) - len(caret.lstrip())
+    assert lines[0].split() == ["猫", "😀", "cat", "東京~"]
+
+
+def test_signed_shades_keep_the_sign() -> None:
+    from tui_course.render.heatmap import DIVERGING_RAMP, format_signed, signed_shade
+
+    assert [signed_shade(v) for v in (-1.0, -0.42, 0.0, 0.42, 1.0)] == ["=", "~", " ", ":", "#"]
+    assert DIVERGING_RAMP.index(signed_shade(-0.6)) < DIVERGING_RAMP.index(signed_shade(-0.1))
+    assert format_signed(-0.416) == "-0.42" and format_signed(-0.001) == " 0.00"
