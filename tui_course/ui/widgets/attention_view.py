@@ -29,6 +29,11 @@ EMBEDDING_ORDER = ("toy-train", "toy-cat-sat", "toy-it", "hashed")  # the order 
 
 
 class AttentionView(Vertical, can_focus=True):
+    DEFAULT_CSS = """
+    AttentionView .attention-summary {
+        margin-bottom: 1;
+    }
+    """
     BINDINGS = [
         Binding(
             "up,k", "move(-1)", "Query up", show=False, tooltip="Make the word above the query"
@@ -71,6 +76,7 @@ class AttentionView(Vertical, can_focus=True):
         if self.editable:
             yield Input(self.setup.sentence, placeholder="type a sentence", classes="sentence")
         yield Static(classes="attention-controls", markup=False)
+        yield Static(classes="attention-summary", markup=False)
         yield Vertical(classes="attention-heads")
         yield Static(classes="attention-extras", markup=False)
         yield Static(classes="attention-notes", markup=False)
@@ -135,6 +141,7 @@ class AttentionView(Vertical, can_focus=True):
         controls = self.query_one(".attention-controls", Static)
         extras = self.query_one(".attention-extras", Static)
         notes = self.query_one(".attention-notes", Static)
+        summary = self.query_one(".attention-summary", Static)
         setup = self.setup
         vectors = setup.embeddings
         if self.result is not None and self.result.fallback is not None:
@@ -147,13 +154,15 @@ class AttentionView(Vertical, can_focus=True):
             controls.update(Text(f"{switches}\n{self.problem}"))
             extras.update("")
             notes.update("")
+            summary.update("")
             return
         controls.update(Text(f"query '{self.query_word}' (up/down, click) | {switches}"))
         ascii_only = not locale_is_utf8()
         extras.update(
             Text("\n".join(attention_extras(self.result, self.row, self.extras, ascii_only)))
         )
-        notes.update(Text("\n".join([attention_summary(self.result), *self.result.notes])))
+        summary.update(Text(attention_summary(self.result)))
+        notes.update(Text("\n".join(self.result.notes)))
 
     # actions
 
