@@ -15,6 +15,7 @@ import pytest
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import (
     AttentionSample,
+    AttentionSummary,
     BatchProgress,
     Done,
     EpochEnd,
@@ -44,6 +45,14 @@ async def test_default_model_event_stream(tmp_path: Path) -> None:
     weights = samples[0].weights
     assert (len(weights), len(weights[0]), len(weights[0][0])) == (4, 30, 30)
     assert sum(weights[0][29]) == pytest.approx(1.0, abs=1e-3)
+    (summary,) = [e for e in events if isinstance(e, AttentionSummary)]
+    assert summary.sequences == 128  # every test sequence, averaged in the child
+    assert (len(summary.weights), len(summary.weights[3]), len(summary.weights[3][0])) == (
+        4,
+        30,
+        30,
+    )
+    assert sum(summary.weights[3][0]) == pytest.approx(1.0, abs=1e-3)
     log = Path(started.log)
     assert log.parent == tmp_path / "logs" and log.stat().st_mode & 0o777 == 0o600
 

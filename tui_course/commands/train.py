@@ -77,9 +77,16 @@ def _print_json(event: Event) -> None:
 
 def _print_plain_training(event: Event) -> None:
     """One line per epoch: fit for logs and pipes (no carriage returns)."""
-    from tui_course.training.protocol import Done, EpochEnd, Error, Started
+    from tui_course.training.protocol import AttentionSummary, Done, EpochEnd, Error, Started
 
-    if isinstance(event, Started):
+    if isinstance(event, AttentionSummary):
+        from tui_course.training.findings import describe_findings, find_in_attention
+
+        try:
+            print("\n".join(describe_findings(find_in_attention(event.weights, event.sequences))))
+        except ValueError as error:
+            print(f"no attention summary: {error}")
+    elif isinstance(event, Started):
         print(
             f"training {event.model}{'' if event.position else ' without positions'}: "
             f"{event.params:,} parameters, {event.epochs} epochs of {event.batches} batches "
@@ -128,7 +135,15 @@ class _RichTrainPrinter:
         self.batches: Any = None
 
     def __call__(self, event: Event) -> None:
-        from tui_course.training.protocol import BatchProgress, Done, EpochEnd, Error, Started
+        from tui_course.training.findings import describe_findings, find_in_attention
+        from tui_course.training.protocol import (
+            AttentionSummary,
+            BatchProgress,
+            Done,
+            EpochEnd,
+            Error,
+            Started,
+        )
 
         if isinstance(event, Started):
             self.progress.start()
@@ -153,3 +168,9 @@ class _RichTrainPrinter:
         elif isinstance(event, Done | Error):
             self.progress.stop()
             _print_plain_training(event)
+        elif isinstance(event, AttentionSummary):
+            self.progress.console.print(
+                "\n".join(describe_findings(find_in_attention(event.weights, event.sequences))),
+                markup=False,
+                highlight=False,
+            )

@@ -17,9 +17,11 @@ from textual.widgets import Button, Checkbox, Input, ProgressBar, Select, Static
 
 from tui_course import specs
 from tui_course.render.plot import line_plot
+from tui_course.training.findings import describe_findings, find_in_attention
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import (
     AttentionSample,
+    AttentionSummary,
     BatchProgress,
     Done,
     EpochEnd,
@@ -105,9 +107,17 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         yield Static("batches in this epoch", classes="train-label", markup=False)
         yield ProgressBar(id="train-batch-bar", show_eta=False)
         yield Static(classes="train-plot", markup=False, id="train-plot")
+        yield Static(
+            "val acc is the accuracy on the test sequences, which the model never trains on "
+            "(Keras calls them validation data); the final test accuracy is the same measurement.",
+            classes="train-label",
+            markup=False,
+            id="train-val-note",
+        )
         yield Static(classes="train-results", markup=False, id="train-results")
         yield Static(classes="train-attention-title", markup=False, id="train-attention-title")
         yield HeatmapView(np.zeros((1, 1)), ["-"], id="train-attention", max_rows=8)
+        yield Static(classes="train-findings", markup=False, id="train-findings")
         yield Static(classes="train-log", markup=False, id="train-log")
 
     def on_mount(self) -> None:
@@ -150,6 +160,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         self.query_one("#train-log", Static).update("")
         self.query_one("#train-attention").display = False
         self.query_one("#train-attention-title", Static).update("")
+        self.query_one("#train-findings", Static).update("")
         self.current = self.runs(options)
         self._set_running(True)
         self._status(f"Starting {options.describe()} (TensorFlow takes a few seconds to load)...")
@@ -232,6 +243,8 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             self.samples.append(event)
             if len(self.samples) == 1:
                 self._draw_attention(event)
+        elif isinstance(event, AttentionSummary):
+            self._draw_findings(event)
         elif isinstance(event, Done):
             finished = FinishedRun(options, event)
             self.finished.append(finished)
@@ -273,15 +286,24 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         weights = np.asarray(sample.weights, dtype=np.float64).mean(axis=0)
         labels = [f"{i + 1}:{digit}" for i, digit in enumerate(sample.digits)]
         last = len(labels) - 1
-        strongest = int(np.argmax(weights[last]))
-        verdict = "same" if sample.label else "different"
+        verdict = "the same" if sample.label else "different"
         self.query_one("#train-attention-title", Static).update(
             Text(
-                f"Trained attention (mean of the heads) for a test sequence whose first and last"
-                f" digits are {verdict}; model says {sample.prediction:.2f}. The last position"
-                f" looks hardest at position {strongest + 1} (digit {sample.digits[strongest]})."
+                f"Trained attention for one test sequence whose first and last digits are"
+                f" {verdict} (model says {sample.prediction:.2f}), mean of the heads; rows are"
+                f" query positions, columns key positions (position:digit)."
             )
         )
         heatmap = self.query_one("#train-attention", HeatmapView)
         heatmap.display = True
         heatmap.show(weights, labels, last)
+
+    def _draw_findings(self, summary: AttentionSummary) -> None:
+        try:
+            findings = find_in_attention(summary.weights, summary.sequences)
+        except ValueError as error:
+            self.query_one("#train-findings", Static).update(Text(f"No attention summary: {error}"))
+            return
+        self.query_one("#train-findings", Static).update(
+            Text("\n".join(describe_findings(findings)))
+        )
