@@ -8,6 +8,7 @@ printed number with an independent NumPy computation written out here.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -298,3 +299,28 @@ async def test_pe_view_stops_at_the_spec_limits() -> None:
         view.positions, view.dim = 1, 1
         await pilot.press("minus", "left_square_bracket")
         assert (view.positions, view.dim) == (1, 1)
+
+
+async def test_lesson_pe_block_start_reaches_the_live_view(tmp_path: Path) -> None:
+    from tui_course.ui.app import Settings, make_app
+
+    (tmp_path / "course" / "lessons").mkdir(parents=True)
+    (tmp_path / "course" / "quizzes").mkdir()
+    (tmp_path / "course" / "lessons" / "pe.md").write_text(
+        '+++\nid = "pe"\ntitle = "PE"\norder = 1\n+++\n\nText.\n\n'
+        "```pe-table\npositions = 3\ndim = 2\nstart = 100\nsimilarity = true\n```\n",
+        encoding="utf-8",
+    )
+    app = make_app(Settings(tmp_path / "course", tmp_path / "data", "pe"))
+    async with app.run_test(size=(200, 60)) as pilot:
+        for _ in range(100):
+            if app.query(PEView):
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+        view = app.query_one(PEView)
+        assert view.start == 100
+        screen = screen_text(app).splitlines()
+        shown = pe_screen_numbers(screen, "pos ", 3)
+        assert np.array_equal(np.array(shown), np.round(reference_pe(3, 2, 100), 3))
+        assert "How alike is position 100 " in "\n".join(screen)

@@ -104,10 +104,10 @@ def test_attention_command_words_heads_and_errors() -> None:
         "--ascii",
     )
     assert result.returncode == 0
-    assert result.stdout.splitlines()[:4] == [
+    assert result.stdout.splitlines()[:3] == [
         "toy-cat-sat, d = 3, 2 heads of size 2",
-        "3 does not split into 2 equal slices: each head projects all 3 numbers",
-        "to its own 2 (3 / 2 rounded up, like Keras' key_dim)",
+        "3 does not split into 2 equal slices: each head projects all 3 numbers"
+        " to its own 2 (3 / 2 rounded up, like Keras' key_dim)",
         "scores not scaled, causal mask (no looking ahead)",
     ]
     assert result.stdout.count("\nhead ") == 2
@@ -152,3 +152,14 @@ def test_broken_pipe_is_quiet() -> None:
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 0
     assert b"Traceback" not in stderr
+
+
+def test_pe_similarity_keeps_negative_cosines() -> None:
+    result = run("pe", "--positions", "4", "--dim", "2", "--similarity", "--start", "0")
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert " 0 ## 1.00 :: 0.54 ~~-0.42 ==-0.99" in lines  # cos 2 = -0.416, cos 3 = -0.990
+    assert lines[-1].endswith("shade order -1 '=' '-' '~' ',' ' ' (0) '.' ':' '+' '#' +1")
+    shifted = run("pe", "--positions", "2", "--dim", "2", "--start", "100")
+    assert shifted.stdout.splitlines()[0].endswith("positions 100 to 101")
+    assert shifted.stdout.splitlines()[3].split() == ["100", "-0.506", "0.862"]

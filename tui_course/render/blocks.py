@@ -88,8 +88,8 @@ def attention_summary(result: AttentionResult) -> str:
         lines[0] += f", {heads} heads of size {size}"
         lines.append(
             f"{d} does not split into {heads} equal slices: each head projects all {d} numbers"
+            f" to its own {size} ({d} / {heads} rounded up, like Keras' key_dim)"
         )
-        lines.append(f"to its own {size} ({d} / {heads} rounded up, like Keras' key_dim)")
     where = " in each head" if heads > 1 else ""
     how = f"scores / sqrt({size}){where}" if result.setup.scale else "scores not scaled"
     causal = ", causal mask (no looking ahead)" if result.setup.causal else ""
