@@ -60,7 +60,7 @@ BLOCK_SPECS: dict[str, dict[str, specs.IntSpec | specs.ChoiceSpec]] = {
     "attention": {
         "embeddings": specs.EMBEDDINGS,
         "heads": specs.ATTENTION_HEADS,
-        "decimals": specs.DECIMALS,
+        "decimals": specs.WEIGHT_DECIMALS,
     },
     "pe-table": {
         "positions": specs.POSITIONS,

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from tui_course import specs
 from tui_course.content.models import BlockSegment
 from tui_course.maths.attention import split_heads
 from tui_course.maths.embeddings import SETS, UnknownWordError, embed
@@ -48,7 +49,7 @@ def attention_setup(params: dict[str, Any]) -> AttentionSetup:
         embeddings=set_name,
         scale=params.get("scale", True),
         causal=params.get("causal", False),
-        heads=params.get("heads", 1),
+        heads=params.get("heads", specs.ATTENTION_HEADS.default),
     )
 
 
@@ -120,7 +121,7 @@ def attention_extras(
                 weight_bars(
                     weights,
                     result.tokens,
-                    params.get("decimals", 2),
+                    params.get("decimals", specs.WEIGHT_DECIMALS.default),
                     ascii_only=ascii_only,
                     limit=8 if len(result.tokens) > 8 else None,
                 ),
@@ -163,10 +164,10 @@ def _attention(params: dict[str, Any]) -> str:
 
 def _pe_table(params: dict[str, Any]) -> str:
     return pe_report(
-        params.get("positions", 8),
-        params.get("dim", 4),
-        start=params.get("start", 0),
-        decimals=params.get("decimals", 3),
+        params.get("positions", specs.POSITIONS.default),
+        params.get("dim", specs.DIM.default),
+        start=params.get("start", specs.START.default),
+        decimals=params.get("decimals", specs.DECIMALS.default),
         table=params.get("table", True),
         shaded=params.get("shaded", False),
         similarity=params.get("similarity", False),
