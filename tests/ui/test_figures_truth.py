@@ -250,7 +250,7 @@ PE_STATES = [
 async def test_pe_figure_matches_the_maths(
     positions: int, dim: int, start: int, keys: tuple[str, ...]
 ) -> None:
-    view = PEView(positions=positions, dim=dim, start=start, show_similarity=True)
+    view = PEView(positions=positions, dim=dim, start=start, show_shaded=True, show_similarity=True)
     app = FigureApp(view)
     async with app.run_test(size=TALL) as pilot:
         view.focus()
@@ -276,6 +276,12 @@ async def test_pe_figure_matches_the_maths(
             np.round(similarity[:rows, : len(cells[0])], 2),
         )
         assert "shade order -1 '=' '-' '~' ',' ' ' (0) '.' ':' '+' '#' +1" in joined
+        shaded_title = next(i for i, line in enumerate(screen) if "one character each" in line)
+        width = max(3, len(str(start + positions - 1)))
+        for offset, values in enumerate(table):
+            levels = [4 + round(float(np.clip(v, -1, 1)) * 4) for v in values]
+            expected = f"{start + offset:>{width}}  " + "".join("=-~, .:+#"[i] for i in levels)
+            assert screen[shaded_title + 1 + offset].startswith(expected), (offset, expected)
 
 
 async def test_pe_similarity_keeps_negative_values() -> None:
