@@ -125,7 +125,7 @@ SEED = IntSpec("seed", 0, 0, 2**31 - 1, "random seed for data and weights", 1)
 THREADS = IntSpec("threads", 2, 1, 8, "TensorFlow threads, to share a lab server", 1)
 TRAIN_SIZE = IntSpec("train_size", 8000, 16, 50_000, "training sequences", 4000)
 TEST_SIZE = IntSpec(
-    "test_size", 2000, 16, 10_000, "test sequences (val_acc is measured on them)", 1000
+    "test_size", 2000, 16, 10_000, "test sequences, on which val_acc is measured", 1000
 )
 
 TRAINING_FORM = (LENGTH, EPOCHS, BATCH_SIZE, SEED, THREADS)
