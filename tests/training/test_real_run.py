@@ -134,7 +134,9 @@ def test_cli_train_plain_output_has_one_line_per_epoch(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith("training transformer: 14,049 parameters, 2 epochs of 2 batches")
     assert [line.split()[1] for line in lines[1:3]] == ["1/2", "2/2"]
-    assert lines[3].startswith("test accuracy ") and "14,049 parameters" in lines[3]
+    assert lines[3].startswith("Trained attention averaged over 32 test sequences")
+    assert [line.split(":")[0] for line in lines[4:8]] == [f"  head {h}" for h in (1, 2, 3, 4)]
+    assert lines[-1].startswith("test accuracy ") and "14,049 parameters" in lines[-1]
 
 
 def test_cli_train_without_the_extra_is_one_line() -> None:
