@@ -18,6 +18,8 @@ PURE = [
     "tui_course.progress.recorder",
     "tui_course.validate",
     "tui_course.answers",
+    "tui_course.specs",
+    "tui_course.training.findings",
 ]
 
 
