@@ -53,3 +53,17 @@ def test_some_rows_only() -> None:
 def test_bad_shapes_are_refused() -> None:
     with pytest.raises(ValueError, match="expected"):
         find_in_attention(np.ones((2, 3, 4)), 1)
+
+
+def test_cli_says_so_when_a_summary_is_malformed() -> None:
+    from tui_course.commands.train import _findings_text
+    from tui_course.training.protocol import AttentionSummary
+
+    assert _findings_text(AttentionSummary(3, [[[1.0, 0.0], [1.0]]])).startswith(
+        "no attention findings: "
+    )
+    text = _findings_text(AttentionSummary(5, [[[0.5, 0.0, 0.0, 0.5]] * 4]))
+    assert (
+        text.splitlines()[1]
+        == "  head 1: position 1 gets 50%, position 4 50%; 4/4 rows give both > 50.0%"
+    )

@@ -11,7 +11,7 @@ from tui_course.commands.common import PROG, add_common, data_dir, fail
 from tui_course.training.options import add_train_arguments
 
 if TYPE_CHECKING:
-    from tui_course.training.protocol import Event
+    from tui_course.training.protocol import AttentionSummary, Event
     from tui_course.training.runner import TrainingRun
 
 
@@ -80,12 +80,7 @@ def _print_plain_training(event: Event) -> None:
     from tui_course.training.protocol import AttentionSummary, Done, EpochEnd, Error, Started
 
     if isinstance(event, AttentionSummary):
-        from tui_course.training.findings import describe_findings, find_in_attention
-
-        try:
-            print("\n".join(describe_findings(find_in_attention(event.weights, event.sequences))))
-        except ValueError as error:
-            print(f"no attention summary: {error}")
+        print(_findings_text(event), flush=True)
     elif isinstance(event, Started):
         print(
             f"training {event.model}{'' if event.position else ' without positions'}: "
@@ -112,6 +107,16 @@ def _print_plain_training(event: Event) -> None:
             print(f"  {line}", file=sys.stderr)
 
 
+def _findings_text(event: AttentionSummary) -> str:
+    """What the trained attention does, computed from the run's averaged weights."""
+    from tui_course.training.findings import describe_findings, find_in_attention
+
+    try:
+        return "\n".join(describe_findings(find_in_attention(event.weights, event.sequences)))
+    except ValueError as error:
+        return f"no attention findings: {error}"
+
+
 class _RichTrainPrinter:
     """Progress bars on a terminal; the epoch lines are printed above them."""
 
@@ -135,7 +140,6 @@ class _RichTrainPrinter:
         self.batches: Any = None
 
     def __call__(self, event: Event) -> None:
-        from tui_course.training.findings import describe_findings, find_in_attention
         from tui_course.training.protocol import (
             AttentionSummary,
             BatchProgress,
@@ -169,8 +173,4 @@ class _RichTrainPrinter:
             self.progress.stop()
             _print_plain_training(event)
         elif isinstance(event, AttentionSummary):
-            self.progress.console.print(
-                "\n".join(describe_findings(find_in_attention(event.weights, event.sequences))),
-                markup=False,
-                highlight=False,
-            )
+            self.progress.console.print(_findings_text(event), markup=False, highlight=False)
