@@ -62,8 +62,7 @@ def test_cli_says_so_when_a_summary_is_malformed() -> None:
     assert _findings_text(AttentionSummary(3, [[[1.0, 0.0], [1.0]]])).startswith(
         "no attention findings: "
     )
-    text = _findings_text(AttentionSummary(5, [[[0.5, 0.0, 0.0, 0.5]] * 4]))
-    assert (
-        text.splitlines()[1]
-        == "  head 1: position 1 gets 50%, position 4 50%; 4/4 rows give both > 50.0%"
+    text = _findings_text(AttentionSummary(5, [[[0.45, 0.05, 0.05, 0.0, 0.45]] * 5]))
+    assert text.splitlines()[1] == (
+        "  head 1: position 1 gets 45%, position 5 45%; 5/5 rows give both > 40.0%"
     )
