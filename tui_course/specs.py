@@ -101,7 +101,7 @@ EMBEDDINGS = ChoiceSpec(
     "the word vectors",
 )
 ATTENTION_HEADS = IntSpec(
-    "heads", 1, 1, 4, "attention heads, each with its own random Wq, Wk, Wv", 2, (1, 2, 4)
+    "heads", 1, 1, 4, "attention heads (1: Q = K = V; more: random Wq, Wk, Wv each)", 2, (1, 2, 4)
 )
 SENTENCE_WORDS = IntSpec("words", 7, 1, 64, "words of a sentence the figure uses", 7)
 DECIMALS = IntSpec("decimals", 3, 1, 4, "decimals of the encoding table", 2)
