@@ -29,8 +29,8 @@ def pe_shaded_text(pe: Array, start: int = 0) -> str:
     """One character per value on the diverging scale; each row is one position."""
     width = max(3, len(str(start + pe.shape[0] - 1)))
     lines = [
-        f"{'pos'.rjust(width)}  {pe.shape[1]} dims, one character each; "
-        f"shade order {signed_legend()}"
+        f"shade order {signed_legend()}",
+        f"{'pos'.rjust(width)}  {pe.shape[1]} dims, one character each",
     ]
     for offset, row in enumerate(pe):
         cells = "".join(signed_shade(float(value)) for value in row)
