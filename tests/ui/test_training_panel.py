@@ -74,6 +74,7 @@ async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_pa
         assert all(len(line) <= 46 for line in results)
         heatmap = app.query_one("#train-attention", HeatmapView)
         assert heatmap.display and heatmap.selected == 29 and heatmap.labels[0] == "1:7"
+        assert heatmap.keep_columns == (0, 29)  # first and last digit stay on screen
         title = widget_text(app, "#train-attention-title")
         assert "first and last digits are the same (model says 0.98)" in title
         findings = widget_text(app, "#train-findings").splitlines()

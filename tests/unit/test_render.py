@@ -178,3 +178,18 @@ def test_signed_shades_keep_the_sign() -> None:
     assert [signed_shade(v) for v in (-1.0, -0.42, 0.0, 0.42, 1.0)] == ["=", "~", " ", ":", "#"]
     assert DIVERGING_RAMP.index(signed_shade(-0.6)) < DIVERGING_RAMP.index(signed_shade(-0.1))
     assert format_signed(-0.416) == "-0.42" and format_signed(-0.001) == " 0.00"
+
+
+def test_kept_columns_survive_windowing() -> None:
+    labels = [str(i + 1) for i in range(30)]
+    weights = np.full((30, 30), 1 / 30)
+    weights[29, 20] = 0.5
+    lines = heatmap_text(
+        heatmap_cells(weights, labels, labels, 29, max_rows=4, max_columns=6, keep_columns=(0, 29))
+    ).splitlines()
+    assert lines[0].split() == ["1", "19", "20", "21", "22", "30"]
+    assert lines[4].split()[7:9] == ["@@", "50"]
+    assert lines[5] == " " * 22 + "^^^^^"  # under '21', the fourth column shown
+    assert lines[-1].endswith("rows 27-30 and columns 1, 19-22, 30 of 30")
+    narrow = heatmap_cells(weights, labels, labels, 29, max_columns=2, keep_columns=(0, 29))
+    assert heatmap_text(narrow).splitlines()[0].split() == ["1", "30"]

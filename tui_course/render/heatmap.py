@@ -96,6 +96,36 @@ def window(total: int, size: int | None, focus: int | None) -> range:
     return range(start, start + size)
 
 
+def shown_columns(
+    total: int, size: int | None, focus: int | None, keep: Sequence[int] = ()
+) -> list[int]:
+    """The window of columns around `focus`, plus the `keep` columns, in order."""
+    kept = sorted({column for column in keep if 0 <= column < total})
+    if size is None or size >= total:
+        return list(range(total))
+    if len(kept) >= size:
+        return kept[:size]
+    around = window(total, size, focus)
+    extra = [column for column in kept if column not in around]
+    if extra:
+        around = window(total, size - len(extra), focus)
+        extra = [column for column in kept if column not in around]
+    return sorted({*around, *extra})
+
+
+def spans(indexes: Sequence[int]) -> str:
+    """1-based runs of consecutive indexes: [0, 24, 25, 26] -> '1, 25-27'."""
+    runs: list[list[int]] = []
+    for index in indexes:
+        if runs and index == runs[-1][-1] + 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return ", ".join(
+        f"{run[0] + 1}" if len(run) == 1 else f"{run[0] + 1}-{run[-1] + 1}" for run in runs
+    )
+
+
 def label_width(labels: Sequence[str]) -> int:
     return min(max((cell_len(label) for label in labels), default=1), 10)
 
@@ -119,12 +149,15 @@ def heatmap_cells(
     max_rows: int | None = None,
     max_columns: int | None = None,
     signed: bool = False,
+    keep_columns: Sequence[int] = (),
 ) -> list[list[Piece]]:
     """Rows are queries, columns are keys; '>' marks the selected row and '^' its
     strongest key. Long inputs are windowed around the selected row.
 
     `signed` is for values from -1 to +1 (cosine similarity): each cell shows the
     value with two decimals on DIVERGING_RAMP, and the legend gives the shade order.
+    `keep_columns` stay on screen when the columns are windowed (the trained
+    model's first and last positions).
     """
     matrix = np.asarray(weights, dtype=np.float64)
     top = float(matrix.max()) if matrix.size else 0.0
@@ -132,8 +165,11 @@ def heatmap_cells(
     cell = cell_width(signed)
     rows = window(len(row_labels), max_rows, selected)
     strongest = int(np.argmax(matrix[selected])) if selected is not None else None
-    columns = window(
-        len(column_labels), max_columns, strongest if strongest is not None else selected
+    columns = shown_columns(
+        len(column_labels),
+        max_columns,
+        strongest if strongest is not None else selected,
+        keep_columns,
     )
     width = label_width(row_labels)
     header: list[Piece] = [(" " * (width + 2), "")]
@@ -181,7 +217,7 @@ def heatmap_cells(
     if len(rows) < len(row_labels) or len(columns) < len(column_labels):
         legend += (
             f"; rows {rows.start + 1}-{rows.stop} and columns"
-            f" {columns.start + 1}-{columns.stop} of {len(column_labels)}"
+            f" {spans(columns)} of {len(column_labels)}"
         )
     lines.append([(legend, "")])
     return lines

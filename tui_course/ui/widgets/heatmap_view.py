@@ -43,6 +43,7 @@ class HeatmapView(Widget):
         shade_from_min: bool = False,
         max_rows: int = 12,
         signed: bool = False,
+        keep_columns: Sequence[int] = (),
         **kwargs: object,
     ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -53,6 +54,7 @@ class HeatmapView(Widget):
         self.shade_from_min = shade_from_min
         self.max_rows = max_rows
         self.signed = signed  # values from -1 to +1, on the diverging scale
+        self.keep_columns = tuple(keep_columns)  # never windowed away
 
     def show(
         self, weights: NDArray[np.float64], labels: Sequence[str], selected: int | None
@@ -77,6 +79,7 @@ class HeatmapView(Widget):
                 max_rows=self.max_rows,
                 max_columns=self._columns(),
                 signed=self.signed,
+                keep_columns=self.keep_columns,
             )
         )
 

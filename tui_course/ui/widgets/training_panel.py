@@ -296,6 +296,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         )
         heatmap = self.query_one("#train-attention", HeatmapView)
         heatmap.display = True
+        heatmap.keep_columns = (0, last)  # the two digits the task compares stay on screen
         heatmap.show(weights, labels, last)
 
     def _draw_findings(self, summary: AttentionSummary) -> None:
