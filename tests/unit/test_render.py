@@ -193,3 +193,12 @@ def test_kept_columns_survive_windowing() -> None:
     assert lines[-1].endswith("rows 27-30 and columns 1, 19-22, 30 of 30")
     narrow = heatmap_cells(weights, labels, labels, 29, max_columns=2, keep_columns=(0, 29))
     assert heatmap_text(narrow).splitlines()[0].split() == ["1", "30"]
+
+
+def test_lesson_2_claim_train_looks_most_at_station_after_itself() -> None:
+    from tui_course.maths.explore import AttentionSetup, explore_attention
+
+    result = explore_attention(AttentionSetup("The train left the station on time"))
+    row = result.weights[0, 1]
+    order = [result.tokens[i] for i in np.argsort(-row)]
+    assert order[:2] == ["train", "station"]
