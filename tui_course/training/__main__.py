@@ -32,7 +32,7 @@ from tui_course.training.runner import read_tail
 
 PROGRESS_INTERVAL = 0.2  # seconds between batch events: several a second, not thousands
 VALIDATION_BATCH = 500  # evaluation has no gradients: bigger batches, same numbers, less time
-SUMMARY_CHUNK = 250  # test rows per attention pass: the running mean never holds them all
+SUMMARY_CHUNK = 100  # test rows per attention pass: the running mean never holds them all
 
 
 class Reporter:
@@ -217,8 +217,9 @@ def _attention_summary(attention_model: Any, x_test: Any) -> AttentionSummary:
 
     total: Any = 0.0
     for start in range(0, len(x_test), SUMMARY_CHUNK):
-        chunk = attention_model.predict(x_test[start : start + SUMMARY_CHUNK], verbose=0)
-        total = total + chunk.astype(np.float64).sum(axis=0)
+        rows = x_test[start : start + SUMMARY_CHUNK]
+        chunk = attention_model.predict_on_batch(rows)
+        total = total + np.asarray(chunk).sum(axis=0, dtype=np.float64)
     mean = total / len(x_test)
     return AttentionSummary(sequences=len(x_test), weights=np.round(mean, 4).tolist())
 
