@@ -6,6 +6,7 @@ import pytest
 
 from tui_course.training.protocol import (
     AttentionSample,
+    AttentionSummary,
     BatchProgress,
     Done,
     EpochEnd,
@@ -23,6 +24,7 @@ EVENTS = [
     AttentionSample([1, 2, 3], 0, 0.1, [[[0.5, 0.5, 0.0]] * 3]),
     Done(1.0, 0.001, 14049, 30, 38.2, "transformer", True, 30, {"val_accuracy": [0.5, 1.0]}),
     Error("ValueError: boom", ["line 1", "line 2"]),
+    AttentionSummary(2000, [[[0.25, 0.5, 0.25]] * 3]),
 ]
 
 

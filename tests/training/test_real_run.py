@@ -15,6 +15,7 @@ import pytest
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import (
     AttentionSample,
+    AttentionSummary,
     BatchProgress,
     Done,
     EpochEnd,
@@ -44,6 +45,14 @@ async def test_default_model_event_stream(tmp_path: Path) -> None:
     weights = samples[0].weights
     assert (len(weights), len(weights[0]), len(weights[0][0])) == (4, 30, 30)
     assert sum(weights[0][29]) == pytest.approx(1.0, abs=1e-3)
+    (summary,) = [e for e in events if isinstance(e, AttentionSummary)]
+    assert summary.sequences == 128  # every test sequence, averaged in the child
+    assert (len(summary.weights), len(summary.weights[3]), len(summary.weights[3][0])) == (
+        4,
+        30,
+        30,
+    )
+    assert sum(summary.weights[3][0]) == pytest.approx(1.0, abs=1e-3)
     log = Path(started.log)
     assert log.parent == tmp_path / "logs" and log.stat().st_mode & 0o777 == 0o600
 
@@ -125,7 +134,9 @@ def test_cli_train_plain_output_has_one_line_per_epoch(tmp_path: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[0].startswith("training transformer: 14,049 parameters, 2 epochs of 2 batches")
     assert [line.split()[1] for line in lines[1:3]] == ["1/2", "2/2"]
-    assert lines[3].startswith("test accuracy ") and "14,049 parameters" in lines[3]
+    assert lines[3].startswith("Trained attention averaged over 32 test sequences")
+    assert [line.split(":")[0] for line in lines[4:8]] == [f"  head {h}" for h in (1, 2, 3, 4)]
+    assert lines[-1].startswith("test accuracy ") and "14,049 parameters" in lines[-1]
 
 
 def test_cli_train_without_the_extra_is_one_line() -> None:

@@ -9,7 +9,14 @@ import time
 from pathlib import Path
 
 from tests.conftest import FIXTURES
-from tui_course.training.protocol import AttentionSample, Done, EpochEnd, Error, Started
+from tui_course.training.protocol import (
+    AttentionSample,
+    AttentionSummary,
+    Done,
+    EpochEnd,
+    Error,
+    Started,
+)
 from tui_course.training.runner import TERMINATE_GRACE, TrainingRun
 
 FAKE = FIXTURES / "fake_child.py"
@@ -29,7 +36,8 @@ async def test_ok_stream(tmp_path: Path) -> None:
     kinds = [type(e).__name__ for e in events]
     assert kinds[0] == "Started" and kinds[-1] == "Done"
     assert sum(isinstance(e, EpochEnd) for e in events) == 3
-    assert isinstance(events[-2], AttentionSample)
+    assert isinstance(events[-3], AttentionSample)
+    assert isinstance(events[-2], AttentionSummary) and events[-2].sequences == 64
 
 
 async def test_error_event_is_passed_through(tmp_path: Path) -> None:

@@ -47,7 +47,7 @@ async def test_lesson_figures_are_computed_live(build_app: Callable[..., CourseA
         assert (view.query_word, view.strongest_word) == ("sat", "sat")
         extras = str(view.query_one(".attention-extras", Static).render())
         assert "New 'sat' = [0.419, 0.523, 0.147]" in extras
-        assert "Loop and vectorised versions: identical" in extras
+        assert "Loop and vectorised versions (scaled, 1 head): identical" in extras
     app = build_app("multi-head")
     async with running(app):
         body = str(app.query_one(Figure).query_one(".figure-body", Static).render())

@@ -74,8 +74,23 @@ async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_pa
         assert all(len(line) <= 46 for line in results)
         heatmap = app.query_one("#train-attention", HeatmapView)
         assert heatmap.display and heatmap.selected == 29 and heatmap.labels[0] == "1:7"
+        assert heatmap.keep_columns == (0, 29)  # first and last digit stay on screen
         title = widget_text(app, "#train-attention-title")
-        assert "looks hardest at position 1 (digit 7)" in title
+        assert "first and last digits are the same (model says 0.98)" in title
+        findings = widget_text(app, "#train-findings").splitlines()
+        assert findings[0].startswith("Trained attention averaged over 64 test sequences")
+        assert (
+            findings[1]
+            == "  head 1: position 1 gets 50%, position 30 50%; 30/30 rows give both > 6.7%"
+        )
+        assert (
+            findings[4]
+            == "  head 4: position 1 gets 3%, position 30 3%; 0/30 rows give both > 6.7%"
+        )
+        assert findings[-1].startswith("In 3 of 4 heads every position's new vector mixes")
+        assert "val acc is the accuracy on the test sequences" in widget_text(
+            app, "#train-val-note"
+        )
         assert any("Training finished" in n.message for n in app._notifications)
         assert app.query_one("#train-cancel", Button).disabled
 
@@ -173,7 +188,7 @@ async def test_bad_form_value_names_the_field(
         app.query_one("#train-epochs", Input).value = "0"
         await pilot.press("ctrl+t")
         assert widget_text(app, "#train-status") == (
-            "Cannot start: epochs must be a whole number from 1 to 1000."
+            "Cannot start: epochs must be a whole number from 1 to 1,000."
         )
         assert runs == []
 

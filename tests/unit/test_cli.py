@@ -159,7 +159,7 @@ def test_attention_command_default_sentence_plain_when_piped() -> None:
     result = run("attention", "--query", "station", env={"LANG": "C.UTF-8", "LC_ALL": ""})
     assert result.returncode == 0
     lines = result.stdout.splitlines()
-    assert lines[0] == "toy-train, d = 5, scores / sqrt(5)"
+    assert lines[:2] == ["toy-train, d = 5, one head: Q = K = V = the vectors", "scores / sqrt(5)"]
     assert "\x1b[" not in result.stdout  # piped: no colour codes
     assert ">station ..  5 ++ 26 ..  7 ..  5 @@ 47 ..  5 ..  5" in lines
     assert "  station 0.47 " + "\u2588" * 9 + "\u258d  \u2190 strongest" in lines
@@ -188,8 +188,14 @@ def test_attention_command_words_heads_and_errors() -> None:
         "--ascii",
     )
     assert result.returncode == 0
-    assert result.stdout.splitlines()[0] == "toy-cat-sat, d = 3, scores not scaled, causal mask"
+    assert result.stdout.splitlines()[:3] == [
+        "toy-cat-sat, d = 3, 2 heads of size 2",
+        "3 does not split into 2 equal slices: each head projects all 3 numbers"
+        " to its own 2 (3 / 2 rounded up, like Keras' key_dim)",
+        "scores not scaled, causal mask (no looking ahead)",
+    ]
     assert result.stdout.count("\nhead ") == 2
+    assert "head 2 of 2: size 2, scores not scaled" in result.stdout.splitlines()
     assert ">the @@100     0     0" in result.stdout.splitlines()
     bad = run("attention", "--query", "zzz")
     assert bad.returncode == 2
@@ -205,7 +211,7 @@ def test_pe_command() -> None:
     result = run("pe", "--positions", "2", "--dim", "4")
     assert result.returncode == 0
     assert result.stdout.splitlines()[:5] == [
-        "Sinusoidal PE, d_model = 4",
+        "Sinusoidal PE, d_model = 4, positions 0 to 1",
         "",
         "pos  sin 0 cos 1 sin 2 cos 3",
         "  0  0.000 1.000 0.000 1.000",
@@ -214,7 +220,7 @@ def test_pe_command() -> None:
     bad = run("pe", "--dim", "0")
     assert bad.returncode == 2
     assert bad.stderr.strip() == (
-        "attn-tui pe: error: argument --dim: 0 is not between 1 and 512 (see attn-tui pe --help)"
+        "attn-tui pe: error: argument --dim: must be from 1 to 512, got 0 (see attn-tui pe --help)"
     )
 
 
@@ -230,3 +236,14 @@ def test_broken_pipe_is_quiet() -> None:
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 0
     assert b"Traceback" not in stderr
+
+
+def test_pe_similarity_keeps_negative_cosines() -> None:
+    result = run("pe", "--positions", "4", "--dim", "2", "--similarity", "--start", "0")
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert " 0 ## 1.00 :: 0.54 ~~-0.42 ==-0.99" in lines  # cos 2 = -0.416, cos 3 = -0.990
+    assert lines[-1].endswith("shade order -1 '=' '-' '~' ',' ' ' (0) '.' ':' '+' '#' +1")
+    shifted = run("pe", "--positions", "2", "--dim", "2", "--start", "100")
+    assert shifted.stdout.splitlines()[0].endswith("positions 100 to 101")
+    assert shifted.stdout.splitlines()[3].split() == ["100", "-0.506", "0.862"]

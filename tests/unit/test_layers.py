@@ -22,6 +22,8 @@ PURE = [
     "tui_course.answers",
     "tui_course.safe_text",
     "tui_course.crash",
+    "tui_course.specs",
+    "tui_course.training.findings",
 ]
 
 

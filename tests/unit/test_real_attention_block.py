@@ -52,7 +52,7 @@ def problems_for(tmp_path: Path, body: str) -> list[str]:
         ),
         (
             'sentence = "the cat sat"\nquery = "cat"\nlayer = 0',
-            "lessons/real.md:12: real-attention block: 'layer' must be between 1 and 64, got 0",
+            "lessons/real.md:12: real-attention block: 'layer' must be from 1 to 64, got 0",
         ),
         (
             'sentence = "the cat sat"\nquery = "cat"\nheads = 2',

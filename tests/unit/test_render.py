@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from tui_course.content.models import BlockSegment
 from tui_course.render.blocks import render_block
 from tui_course.render.heatmap import format_percent, heatmap_cells, heatmap_text, shade
@@ -34,7 +36,8 @@ def test_figure_a_block_golden() -> None:
     lines = render_block(block).splitlines()
     assert lines[:-1] == (
         [
-            "toy-cat-sat, d = 3, scores / sqrt(3)",
+            "toy-cat-sat, d = 3, one head: Q = K = V = the vectors",
+            "scores / sqrt(3)",
             "",
             "        the   cat   sat  down",
             " the  @@ 32 %% 30 ++ 19 ++ 18",
@@ -52,7 +55,7 @@ def test_figure_a_block_golden() -> None:
             "",
             "New 'sat' = [0.419, 0.523, 0.147]",
             "",
-            "Loop and vectorised versions: identical",
+            "Loop and vectorised versions (scaled, 1 head): identical",
         ]
     )
     gap = float(lines[-1].removeprefix("(largest difference ").removesuffix(")"))
@@ -61,7 +64,7 @@ def test_figure_a_block_golden() -> None:
 
 def test_pe_table_golden() -> None:
     assert render_block(BlockSegment("pe-table", {"positions": 2, "dim": 4}, 1)) == (
-        "Sinusoidal PE, d_model = 4\n"
+        "Sinusoidal PE, d_model = 4, positions 0 to 1\n"
         "\n"
         "pos  sin 0 cos 1 sin 2 cos 3\n"
         "  0  0.000 1.000 0.000 1.000\n"
@@ -81,24 +84,25 @@ def test_heads_and_params_blocks() -> None:
 
 def test_causal_block_shows_zero_weights_above_the_diagonal() -> None:
     text = render_block(BlockSegment("attention", {"embeddings": "toy-it", "causal": True}, 1))
-    first_row = text.splitlines()[3]
+    first_row = text.splitlines()[4]
     assert first_row == " the @@100     0     0     0"
-    assert "causal mask" in text.splitlines()[0]
+    assert "causal mask" in text.splitlines()[1]
 
 
-def test_position_similarity_block_shades_from_its_minimum() -> None:
+def test_position_similarity_block_is_signed_with_a_shade_legend() -> None:
     block = BlockSegment(
         "pe-table", {"positions": 3, "dim": 64, "table": False, "similarity": True}, 1
     )
     assert render_block(block).splitlines() == [
-        "Sinusoidal PE, d_model = 64",
+        "Sinusoidal PE, d_model = 64, positions 0 to 2",
         "",
         "Cosine similarity of positions:",
-        "       0     1     2",
-        " 0 @@100 ** 97    88",
-        " 1 ** 97 @@100 ** 97",
-        " 2    88 ** 97 @@100",
-        "similarity in %; shade ' ' = 88 ... '@' = 100",
+        "         0       1       2",
+        " 0 ## 1.00 ## 0.97 ## 0.88",
+        " 1 ## 0.97 ## 1.00 ## 0.97",
+        " 2 ## 0.88 ## 0.97 ## 1.00",
+        "cosine similarity from -1 to +1; shade order "
+        "-1 '=' '-' '~' ',' ' ' (0) '.' ':' '+' '#' +1",
     ]
 
 
@@ -151,3 +155,50 @@ def test_line_plot_grows_from_the_left() -> None:
         "      1  epoch 4",
         "      * a",
     ]
+
+
+def test_wide_labels_align_by_terminal_cells() -> None:
+    from rich.cells import cell_len
+
+    labels = ["猫", "😀", "cat", "東京駅です"]
+    weights = np.full((4, 4), 0.25)
+    weights[1] = [0.1, 0.6, 0.2, 0.1]
+    lines = heatmap_text(heatmap_cells(weights, labels, labels, selected=1)).splitlines()
+    rows = lines[1:5]
+    assert len({cell_len(line) for line in [lines[0], *rows]}) == 1
+    assert rows[1].startswith(">😀")
+    caret = lines[5]
+    assert cell_len(rows[1][: rows[1].index("@@")]) == len(caret) - len(caret.lstrip())
+    assert lines[0].split() == ["猫", "😀", "cat", "東京~"]
+
+
+def test_signed_shades_keep_the_sign() -> None:
+    from tui_course.render.heatmap import DIVERGING_RAMP, format_signed, signed_shade
+
+    assert [signed_shade(v) for v in (-1.0, -0.42, 0.0, 0.42, 1.0)] == ["=", "~", " ", ":", "#"]
+    assert DIVERGING_RAMP.index(signed_shade(-0.6)) < DIVERGING_RAMP.index(signed_shade(-0.1))
+    assert format_signed(-0.416) == "-0.42" and format_signed(-0.001) == " 0.00"
+
+
+def test_kept_columns_survive_windowing() -> None:
+    labels = [str(i + 1) for i in range(30)]
+    weights = np.full((30, 30), 1 / 30)
+    weights[29, 20] = 0.5
+    lines = heatmap_text(
+        heatmap_cells(weights, labels, labels, 29, max_rows=4, max_columns=6, keep_columns=(0, 29))
+    ).splitlines()
+    assert lines[0].split() == ["1", "19", "20", "21", "22", "30"]
+    assert lines[4].split()[7:9] == ["@@", "50"]
+    assert lines[5] == " " * 22 + "^^^^^"  # under '21', the fourth column shown
+    assert lines[-1].endswith("rows 27-30 and columns 1, 19-22, 30 of 30")
+    narrow = heatmap_cells(weights, labels, labels, 29, max_columns=2, keep_columns=(0, 29))
+    assert heatmap_text(narrow).splitlines()[0].split() == ["1", "30"]
+
+
+def test_lesson_2_claim_train_looks_most_at_station_after_itself() -> None:
+    from tui_course.maths.explore import AttentionSetup, explore_attention
+
+    result = explore_attention(AttentionSetup("The train left the station on time"))
+    row = result.weights[0, 1]
+    order = [result.tokens[i] for i in np.argsort(-row)]
+    assert order[:2] == ["train", "station"]

@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from tui_course import specs
 from tui_course.commands import attention_model
 from tui_course.commands.common import ascii_only, fail
-from tui_course.content.blocks import EMBEDDING_SETS
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -17,15 +17,28 @@ DEFAULT_SENTENCE = "The train left the station on time"
 
 
 def add_parser(commands: Any) -> None:
-    parser = commands.add_parser("attention", help="print an attention heatmap for a sentence")
-    parser.add_argument(
-        "words", nargs="*", metavar="WORD", help=f"the sentence (default: {DEFAULT_SENTENCE!r})"
+    parser = commands.add_parser(
+        "attention",
+        help="print an attention heatmap for a sentence",
+        description="Print the attention weights of every word of a sentence over the others.",
+        epilog="example: attn-tui attention --embeddings toy-cat-sat --query sat the cat sat down",
     )
-    parser.add_argument("--query", metavar="WORD", help="the word whose weights are listed")
-    parser.add_argument("--heads", type=int, choices=(1, 2, 4), default=1)
+    parser.add_argument(
+        "words",
+        nargs="*",
+        metavar="WORD",
+        help=f"the sentence, up to {specs.SENTENCE_WORDS.high} words "
+        f"(default: {DEFAULT_SENTENCE!r})",
+    )
+    parser.add_argument(
+        "--query", metavar="WORD", help="the word whose weights are listed (default: the first)"
+    )
+    specs.int_argument(parser, specs.ATTENTION_HEADS)
     parser.add_argument("--causal", action="store_true", help="mask out later words")
-    parser.add_argument("--no-scale", action="store_true", help="skip the 1/sqrt(d) scaling")
-    parser.add_argument("--embeddings", choices=EMBEDDING_SETS, default="toy-train")
+    parser.add_argument(
+        "--no-scale", action="store_true", help="skip dividing the scores by sqrt(d_head)"
+    )
+    specs.choice_argument(parser, specs.EMBEDDINGS)
     parser.add_argument("--ascii", action="store_true", help="pure ASCII output")
     attention_model.add_model_flags(parser)
     parser.set_defaults(run=run)
@@ -44,7 +57,13 @@ def colour_console() -> Console | None:
 
 def run(args: argparse.Namespace) -> int:
     from tui_course.maths.explore import AttentionSetup, NoWordsError, explore_attention
-    from tui_course.render.blocks import BlockError, attention_extras, attention_summary, query_row
+    from tui_course.render.blocks import (
+        BlockError,
+        attention_extras,
+        attention_summary,
+        head_title,
+        query_row,
+    )
     from tui_course.render.heatmap import heatmap_cells, heatmap_rich, heatmap_text
 
     if attention_model.wants_model(args):
@@ -66,10 +85,10 @@ def run(args: argparse.Namespace) -> int:
     print(attention_summary(result))
     for note in result.notes:
         print(f"  {note}")
-    for head in range(result.weights.shape[0]):
+    for head in range(result.heads):
         print()
-        if result.weights.shape[0] > 1:
-            print(f"head {head + 1}")
+        if result.heads > 1:
+            print(head_title(result, head))
         cells = heatmap_cells(result.weights[head], result.tokens, result.tokens, row)
         if console is not None:
             console.print(heatmap_rich(cells), soft_wrap=True)

@@ -11,12 +11,18 @@ from tui_course.commands.common import PROG, add_common, data_dir, fail
 from tui_course.training.options import add_train_arguments
 
 if TYPE_CHECKING:
-    from tui_course.training.protocol import Event
+    from tui_course.training.protocol import AttentionSummary, Event
     from tui_course.training.runner import TrainingRun
 
 
 def add_parser(commands: Any) -> None:
-    parser = commands.add_parser("train", help="train the digit task (needs the train extra)")
+    parser = commands.add_parser(
+        "train",
+        help="train the digit task (needs the train extra)",
+        description="Train lesson 10's digit task in a child process. Sizes are capped so one "
+        "run stays within 2 GB of memory.",
+        epilog="example: attn-tui train --model lstm --length 60 --epochs 10",
+    )
     add_train_arguments(parser)
     parser.add_argument("--json", action="store_true", help="JSON lines on stdout")
     add_common(parser, argparse.SUPPRESS)
@@ -71,9 +77,11 @@ def _print_json(event: Event) -> None:
 
 def _print_plain_training(event: Event) -> None:
     """One line per epoch: fit for logs and pipes (no carriage returns)."""
-    from tui_course.training.protocol import Done, EpochEnd, Error, Started
+    from tui_course.training.protocol import AttentionSummary, Done, EpochEnd, Error, Started
 
-    if isinstance(event, Started):
+    if isinstance(event, AttentionSummary):
+        print(_findings_text(event), flush=True)
+    elif isinstance(event, Started):
         print(
             f"training {event.model}{'' if event.position else ' without positions'}: "
             f"{event.params:,} parameters, {event.epochs} epochs of {event.batches} batches "
@@ -99,6 +107,16 @@ def _print_plain_training(event: Event) -> None:
             print(f"  {line}", file=sys.stderr)
 
 
+def _findings_text(event: AttentionSummary) -> str:
+    """What the trained attention does, computed from the run's averaged weights."""
+    from tui_course.training.findings import describe_findings, find_in_attention
+
+    try:
+        return "\n".join(describe_findings(find_in_attention(event.weights, event.sequences)))
+    except ValueError as error:
+        return f"no attention findings: {error}"
+
+
 class _RichTrainPrinter:
     """Progress bars on a terminal; the epoch lines are printed above them."""
 
@@ -122,7 +140,14 @@ class _RichTrainPrinter:
         self.batches: Any = None
 
     def __call__(self, event: Event) -> None:
-        from tui_course.training.protocol import BatchProgress, Done, EpochEnd, Error, Started
+        from tui_course.training.protocol import (
+            AttentionSummary,
+            BatchProgress,
+            Done,
+            EpochEnd,
+            Error,
+            Started,
+        )
 
         if isinstance(event, Started):
             self.progress.start()
@@ -147,3 +172,5 @@ class _RichTrainPrinter:
         elif isinstance(event, Done | Error):
             self.progress.stop()
             _print_plain_training(event)
+        elif isinstance(event, AttentionSummary):
+            self.progress.console.print(_findings_text(event), markup=False, highlight=False)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui_course import specs
 from tui_course.content.tomlfile import Field, TableCheck
 
 # Names of the embedding sets in tui_course.maths.embeddings (a test keeps them equal).
-EMBEDDING_SETS = ("toy-cat-sat", "toy-it", "toy-train", "hashed")
+EMBEDDING_SETS = specs.EMBEDDINGS.choices
 
 _INT = Field((int,), "a whole number")
 _BOOL = Field((bool,), "true or false")
@@ -61,18 +62,33 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
     },
 }
 
-_RANGES: dict[str, tuple[int, int]] = {
-    "decimals": (1, 4),
-    "positions": (1, 64),
-    "dim": (1, 512),
-    "start": (0, 10_000),
-    "heads": (1, 64),
-    "vocab": (1, 100_000),
-    "length": (1, 10_000),
-    "key_dim": (1, 512),
-    "ff": (1, 10_000),
-    "layer": (1, 64),
-    "head": (1, 64),
+# The allowed values of each block's numbers and names, from the one table in specs.
+BLOCK_SPECS: dict[str, dict[str, specs.IntSpec | specs.ChoiceSpec]] = {
+    "attention": {
+        "embeddings": specs.EMBEDDINGS,
+        "heads": specs.ATTENTION_HEADS,
+        "decimals": specs.WEIGHT_DECIMALS,
+    },
+    "pe-table": {
+        "positions": specs.POSITIONS,
+        "dim": specs.DIM,
+        "start": specs.START,
+        "decimals": specs.DECIMALS,
+    },
+    "heads": {"dim": specs.DIM, "heads": specs.SPLIT_HEADS},
+    "params": {
+        "vocab": specs.VOCAB,
+        "length": specs.LENGTH,
+        "dim": specs.DIM,
+        "heads": specs.SPLIT_HEADS,
+        "key_dim": specs.KEY_DIM,
+        "ff": specs.FF,
+    },
+    "real-attention": {
+        "embeddings": specs.EMBEDDINGS,
+        "layer": specs.MODEL_LAYER,
+        "head": specs.MODEL_HEAD,
+    },
 }
 
 
@@ -82,23 +98,11 @@ def check_block(name: str, params: dict[str, Any], check: TableCheck) -> None:
         known = ", ".join(sorted(BLOCK_FIELDS))
         raise check.error(f"unknown block '{name}' (known blocks: {known})")
     check.check(params, BLOCK_FIELDS[name])
-    for key, value in params.items():
-        if key in _RANGES and isinstance(value, int) and not isinstance(value, bool):
-            low, high = _RANGES[key]
-            if not low <= value <= high:
-                raise check.error(f"'{key}' must be between {low} and {high}, got {value}", key)
-    if name == "attention" and params["embeddings"] not in EMBEDDING_SETS:
-        known = ", ".join(EMBEDDING_SETS)
-        raise check.error(
-            f"unknown embeddings '{params['embeddings']}' (known: {known})", "embeddings"
-        )
-    if name == "real-attention" and params.get("embeddings", "hashed") not in EMBEDDING_SETS:
-        known = ", ".join(EMBEDDING_SETS)
-        raise check.error(
-            f"unknown embeddings '{params['embeddings']}' (known: {known})", "embeddings"
-        )
-    if name == "attention" and params.get("heads", 1) not in (1, 2, 4):
-        raise check.error("'heads' must be 1, 2 or 4", "heads")
+    for key, spec in BLOCK_SPECS[name].items():
+        if key in params:
+            problem = spec.problem(params[key])
+            if problem is not None:
+                raise check.error(problem, key)
     if name == "heads" and params["dim"] % params["heads"]:
         raise check.error(
             f"'dim' ({params['dim']}) must divide evenly into {params['heads']} heads", "dim"

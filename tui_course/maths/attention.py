@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -53,16 +55,31 @@ def scaled_dot_product_attention(
 
 
 def attention_loop(
-    q: ArrayLike, k: ArrayLike, v: ArrayLike, scale: bool = True
+    q: ArrayLike,
+    k: ArrayLike,
+    v: ArrayLike,
+    scale: bool = True,
+    mask: ArrayLike | None = None,
 ) -> tuple[Array, Array]:
-    """The same computation one query at a time, as the lesson first explains it."""
+    """The same computation one query and one key at a time, as the lesson first explains it.
+
+    A key the mask forbids (False at [query, key]) is skipped: it gets weight 0.
+    """
     queries = np.asarray(q, dtype=np.float64)
     keys = np.asarray(k, dtype=np.float64)
     values = np.asarray(v, dtype=np.float64)
+    shape = (len(queries), len(keys))
+    allowed = (
+        np.ones(shape, dtype=bool)
+        if mask is None
+        else np.broadcast_to(np.asarray(mask, dtype=bool), shape)
+    )
     divisor = float(np.sqrt(keys.shape[-1])) if scale else 1.0
     outputs, all_weights = [], []
-    for query in queries:
-        scores = [float(np.dot(query, key)) / divisor for key in keys]
+    for i, query in enumerate(queries):
+        scores = []
+        for j, key in enumerate(keys):
+            scores.append(float(np.dot(query, key)) / divisor if allowed[i, j] else -np.inf)
         weights = softmax(scores)
         blended = np.zeros(values.shape[-1])
         for weight, value in zip(weights, values, strict=True):
@@ -89,6 +106,39 @@ def merge_heads(x: ArrayLike) -> Array:
     return values.reshape(*lead, seq, heads * d_head)
 
 
+@dataclass(frozen=True)
+class HeadProjections:
+    """The matrices of a multi-head layer: head h uses columns h*key_dim .. (h+1)*key_dim
+    of Wq, Wk and Wv, and Wo maps the joined heads back to d."""
+
+    heads: int
+    key_dim: int
+    wq: Array  # (d, heads * key_dim)
+    wk: Array
+    wv: Array
+    wo: Array  # (heads * key_dim, d)
+
+    def head_columns(self, head: int) -> slice:
+        return slice(head * self.key_dim, (head + 1) * self.key_dim)
+
+
+def head_size(d: int, num_heads: int) -> int:
+    """Numbers per head: d / h when it divides, else rounded up (each head projects
+    all d numbers to its own key_dim, as Keras' MultiHeadAttention does)."""
+    return -(-d // num_heads)
+
+
+def random_projections(
+    d: int, num_heads: int, rng: np.random.Generator, key_dim: int | None = None
+) -> HeadProjections:
+    """Random, unlearned Wq, Wk, Wv, Wo drawn from `rng`, scaled to keep scores moderate."""
+    head_dim = key_dim or head_size(d, num_heads)
+    width = num_heads * head_dim
+    wq, wk, wv = (rng.normal(0.0, 1.0 / np.sqrt(d), size=(d, width)) for _ in range(3))
+    wo = rng.normal(0.0, 1.0 / np.sqrt(width), size=(width, d))
+    return HeadProjections(num_heads, head_dim, wq, wk, wv, wo)
+
+
 def multi_head_attention(
     x: ArrayLike,
     num_heads: int,
@@ -105,14 +155,39 @@ def multi_head_attention(
     Returns (output (seq, d), weights (heads, seq, seq)).
     """
     values = np.asarray(x, dtype=np.float64)
-    d = values.shape[-1]
-    head_dim = key_dim or -(-d // num_heads)
-    width = num_heads * head_dim
-    wq, wk, wv = (rng.normal(0.0, 1.0 / np.sqrt(d), size=(d, width)) for _ in range(3))
-    wo = rng.normal(0.0, 1.0 / np.sqrt(width), size=(width, d))
-    heads_q = split_heads(values @ wq, num_heads)
-    heads_k = split_heads(values @ wk, num_heads)
-    heads_v = split_heads(values @ wv, num_heads)
+    projections = random_projections(values.shape[-1], num_heads, rng, key_dim)
+    return projected_attention(values, projections, mask, scale)
+
+
+def projected_attention(
+    x: ArrayLike, projections: HeadProjections, mask: ArrayLike | None = None, scale: bool = True
+) -> tuple[Array, Array]:
+    """All heads at once: split the projected Q, K, V, attend (scores / sqrt(key_dim)),
+    merge, project with Wo. Returns (output (seq, d), weights (heads, seq, seq))."""
+    values = np.asarray(x, dtype=np.float64)
+    heads = projections.heads
+    heads_q = split_heads(values @ projections.wq, heads)
+    heads_k = split_heads(values @ projections.wk, heads)
+    heads_v = split_heads(values @ projections.wv, heads)
     blended, weights = scaled_dot_product_attention(heads_q, heads_k, heads_v, mask, scale)
-    output: Array = merge_heads(blended) @ wo
+    output: Array = merge_heads(blended) @ projections.wo
     return output, weights
+
+
+def projected_attention_loop(
+    x: ArrayLike, projections: HeadProjections, mask: ArrayLike | None = None, scale: bool = True
+) -> tuple[Array, Array]:
+    """The same as projected_attention, head by head and query by query with
+    attention_loop, so the lesson's loop check covers heads and masks too."""
+    values = np.asarray(x, dtype=np.float64)
+    joined, all_weights = [], []
+    for head in range(projections.heads):
+        columns = projections.head_columns(head)
+        q = values @ projections.wq[:, columns]
+        k = values @ projections.wk[:, columns]
+        v = values @ projections.wv[:, columns]
+        blended, weights = attention_loop(q, k, v, scale, mask)
+        joined.append(blended)
+        all_weights.append(weights)
+    output: Array = np.concatenate(joined, axis=-1) @ projections.wo
+    return output, np.array(all_weights)

@@ -9,17 +9,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
+from tui_course import specs
 from tui_course.maths.attention import (
     Array,
+    HeadProjections,
+    attention_loop,
     causal_mask,
-    multi_head_attention,
+    projected_attention,
+    projected_attention_loop,
+    random_projections,
     scaled_dot_product_attention,
 )
 from tui_course.maths.embeddings import SETS, embed, tokenize
 
-MAX_TOKENS = 64
-HEAD_CHOICES = (1, 2, 4)
+MAX_TOKENS = specs.SENTENCE_WORDS.high
+HEAD_CHOICES = specs.ATTENTION_HEADS.choices
 
 
 @dataclass(frozen=True)
@@ -41,10 +47,35 @@ class AttentionResult:
     vectors: Array  # (tokens, d)
     weights: Array  # (heads, tokens, tokens)
     outputs: Array  # (tokens, d)
+    projections: HeadProjections | None = None  # None: one head, Q = K = V = the vectors
+    fallback: str | None = None  # why the chosen set was replaced by hashed vectors
 
     @property
     def d(self) -> int:
         return int(self.vectors.shape[1])
+
+    @property
+    def heads(self) -> int:
+        return int(self.weights.shape[0])
+
+    @property
+    def head_dim(self) -> int:
+        """Numbers per head: the size the scores are divided by the square root of."""
+        return self.d if self.projections is None else self.projections.key_dim
+
+    @property
+    def mask(self) -> NDArray[np.bool_] | None:
+        return causal_mask(len(self.tokens)) if self.setup.causal else None
+
+    def loop_version(self) -> tuple[Array, Array]:
+        """(outputs, weights) recomputed one head, one query, one key at a time."""
+        if self.projections is None:
+            vectors = self.vectors
+            outputs, weights = attention_loop(
+                vectors, vectors, vectors, self.setup.scale, self.mask
+            )
+            return outputs, weights[None, :, :]
+        return projected_attention_loop(self.vectors, self.projections, self.mask, self.setup.scale)
 
     def strongest(self, row: int, head: int = 0) -> int:
         return int(np.argmax(self.weights[head, row]))
@@ -65,16 +96,17 @@ def explore_attention(setup: AttentionSetup) -> AttentionResult:
         tokens = tokens[:MAX_TOKENS]
     used = setup.embeddings
     known = SETS[used].vectors
+    fallback = None
     if used != "hashed":
         unknown = [t for t in tokens if t.casefold() not in known]
         if unknown:
-            notes.append(
-                f"'{unknown[0]}' is not in {used}, so all words use hashed vectors instead"
-            )
+            fallback = f"'{unknown[0]}' is not in {used}"
+            notes.append(f"{fallback}, so all words use hashed vectors instead")
             used = "hashed"
     notes.insert(0, f"vectors: {used}, {SETS[used].description}")
     vectors = embed(used, tokens)
     mask = causal_mask(len(tokens)) if setup.causal else None
+    projections = None
     if setup.heads == 1:
         outputs, weights = scaled_dot_product_attention(
             vectors, vectors, vectors, mask, setup.scale
@@ -83,9 +115,20 @@ def explore_attention(setup: AttentionSetup) -> AttentionResult:
         notes.append("one head with Q = K = V = the vectors themselves")
     else:
         rng = np.random.default_rng(setup.seed)
-        outputs, weights = multi_head_attention(vectors, setup.heads, rng, mask, setup.scale)
+        projections = random_projections(vectors.shape[1], setup.heads, rng)
+        outputs, weights = projected_attention(vectors, projections, mask, setup.scale)
         notes.append(
             f"{setup.heads} heads, each with its own random Wq, Wk, Wv "
-            f"(seed {setup.seed}, not learned)"
+            f"(seed {setup.seed}, not learned); Wo joins them back to d"
         )
-    return AttentionResult(setup, tuple(tokens), used, tuple(notes), vectors, weights, outputs)
+    return AttentionResult(
+        setup,
+        tuple(tokens),
+        used,
+        tuple(notes),
+        vectors,
+        weights,
+        outputs,
+        projections,
+        fallback,
+    )

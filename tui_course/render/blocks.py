@@ -11,8 +11,9 @@ from typing import Any
 
 import numpy as np
 
+from tui_course import specs
 from tui_course.content.models import BlockSegment
-from tui_course.maths.attention import attention_loop, split_heads
+from tui_course.maths.attention import split_heads
 from tui_course.maths.embeddings import SETS, UnknownWordError, embed
 from tui_course.maths.explore import (
     AttentionResult,
@@ -50,7 +51,7 @@ def attention_setup(params: dict[str, Any]) -> AttentionSetup:
         embeddings=set_name,
         scale=params.get("scale", True),
         causal=params.get("causal", False),
-        heads=params.get("heads", 1),
+        heads=params.get("heads", specs.ATTENTION_HEADS.default),
     )
 
 
@@ -78,38 +79,71 @@ def compute_attention_block(params: dict[str, Any]) -> tuple[AttentionResult, in
 
 
 def attention_summary(result: AttentionResult) -> str:
-    d = result.d
-    how = f"scores / sqrt({d})" if result.setup.scale else "scores not scaled"
-    causal = ", causal mask" if result.setup.causal else ""
-    return f"{result.embeddings_used}, d = {d}, {how}{causal}"
+    """What the figure computes, in a few short lines: vectors, heads and their size, scale."""
+    d, heads, size = result.d, result.heads, result.head_dim
+    lines = [f"{result.embeddings_used}, d = {d}"]
+    if heads == 1:
+        lines[0] += ", one head: Q = K = V = the vectors"
+    elif d % heads == 0:
+        lines[0] += f", {heads} heads of size {size} (= {d} / {heads})"
+        lines.append(f"each head projects all {d} numbers to its own {size} with its Wq, Wk, Wv")
+    else:
+        lines[0] += f", {heads} heads of size {size}"
+        lines.append(
+            f"{d} does not split into {heads} equal slices: each head projects all {d} numbers"
+            f" to its own {size} ({d} / {heads} rounded up, like Keras' key_dim)"
+        )
+    where = " in each head" if heads > 1 else ""
+    how = f"scores / sqrt({size}){where}" if result.setup.scale else "scores not scaled"
+    causal = ", causal mask (no looking ahead)" if result.setup.causal else ""
+    lines.append(how + causal)
+    return "\n".join(lines)
+
+
+def head_title(result: AttentionResult, head: int) -> str:
+    """The label above one head's heatmap."""
+    how = f"scores / sqrt({result.head_dim})" if result.setup.scale else "scores not scaled"
+    return f"head {head + 1} of {result.heads}: size {result.head_dim}, {how}"
 
 
 def attention_extras(
     result: AttentionResult, row: int | None, params: dict[str, Any], ascii_only: bool = True
 ) -> list[str]:
-    """The lines under the heatmap: the query's weights, its new vector, the loop check."""
+    """The lines under the heatmap: the query's weights in every head, its new vector,
+    and the loop check."""
     parts: list[str] = []
     if row is not None:
-        weights = result.weights[0, row]
-        parts += [
-            f"Weights of '{result.tokens[row]}' (sum {weights.sum():.2f}):",
-            weight_bars(
-                weights,
-                result.tokens,
-                params.get("decimals", 2),
-                ascii_only=ascii_only,
-                limit=8 if len(result.tokens) > 8 else None,
-            ),
-        ]
+        word = result.tokens[row]
+        for head in range(result.heads):
+            weights = result.weights[head, row]
+            which = f", head {head + 1} of {result.heads}" if result.heads > 1 else ""
+            parts += [
+                *([""] if head else []),
+                f"Weights of '{word}'{which} (sum {weights.sum():.2f}):",
+                weight_bars(
+                    weights,
+                    result.tokens,
+                    params.get("decimals", specs.WEIGHT_DECIMALS.default),
+                    ascii_only=ascii_only,
+                    limit=8 if len(result.tokens) > 8 else None,
+                ),
+            ]
         if params.get("output", False):
-            parts += ["", f"New '{result.tokens[row]}' = {format_vector(result.outputs[row])}"]
+            how = " (heads joined, then Wo)" if result.heads > 1 else ""
+            parts += ["", f"New '{word}'{how} = {format_vector(result.outputs[row])}"]
     if params.get("loop_check", False):
-        vectors = result.vectors
-        loop_output, _ = attention_loop(vectors, vectors, vectors, result.setup.scale)
-        gap = float(np.max(np.abs(loop_output - result.outputs)))
+        loop_outputs, loop_weights = result.loop_version()
+        gap = max(
+            float(np.max(np.abs(loop_outputs - result.outputs))),
+            float(np.max(np.abs(loop_weights - result.weights))),
+        )
+        covers = ["scaled" if result.setup.scale else "not scaled"]
+        covers += ["causal mask"] if result.setup.causal else []
+        covers += [f"{result.heads} head{'s' if result.heads > 1 else ''}"]
         parts += [
             "",
-            "Loop and vectorised versions: " + ("identical" if gap < 1e-12 else "DIFFER"),
+            f"Loop and vectorised versions ({', '.join(covers)}): "
+            + ("identical" if gap < 1e-12 else "DIFFER"),
             f"(largest difference {gap:.1e})",
         ]
     return parts
@@ -118,9 +152,9 @@ def attention_extras(
 def _attention(params: dict[str, Any]) -> str:
     result, row = compute_attention_block(params)
     parts = [attention_summary(result), ""]
-    for head in range(result.weights.shape[0]):
-        if result.weights.shape[0] > 1:
-            parts.append(f"head {head + 1}")
+    for head in range(result.heads):
+        if result.heads > 1:
+            parts.append(head_title(result, head))
         parts += [
             heatmap_text(
                 heatmap_cells(result.weights[head], result.tokens, result.tokens, selected=row)
@@ -132,10 +166,10 @@ def _attention(params: dict[str, Any]) -> str:
 
 def _pe_table(params: dict[str, Any]) -> str:
     return pe_report(
-        params.get("positions", 8),
-        params.get("dim", 4),
-        start=params.get("start", 0),
-        decimals=params.get("decimals", 3),
+        params.get("positions", specs.POSITIONS.default),
+        params.get("dim", specs.DIM.default),
+        start=params.get("start", specs.START.default),
+        decimals=params.get("decimals", specs.DECIMALS.default),
         table=params.get("table", True),
         shaded=params.get("shaded", False),
         similarity=params.get("similarity", False),

@@ -12,17 +12,62 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
+from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
 RAMP = " .:-=+*#%@"
+# Signed values (-1 .. +1): one family of characters below zero, another above,
+# blank at zero, so the sign reads without colour.
+DIVERGING_RAMP = "=-~, .:+#"
 CELL = 5  # two shade characters and a three-digit percentage
-Piece = tuple[str, str]  # (text, style name: "", "label", "selected", "strong" or "shade-N")
+SIGNED_CELL = 7  # two shade characters and a signed number with two decimals
+Piece = tuple[str, str]  # (text, style: "", "label", "selected", "strong", "shade-N", "signed-N")
 
 
 def format_percent(value: float) -> str:
     """A weight in [0, 1] as a whole percentage, right-aligned in 3 characters."""
     return f"{round(value * 100):>3d}"
+
+
+def format_signed(value: float) -> str:
+    """A value in [-1, 1] with its sign and two decimals, in 5 characters ('-0.42')."""
+    text = f"{value:5.2f}"
+    return " 0.00" if text.strip() == "-0.00" else text
+
+
+def signed_index(value: float, limit: float = 1.0) -> int:
+    """Where `value` sits on DIVERGING_RAMP, for values from -limit to +limit."""
+    middle = len(DIVERGING_RAMP) // 2
+    fraction = float(np.clip(value / limit, -1.0, 1.0)) if limit > 0 else 0.0
+    return middle + round(fraction * middle)
+
+
+def signed_shade(value: float, limit: float = 1.0) -> str:
+    return DIVERGING_RAMP[signed_index(value, limit)]
+
+
+def signed_legend(limit: float = 1.0) -> str:
+    """The shade order, most negative first: "-1 '=' '-' '~' ',' ' ' (0) '.' ':' '+' '#' +1"."""
+    middle = len(DIVERGING_RAMP) // 2
+    below = " ".join(f"'{c}'" for c in DIVERGING_RAMP[:middle])
+    above = " ".join(f"'{c}'" for c in DIVERGING_RAMP[middle + 1 :])
+    return f"-{limit:g} {below} '{DIVERGING_RAMP[middle]}' (0) {above} +{limit:g}"
+
+
+def fit_cells(label: str, width: int) -> str:
+    """`label` cut to `width` terminal cells ('~' marks a cut); wide CJK/emoji count 2."""
+    if cell_len(label) <= width:
+        return label
+    return set_cell_size(label, width - 1).rstrip(" ") + "~" if width > 1 else "~"
+
+
+def ljust_cells(text: str, width: int) -> str:
+    return text + " " * max(width - cell_len(text), 0)
+
+
+def rjust_cells(text: str, width: int) -> str:
+    return " " * max(width - cell_len(text), 0) + text
 
 
 def shade_index(value: float, top: float, low: float = 0.0) -> int:
@@ -37,7 +82,9 @@ def shade(value: float, top: float, low: float = 0.0) -> str:
 
 
 def _fit(label: str, width: int) -> str:
-    return label if len(label) <= width else label[: width - 1] + "~"
+    """The label in at most `width` cells, padded to exactly `width` after a cut."""
+    fitted = fit_cells(label, width)
+    return ljust_cells(fitted, width) if fitted != label else label
 
 
 def window(total: int, size: int | None, focus: int | None) -> range:
@@ -49,13 +96,47 @@ def window(total: int, size: int | None, focus: int | None) -> range:
     return range(start, start + size)
 
 
+def shown_columns(
+    total: int, size: int | None, focus: int | None, keep: Sequence[int] = ()
+) -> list[int]:
+    """The window of columns around `focus`, plus the `keep` columns, in order."""
+    kept = sorted({column for column in keep if 0 <= column < total})
+    if size is None or size >= total:
+        return list(range(total))
+    if len(kept) >= size:
+        return kept[:size]
+    around = window(total, size, focus)
+    extra = [column for column in kept if column not in around]
+    if extra:
+        around = window(total, size - len(extra), focus)
+        extra = [column for column in kept if column not in around]
+    return sorted({*around, *extra})
+
+
+def spans(indexes: Sequence[int]) -> str:
+    """1-based runs of consecutive indexes: [0, 24, 25, 26] -> '1, 25-27'."""
+    runs: list[list[int]] = []
+    for index in indexes:
+        if runs and index == runs[-1][-1] + 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return ", ".join(
+        f"{run[0] + 1}" if len(run) == 1 else f"{run[0] + 1}-{run[-1] + 1}" for run in runs
+    )
+
+
 def label_width(labels: Sequence[str]) -> int:
-    return min(max((len(label) for label in labels), default=1), 10)
+    return min(max((cell_len(label) for label in labels), default=1), 10)
 
 
-def columns_that_fit(width: int, labels: Sequence[str]) -> int:
-    """How many key columns fit in `width` characters next to the row labels."""
-    return max(1, (width - label_width(labels) - 2 + 1) // (CELL + 1))
+def cell_width(signed: bool = False) -> int:
+    return SIGNED_CELL if signed else CELL
+
+
+def columns_that_fit(width: int, labels: Sequence[str], signed: bool = False) -> int:
+    """How many key columns fit in `width` cells next to the row labels."""
+    return max(1, (width - label_width(labels) - 2 + 1) // (cell_width(signed) + 1))
 
 
 def heatmap_cells(
@@ -67,53 +148,76 @@ def heatmap_cells(
     shade_from_min: bool = False,
     max_rows: int | None = None,
     max_columns: int | None = None,
+    signed: bool = False,
+    keep_columns: Sequence[int] = (),
 ) -> list[list[Piece]]:
     """Rows are queries, columns are keys; '>' marks the selected row and '^' its
-    strongest key. Long inputs are windowed around the selected row."""
+    strongest key. Long inputs are windowed around the selected row.
+
+    `signed` is for values from -1 to +1 (cosine similarity): each cell shows the
+    value with two decimals on DIVERGING_RAMP, and the legend gives the shade order.
+    `keep_columns` stay on screen when the columns are windowed (the trained
+    model's first and last positions).
+    """
     matrix = np.asarray(weights, dtype=np.float64)
     top = float(matrix.max()) if matrix.size else 0.0
     low = float(matrix.min()) if shade_from_min and matrix.size else 0.0
+    cell = cell_width(signed)
     rows = window(len(row_labels), max_rows, selected)
     strongest = int(np.argmax(matrix[selected])) if selected is not None else None
-    columns = window(
-        len(column_labels), max_columns, strongest if strongest is not None else selected
+    columns = shown_columns(
+        len(column_labels),
+        max_columns,
+        strongest if strongest is not None else selected,
+        keep_columns,
     )
     width = label_width(row_labels)
     header: list[Piece] = [(" " * (width + 2), "")]
     for position, column in enumerate(columns):
         style = "strong" if column == strongest else "label"
-        header.append(
-            ((" " if position else "") + _fit(column_labels[column], CELL).rjust(CELL), style)
-        )
+        label = rjust_cells(_fit(column_labels[column], cell), cell)
+        header.append(((" " if position else "") + label, style))
     lines = [header]
     for row in rows:
         is_selected = row == selected
         line: list[Piece] = [
             (">" if is_selected else " ", "selected" if is_selected else ""),
-            (_fit(row_labels[row], width).ljust(width), "selected" if is_selected else "label"),
+            (
+                ljust_cells(_fit(row_labels[row], width), width),
+                "selected" if is_selected else "label",
+            ),
             (" ", ""),
         ]
         for position, column in enumerate(columns):
-            value = matrix[row, column]
-            level = shade_index(value, top, low)
+            value = float(matrix[row, column])
             if position:
                 line.append((" ", ""))
-            style = "strong" if is_selected and column == strongest else f"shade-{level}"
-            line.append((RAMP[level] * 2 + format_percent(value), style))
+            if signed:
+                level = signed_index(value)
+                piece, style = DIVERGING_RAMP[level] * 2 + format_signed(value), f"signed-{level}"
+            else:
+                level = shade_index(value, top, low)
+                piece, style = RAMP[level] * 2 + format_percent(value), f"shade-{level}"
+            if is_selected and column == strongest:
+                style = "strong"
+            line.append((piece, style))
         lines.append(line)
-    legend = (
-        f"{unit} in %; shade ' ' = {format_percent(low).strip()}"
-        f" ... '{RAMP[-1]}' = {format_percent(top).strip()}"
-    )
+    if signed:
+        legend = f"{unit} from -1 to +1; shade order {signed_legend()}"
+    else:
+        legend = (
+            f"{unit} in %; shade ' ' = {format_percent(low).strip()}"
+            f" ... '{RAMP[-1]}' = {format_percent(top).strip()}"
+        )
     if strongest is not None and selected is not None:
         if strongest in columns:
-            offset = width + 2 + columns.index(strongest) * (CELL + 1)
-            lines.append([(" " * offset + "^" * CELL, "strong")])
+            offset = width + 2 + columns.index(strongest) * (cell + 1)
+            lines.append([(" " * offset + "^" * cell, "strong")])
         legend += f"; ^ strongest key for '{row_labels[selected]}'"
     if len(rows) < len(row_labels) or len(columns) < len(column_labels):
         legend += (
             f"; rows {rows.start + 1}-{rows.stop} and columns"
-            f" {columns.start + 1}-{columns.stop} of {len(column_labels)}"
+            f" {spans(columns)} of {len(column_labels)}"
         )
     lines.append([(legend, "")])
     return lines
@@ -131,6 +235,17 @@ def _style(name: str) -> Style:
         fraction = level / (len(RAMP) - 1)
         blue = (int(20 + 40 * fraction), int(40 + 110 * fraction), int(70 + 185 * fraction))
         return Style(bgcolor=f"rgb({blue[0]},{blue[1]},{blue[2]})", color="white")
+    if name.startswith("signed-"):
+        # Red below zero, blue above, dark grey at zero: a diverging scale.
+        level = int(name.removeprefix("signed-"))
+        middle = len(DIVERGING_RAMP) // 2
+        strength = abs(level - middle) / middle
+        grey = 40
+        if level < middle:
+            colour = (int(grey + 180 * strength), grey, grey)
+        else:
+            colour = (grey, int(grey + 60 * strength), int(grey + 200 * strength))
+        return Style(bgcolor=f"rgb({colour[0]},{colour[1]},{colour[2]})", color="white")
     return {
         "label": Style(),
         "selected": Style(bold=True, reverse=True),
@@ -167,14 +282,14 @@ def weight_bars(
     if limit is not None and limit < len(order):
         order = sorted(order, key=lambda i: -row[i])[:limit]
     shown = [labels[i] for i in order]
-    name_width = min(max((len(label) for label in shown), default=1), 12)
+    name_width = min(max((cell_len(label) for label in shown), default=1), 12)
     arrow = "<-" if ascii_only else "\u2190"
     lines = []
     for index in order:
         value = float(row[index])
         bar = _bar(value * width, ascii_only)
         note = f"  {arrow} strongest" if index == strongest else ""
-        name = _fit(labels[index], name_width).ljust(name_width)
+        name = ljust_cells(_fit(labels[index], name_width), name_width)
         lines.append(f"  {name} {value:.{decimals}f} {bar}{note}".rstrip())
     if limit is not None and limit < len(row):
         lines.append(f"  ... {len(row) - limit} weaker keys not listed")

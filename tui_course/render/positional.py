@@ -1,10 +1,14 @@
-"""Positional-encoding figures as text: the numbers, a shaded map of them, similarity."""
+"""Positional-encoding figures as text: the numbers, a shaded map of them, similarity.
+
+Both the encodings and their cosine similarities are signed (-1 to +1), so they
+are drawn on the diverging scale of render.heatmap: negatives keep their sign.
+"""
 
 from __future__ import annotations
 
 from tui_course.maths.attention import Array
 from tui_course.maths.positional import position_similarity, positional_encoding
-from tui_course.render.heatmap import RAMP, heatmap_cells, heatmap_text, shade
+from tui_course.render.heatmap import heatmap_cells, heatmap_text, signed_legend, signed_shade
 from tui_course.render.tables import number_table
 
 
@@ -12,17 +16,24 @@ def column_names(dim: int) -> list[str]:
     return [f"{'sin' if i % 2 == 0 else 'cos'} {i}" for i in range(dim)]
 
 
+def position_labels(count: int, start: int = 0) -> list[str]:
+    return [str(start + p) for p in range(count)]
+
+
 def pe_table_text(pe: Array, start: int = 0, decimals: int = 3) -> str:
-    labels = [str(start + p) for p in range(pe.shape[0])]
+    labels = position_labels(pe.shape[0], start)
     return number_table(pe, labels, column_names(pe.shape[1]), decimals=decimals, corner="pos")
 
 
 def pe_shaded_text(pe: Array, start: int = 0) -> str:
-    """One character per value: -1 is blank, +1 is '@'; each row is one position."""
+    """One character per value on the diverging scale; each row is one position."""
     width = max(3, len(str(start + pe.shape[0] - 1)))
-    lines = [f"{'pos'.rjust(width)}  {pe.shape[1]} dims, '{RAMP[0]}' = -1 ... '{RAMP[-1]}' = +1"]
+    lines = [
+        f"shade order {signed_legend()}",
+        f"{'pos'.rjust(width)}  {pe.shape[1]} dims, one character each",
+    ]
     for offset, row in enumerate(pe):
-        cells = "".join(shade(value + 1.0, 2.0) for value in row)
+        cells = "".join(signed_shade(float(value)) for value in row)
         lines.append(f"{str(start + offset).rjust(width)}  {cells}")
     return "\n".join(lines)
 
@@ -34,17 +45,17 @@ def similarity_text(
     max_columns: int | None = None,
     selected: int | None = None,
 ) -> str:
-    labels = [str(start + p) for p in range(pe.shape[0])]
+    labels = position_labels(pe.shape[0], start)
     return heatmap_text(
         heatmap_cells(
-            position_similarity(pe).clip(0, 1),
+            position_similarity(pe),
             labels,
             labels,
             selected=selected,
-            unit="similarity",
-            shade_from_min=True,
+            unit="cosine similarity",
             max_rows=max_rows,
             max_columns=max_columns,
+            signed=True,
         )
     )
 
@@ -58,8 +69,10 @@ def pe_report(
     shaded: bool = False,
     similarity: bool = False,
 ) -> str:
+    """The `pe-table` block and `attn-tui pe`; every character is ASCII."""
     pe = positional_encoding(positions, dim, start=start)
-    parts = [f"Sinusoidal PE, d_model = {dim}"]
+    last = start + positions - 1
+    parts = [f"Sinusoidal PE, d_model = {dim}, positions {start} to {last}"]
     if table:
         parts += ["", pe_table_text(pe, start, decimals)]
     if shaded:

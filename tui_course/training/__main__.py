@@ -19,6 +19,7 @@ from typing import IO, Any
 from tui_course.training.options import TrainOptions, add_train_arguments, options_from_args
 from tui_course.training.protocol import (
     AttentionSample,
+    AttentionSummary,
     BatchProgress,
     Done,
     EpochEnd,
@@ -31,6 +32,7 @@ from tui_course.training.runner import read_tail
 
 PROGRESS_INTERVAL = 0.2  # seconds between batch events: several a second, not thousands
 VALIDATION_BATCH = 500  # evaluation has no gradients: bigger batches, same numbers, less time
+SUMMARY_CHUNK = 100  # test rows per attention pass: the running mean never holds them all
 
 
 class Reporter:
@@ -192,6 +194,8 @@ def train(options: TrainOptions, report: Reporter, log_path: Path) -> None:
                     weights=np.round(weights.astype(float), 4).tolist(),
                 )
             )
+    if attention_model is not None:
+        report(_attention_summary(attention_model, data.x_test))
     report(
         Done(
             test_accuracy=float(test_accuracy),
@@ -205,6 +209,19 @@ def train(options: TrainOptions, report: Reporter, log_path: Path) -> None:
             history={k: [float(v) for v in values] for k, values in history.history.items()},
         )
     )
+
+
+def _attention_summary(attention_model: Any, x_test: Any) -> AttentionSummary:
+    """The trained attention averaged over every test sequence, in chunks (bounded memory)."""
+    import numpy as np
+
+    total: Any = 0.0
+    for start in range(0, len(x_test), SUMMARY_CHUNK):
+        rows = x_test[start : start + SUMMARY_CHUNK]
+        chunk = attention_model.predict_on_batch(rows)
+        total = total + np.asarray(chunk).sum(axis=0, dtype=np.float64)
+    mean = total / len(x_test)
+    return AttentionSummary(sequences=len(x_test), weights=np.round(mean, 4).tolist())
 
 
 def _sample_rows(labels: Any, count: int) -> list[int]:

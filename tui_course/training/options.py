@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from tui_course.training.task import MODELS
+from tui_course import specs
+from tui_course.specs import int_between
+
+__all__ = ["TrainOptions", "add_train_arguments", "int_between", "options_from_args"]
 
 
 @dataclass(frozen=True)
 class TrainOptions:
-    model: str = "transformer"
+    """Defaults and limits come from tui_course.specs (limits keep a run inside 2 GB)."""
+
+    model: str = specs.MODELS.default
     position: bool = True
-    length: int = 30
-    epochs: int = 30
-    batch_size: int = 64
-    seed: int = 0
-    threads: int = 2
-    train_size: int = 8000
-    test_size: int = 2000
+    length: int = specs.LENGTH.default
+    epochs: int = specs.EPOCHS.default
+    batch_size: int = specs.BATCH_SIZE.default
+    seed: int = specs.SEED.default
+    threads: int = specs.THREADS.default
+    train_size: int = specs.TRAIN_SIZE.default
+    test_size: int = specs.TEST_SIZE.default
     steps_per_execution: int = 25  # fewer trips into Python; still ~5 progress events a second
     attention_samples: int = 2
 
@@ -59,66 +63,26 @@ class TrainOptions:
         return ", ".join(parts)
 
 
-def int_between(low: int, high: int) -> Callable[[str], int]:
-    """An argparse type: a whole number in [low, high], with a message naming the limits."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
-        return value
-
-    return parse
-
-
 def add_train_arguments(parser: argparse.ArgumentParser) -> None:
-    defaults = TrainOptions()
-    parser.add_argument("--model", choices=MODELS, default=defaults.model)
+    """Every training flag, with its default, range and an example in --help."""
+    specs.choice_argument(parser, specs.MODELS)
     parser.add_argument(
         "--no-position",
         action="store_true",
         help="drop the position embedding: the model sees a bag of digits",
     )
-    parser.add_argument(
-        "--length",
-        type=int_between(2, 500),
-        default=defaults.length,
-        metavar="N",
-        help="digits per sequence (default 30)",
-    )
-    parser.add_argument("--epochs", type=int_between(1, 1000), default=defaults.epochs, metavar="N")
-    parser.add_argument(
-        "--batch-size", type=int_between(1, 8192), default=defaults.batch_size, metavar="N"
-    )
-    parser.add_argument(
-        "--seed", type=int_between(0, 2**31 - 1), default=defaults.seed, metavar="N"
-    )
-    parser.add_argument(
-        "--threads",
-        type=int_between(1, 64),
-        default=defaults.threads,
-        metavar="N",
-        help="TensorFlow threads (default 2, to share a lab server)",
-    )
-    parser.add_argument(
-        "--train-size", type=int_between(16, 1_000_000), default=defaults.train_size, metavar="N"
-    )
-    parser.add_argument(
-        "--test-size", type=int_between(16, 1_000_000), default=defaults.test_size, metavar="N"
-    )
+    for spec in (*specs.TRAINING_FORM, specs.TRAIN_SIZE, specs.TEST_SIZE):
+        specs.int_argument(parser, spec)
     parser.add_argument(
         "--steps-per-execution",
         type=int_between(1, 1000),
-        default=defaults.steps_per_execution,
+        default=TrainOptions.steps_per_execution,
         help=argparse.SUPPRESS,
     )
     parser.add_argument(
         "--attention-samples",
         type=int_between(0, 10),
-        default=defaults.attention_samples,
+        default=TrainOptions.attention_samples,
         help=argparse.SUPPRESS,
     )
 

@@ -71,6 +71,15 @@ class AttentionSample:
 
 
 @dataclass(frozen=True)
+class AttentionSummary:
+    """Trained attention averaged over `sequences` test sequences: weights[head][query][key]."""
+
+    kind: ClassVar[str] = "attention_summary"
+    sequences: int
+    weights: list[list[list[float]]]
+
+
+@dataclass(frozen=True)
 class Done:
     kind: ClassVar[str] = "done"
     test_accuracy: float
@@ -91,9 +100,10 @@ class Error:
     log_tail: list[str] = field(default_factory=list)
 
 
-Event = Started | BatchProgress | EpochEnd | AttentionSample | Done | Error
+Event = Started | BatchProgress | EpochEnd | AttentionSample | AttentionSummary | Done | Error
 EVENT_TYPES: dict[str, type[Any]] = {
-    cls.kind: cls for cls in (Started, BatchProgress, EpochEnd, AttentionSample, Done, Error)
+    cls.kind: cls
+    for cls in (Started, BatchProgress, EpochEnd, AttentionSample, AttentionSummary, Done, Error)
 }
 
 

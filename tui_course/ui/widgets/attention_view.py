@@ -13,22 +13,27 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui_course import specs
 from tui_course.maths.embeddings import SETS
 from tui_course.maths.explore import (
-    HEAD_CHOICES,
     AttentionResult,
     AttentionSetup,
     NoWordsError,
     explore_attention,
 )
-from tui_course.render.blocks import attention_extras, attention_summary
+from tui_course.render.blocks import attention_extras, attention_summary, head_title
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 
-EMBEDDING_ORDER = ("toy-train", "toy-cat-sat", "toy-it", "hashed")
+EMBEDDING_ORDER = ("toy-train", "toy-cat-sat", "toy-it", "hashed")  # the order `e` cycles
 
 
 class AttentionView(Vertical, can_focus=True):
+    DEFAULT_CSS = """
+    AttentionView .attention-summary {
+        margin-bottom: 1;
+    }
+    """
     BINDINGS = [
         Binding(
             "up,k", "move(-1)", "Query up", show=False, tooltip="Make the word above the query"
@@ -36,7 +41,9 @@ class AttentionView(Vertical, can_focus=True):
         Binding(
             "down,j", "move(1)", "Query down", show=False, tooltip="Make the word below the query"
         ),
-        Binding("s", "toggle_scale", "Scale", tooltip="Scaling by 1/sqrt(d): on or off"),
+        Binding(
+            "s", "toggle_scale", "Scale", tooltip="Dividing scores by sqrt(head size): on or off"
+        ),
         Binding("c", "toggle_causal", "Causal", tooltip="Causal mask: on or off"),
         Binding("m", "cycle_heads", "Heads", tooltip="Number of heads: 1, 2, 4"),
         Binding("e", "cycle_embeddings", "Vectors", tooltip="Embedding set: toy sets or hashed"),
@@ -69,6 +76,7 @@ class AttentionView(Vertical, can_focus=True):
         if self.editable:
             yield Input(self.setup.sentence, placeholder="type a sentence", classes="sentence")
         yield Static(classes="attention-controls", markup=False)
+        yield Static(classes="attention-summary", markup=False)
         yield Vertical(classes="attention-heads")
         yield Static(classes="attention-extras", markup=False)
         yield Static(classes="attention-notes", markup=False)
@@ -112,40 +120,49 @@ class AttentionView(Vertical, can_focus=True):
         if result is None:
             await holder.remove_children()
             return
-        count = result.weights.shape[0]
+        count = result.heads
         views = list(holder.query(HeatmapView))
         if len(views) != count:
             await holder.remove_children()
             widgets: list[Static | HeatmapView] = []
             for head in range(count):
                 if count > 1:
-                    widgets.append(Static(f"head {head + 1}", classes="head-title", markup=False))
+                    title = head_title(result, head)
+                    widgets.append(Static(title, classes="head-title", markup=False))
                 widgets.append(HeatmapView(result.weights[head], result.tokens, self.row))
             await holder.mount_all(widgets)
             return
         for head, view in enumerate(views):
             view.show(result.weights[head], result.tokens, self.row)
+        for head, title_widget in enumerate(holder.query(".head-title").results(Static)):
+            title_widget.update(head_title(result, head))
 
     def _draw_text(self) -> None:
         controls = self.query_one(".attention-controls", Static)
         extras = self.query_one(".attention-extras", Static)
         notes = self.query_one(".attention-notes", Static)
+        summary = self.query_one(".attention-summary", Static)
         setup = self.setup
+        vectors = setup.embeddings
+        if self.result is not None and self.result.fallback is not None:
+            vectors = f"{self.result.embeddings_used} ({self.result.fallback})"
         switches = (
             f"s scale {'on' if setup.scale else 'off'} | c causal {'on' if setup.causal else 'off'}"
-            f" | m heads {setup.heads} | e vectors {setup.embeddings}"
+            f" | m heads {setup.heads} | e vectors {vectors}"
         )
         if self.result is None:
             controls.update(Text(f"{switches}\n{self.problem}"))
             extras.update("")
             notes.update("")
+            summary.update("")
             return
         controls.update(Text(f"query '{self.query_word}' (up/down, click) | {switches}"))
         ascii_only = not locale_is_utf8()
         extras.update(
             Text("\n".join(attention_extras(self.result, self.row, self.extras, ascii_only)))
         )
-        notes.update(Text("\n".join([attention_summary(self.result), *self.result.notes])))
+        summary.update(Text(attention_summary(self.result)))
+        notes.update(Text("\n".join(self.result.notes)))
 
     # actions
 
@@ -164,8 +181,7 @@ class AttentionView(Vertical, can_focus=True):
         await self.recompute()
 
     async def action_cycle_heads(self) -> None:
-        index = HEAD_CHOICES.index(self.setup.heads) if self.setup.heads in HEAD_CHOICES else -1
-        self.setup = replace(self.setup, heads=HEAD_CHOICES[(index + 1) % len(HEAD_CHOICES)])
+        self.setup = replace(self.setup, heads=specs.ATTENTION_HEADS.step(self.setup.heads, 1))
         await self.recompute()
 
     async def action_cycle_embeddings(self) -> None:

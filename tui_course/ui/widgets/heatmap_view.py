@@ -42,6 +42,8 @@ class HeatmapView(Widget):
         unit: str = "weights",
         shade_from_min: bool = False,
         max_rows: int = 12,
+        signed: bool = False,
+        keep_columns: Sequence[int] = (),
         **kwargs: object,
     ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -51,6 +53,8 @@ class HeatmapView(Widget):
         self.unit = unit
         self.shade_from_min = shade_from_min
         self.max_rows = max_rows
+        self.signed = signed  # values from -1 to +1, on the diverging scale
+        self.keep_columns = tuple(keep_columns)  # never windowed away
 
     def show(
         self, weights: NDArray[np.float64], labels: Sequence[str], selected: int | None
@@ -60,7 +64,7 @@ class HeatmapView(Widget):
 
     def _columns(self) -> int | None:
         width = self.content_region.width or self.app.size.width
-        fit = columns_that_fit(width, self.labels)
+        fit = columns_that_fit(width, self.labels, self.signed)
         return None if fit >= len(self.labels) else fit
 
     def render(self) -> Text:
@@ -74,6 +78,8 @@ class HeatmapView(Widget):
                 shade_from_min=self.shade_from_min,
                 max_rows=self.max_rows,
                 max_columns=self._columns(),
+                signed=self.signed,
+                keep_columns=self.keep_columns,
             )
         )
 

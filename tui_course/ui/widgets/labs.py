@@ -7,6 +7,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from tui_course import specs
 from tui_course.content.models import Lab
 from tui_course.maths.explore import AttentionSetup
 from tui_course.ui.widgets.attention_view import AttentionView
@@ -14,8 +15,8 @@ from tui_course.ui.widgets.pe_view import PEView
 from tui_course.ui.widgets.training_panel import RunFactory, TrainingPanel
 
 ATTENTION_GUIDE = (
-    "Type a sentence (up to 64 words); rows are queries. Esc leaves the box, "
-    "then up/down pick the query and s c m e flip the switches."
+    f"Type a sentence (up to {specs.SENTENCE_WORDS.high} words); rows are queries. "
+    "Esc leaves the box, then up/down pick the query and s c m e flip the switches."
 )
 REAL_GUIDE = (
     "all-MiniLM-L6-v2, a pretrained 6-layer, 12-head encoder, reads your sentence. Esc leaves "

@@ -141,13 +141,15 @@ def _figure(segment: BlockSegment) -> Widget:
                 extras=segment.params,
             )
         elif segment.name == "pe-table":
+            from tui_course import specs
             from tui_course.ui.widgets.pe_view import PEView
 
             params = segment.params
             view = PEView(
-                positions=params.get("positions", 8),
-                dim=params.get("dim", 4),
-                decimals=params.get("decimals", 3),
+                positions=params.get("positions", specs.POSITIONS.default),
+                dim=params.get("dim", specs.DIM.default),
+                decimals=params.get("decimals", specs.DECIMALS.default),
+                start=params.get("start", specs.START.default),
                 show_table=params.get("table", True),
                 show_shaded=params.get("shaded", False),
                 show_similarity=params.get("similarity", False),

@@ -10,12 +10,10 @@ from textual.containers import HorizontalScroll, Vertical
 from textual.message import Message
 from textual.widgets import Static
 
+from tui_course import specs
 from tui_course.maths.positional import position_similarity, positional_encoding
-from tui_course.render.positional import pe_shaded_text, pe_table_text
+from tui_course.render.positional import pe_shaded_text, pe_table_text, position_labels
 from tui_course.ui.widgets.heatmap_view import HeatmapView
-
-MAX_POSITIONS = 64
-MAX_DIM = 128
 
 
 class PEView(Vertical, can_focus=True):
@@ -49,17 +47,19 @@ class PEView(Vertical, can_focus=True):
 
     def __init__(
         self,
-        positions: int = 8,
-        dim: int = 4,
+        positions: int = specs.POSITIONS.default,
+        dim: int = specs.DIM.default,
         decimals: int = 3,
+        start: int = specs.START.default,
         show_table: bool = True,
         show_shaded: bool = True,
         show_similarity: bool = True,
         **kwargs: object,
     ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.positions = positions
-        self.dim = dim
+        self.positions = specs.POSITIONS.clamp(positions)
+        self.dim = specs.DIM.clamp(dim)
+        self.start = specs.START.clamp(start)
         self.decimals = decimals
         self.show_table = show_table
         self.show_shaded = show_shaded
@@ -73,42 +73,49 @@ class PEView(Vertical, can_focus=True):
         with HorizontalScroll(classes="pe-shaded"):
             yield Static(classes="pe-shaded-map", markup=False)
         yield Static(classes="pe-similarity-title", markup=False)
-        yield HeatmapView(np.ones((1, 1)), ["0"], unit="similarity", shade_from_min=True)
+        yield HeatmapView(np.ones((1, 1)), ["0"], unit="cosine similarity", signed=True)
 
     def on_mount(self) -> None:
         self.redraw()
 
     def redraw(self) -> None:
-        pe = positional_encoding(self.positions, self.dim)
+        pe = positional_encoding(self.positions, self.dim, start=self.start)
+        last = self.start + self.positions - 1
         self.query_one(".pe-controls", Static).update(
             Text(
-                f"{self.positions} positions x d_model {self.dim}"
+                f"positions {self.start}-{last} ({self.positions}, up to "
+                f"{specs.POSITIONS.high}) x d_model {self.dim} (up to {specs.DIM.high})"
                 "   +/- positions | [/] d_model | up/down compare a position"
             )
         )
         table = self.query_one(".pe-table", HorizontalScroll)
         table.display = self.show_table
-        self.query_one(".pe-numbers", Static).update(Text(pe_table_text(pe, 0, self.decimals)))
+        self.query_one(".pe-numbers", Static).update(
+            Text(pe_table_text(pe, self.start, self.decimals))
+        )
         self.query_one(".pe-shaded", HorizontalScroll).display = self.show_shaded
-        self.query_one(".pe-shaded-map", Static).update(Text(pe_shaded_text(pe)))
+        self.query_one(".pe-shaded-map", Static).update(Text(pe_shaded_text(pe, self.start)))
         title = self.query_one(".pe-similarity-title", Static)
         heatmap = self.query_one(HeatmapView)
         title.display = heatmap.display = self.show_similarity
-        title.update(Text(f"How alike is position {self.selected} to the others (cosine):"))
+        title.update(
+            Text(
+                f"How alike is position {self.start + self.selected} to the others "
+                "(cosine similarity, -1 to +1):"
+            )
+        )
         heatmap.show(
-            position_similarity(pe).clip(0, 1),
-            [str(p) for p in range(self.positions)],
-            self.selected,
+            position_similarity(pe), position_labels(self.positions, self.start), self.selected
         )
         self.post_message(self.Changed(self))
 
     def action_positions(self, step: int) -> None:
-        self.positions = min(max(self.positions + step, 1), MAX_POSITIONS)
+        self.positions = specs.POSITIONS.step(self.positions, step)
         self.selected = min(self.selected, self.positions - 1)
         self.redraw()
 
     def action_dim(self, step: int) -> None:
-        self.dim = min(max(self.dim + step, 2), MAX_DIM)
+        self.dim = specs.DIM.step(self.dim, step)
         self.redraw()
 
     def action_select(self, step: int) -> None:

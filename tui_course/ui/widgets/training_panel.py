@@ -15,10 +15,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, ProgressBar, Select, Static
 
+from tui_course import specs
 from tui_course.render.plot import line_plot
+from tui_course.training.findings import describe_findings, find_in_attention
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import (
     AttentionSample,
+    AttentionSummary,
     BatchProgress,
     Done,
     EpochEnd,
@@ -27,17 +30,13 @@ from tui_course.training.protocol import (
     Started,
 )
 from tui_course.training.runner import TrainingRun
-from tui_course.training.task import MODELS
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 
 RunFactory = Callable[[TrainOptions], TrainingRun]
 
-_NUMBER_FIELDS = (
-    ("length", "digits", 2, 500),
-    ("epochs", "epochs", 1, 1000),
-    ("batch_size", "batch", 1, 8192),
-    ("seed", "seed", 0, 2**31 - 1),
-    ("threads", "threads", 1, 64),
+# The form's number boxes: (spec, label); ranges and defaults live in tui_course.specs.
+_NUMBER_FIELDS = tuple(
+    zip(specs.TRAINING_FORM, ("digits", "epochs", "batch", "seed", "threads"), strict=True)
 )
 
 
@@ -82,7 +81,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         )
         with Horizontal(classes="train-form"):
             yield Select(
-                [(name, name) for name in MODELS],
+                [(name, name) for name in specs.MODELS.choices],
                 value="transformer",
                 allow_blank=False,
                 id="train-model",
@@ -90,10 +89,15 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             yield Checkbox("positions", value=True, id="train-position")
         with Horizontal(classes="train-form"):
             defaults = TrainOptions()
-            for field, label, _, _ in _NUMBER_FIELDS:
+            for spec, label in _NUMBER_FIELDS:
                 with Vertical(classes="train-field"):
                     yield Static(label, classes="train-label", markup=False)
-                    yield Input(str(getattr(defaults, field)), type="integer", id=f"train-{field}")
+                    yield Input(
+                        str(getattr(defaults, spec.name)),
+                        type="integer",
+                        id=f"train-{spec.name}",
+                        tooltip=spec.flag_help(),
+                    )
         with Horizontal(classes="train-buttons"):
             yield Button("Train", id="train-start", variant="primary")
             yield Button("Cancel", id="train-cancel", disabled=True)
@@ -103,9 +107,17 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         yield Static("batches in this epoch", classes="train-label", markup=False)
         yield ProgressBar(id="train-batch-bar", show_eta=False)
         yield Static(classes="train-plot", markup=False, id="train-plot")
+        yield Static(
+            "val acc is the accuracy on the test sequences, which the model never trains on "
+            "(Keras calls them validation data); the final test accuracy is the same measurement.",
+            classes="train-label",
+            markup=False,
+            id="train-val-note",
+        )
         yield Static(classes="train-results", markup=False, id="train-results")
         yield Static(classes="train-attention-title", markup=False, id="train-attention-title")
         yield HeatmapView(np.zeros((1, 1)), ["-"], id="train-attention", max_rows=8)
+        yield Static(classes="train-findings", markup=False, id="train-findings")
         yield Static(classes="train-log", markup=False, id="train-log")
 
     def on_mount(self) -> None:
@@ -121,11 +133,11 @@ class TrainingPanel(VerticalScroll, can_focus=True):
     def options(self) -> TrainOptions:
         """Options from the form; raises ValueError naming the field that is wrong."""
         values: dict[str, int] = {}
-        for field, label, low, high in _NUMBER_FIELDS:
-            text = self.query_one(f"#train-{field}", Input).value.strip()
-            if not text.lstrip("-").isdigit() or not low <= int(text) <= high:
-                raise ValueError(f"{label} must be a whole number from {low} to {high}")
-            values[field] = int(text)
+        for spec, label in _NUMBER_FIELDS:
+            text = self.query_one(f"#train-{spec.name}", Input).value.strip()
+            if not text.lstrip("-").isdigit() or spec.problem(int(text)) is not None:
+                raise ValueError(f"{label} must be a whole number {spec.allowed()}")
+            values[spec.name] = int(text)
         model = str(self.query_one("#train-model", Select).value)
         position = self.query_one("#train-position", Checkbox).value
         return TrainOptions(model=model, position=position, **values)
@@ -148,6 +160,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         self.query_one("#train-log", Static).update("")
         self.query_one("#train-attention").display = False
         self.query_one("#train-attention-title", Static).update("")
+        self.query_one("#train-findings", Static).update("")
         self.current = self.runs(options)
         self._set_running(True)
         self._status(f"Starting {options.describe()} (TensorFlow takes a few seconds to load)...")
@@ -230,6 +243,8 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             self.samples.append(event)
             if len(self.samples) == 1:
                 self._draw_attention(event)
+        elif isinstance(event, AttentionSummary):
+            self._draw_findings(event)
         elif isinstance(event, Done):
             finished = FinishedRun(options, event)
             self.finished.append(finished)
@@ -271,15 +286,25 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         weights = np.asarray(sample.weights, dtype=np.float64).mean(axis=0)
         labels = [f"{i + 1}:{digit}" for i, digit in enumerate(sample.digits)]
         last = len(labels) - 1
-        strongest = int(np.argmax(weights[last]))
-        verdict = "same" if sample.label else "different"
+        verdict = "the same" if sample.label else "different"
         self.query_one("#train-attention-title", Static).update(
             Text(
-                f"Trained attention (mean of the heads) for a test sequence whose first and last"
-                f" digits are {verdict}; model says {sample.prediction:.2f}. The last position"
-                f" looks hardest at position {strongest + 1} (digit {sample.digits[strongest]})."
+                f"Trained attention for one test sequence whose first and last digits are"
+                f" {verdict} (model says {sample.prediction:.2f}), mean of the heads; rows are"
+                f" query positions, columns key positions (position:digit)."
             )
         )
         heatmap = self.query_one("#train-attention", HeatmapView)
         heatmap.display = True
+        heatmap.keep_columns = (0, last)  # the two digits the task compares stay on screen
         heatmap.show(weights, labels, last)
+
+    def _draw_findings(self, summary: AttentionSummary) -> None:
+        try:
+            findings = find_in_attention(summary.weights, summary.sequences)
+        except ValueError as error:
+            self.query_one("#train-findings", Static).update(Text(f"No attention summary: {error}"))
+            return
+        self.query_one("#train-findings", Static).update(
+            Text("\n".join(describe_findings(findings)))
+        )
