@@ -11,7 +11,7 @@ from pathlib import Path
 from textual.widgets import Button, Input, Static
 
 from tests.conftest import FIXTURES
-from tests.ui.conftest import running, widget_text
+from tests.ui.conftest import notices, running, widget_text
 from tui_course.training.options import TrainOptions
 from tui_course.training.runner import TrainingRun
 from tui_course.ui.app import CourseApp
@@ -31,6 +31,7 @@ def with_fake_child(app: CourseApp, scenario: str, tmp_path: Path) -> list[Train
         return run
 
     app.training_runs = factory
+    app.training_extra_installed = lambda: True  # the fake child needs no Keras
     return started
 
 
@@ -60,7 +61,7 @@ def alive(pid: int) -> bool:
 async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_path: Path) -> None:
     app = build_app("training-lab")
     runs = with_fake_child(app, "ok", tmp_path)
-    async with running(app) as pilot:
+    async with running(app, notifications=True) as pilot:
         panel = app.query_one(TrainingPanel)
         await pilot.press("ctrl+t")
         await wait_for(pilot, lambda: bool(panel.finished))
@@ -76,7 +77,7 @@ async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_pa
         assert heatmap.display and heatmap.selected == 29 and heatmap.labels[0] == "1:7"
         title = widget_text(app, "#train-attention-title")
         assert "looks hardest at position 1 (digit 7)" in title
-        assert any("Training finished" in n.message for n in app._notifications)
+        assert any("Training finished" in notice for notice in await notices(pilot))
         assert app.query_one("#train-cancel", Button).disabled
 
 

@@ -5,25 +5,45 @@ Choices that matter on a shared lab server:
   directories (NFS) do not give reliably.
 - synchronous=FULL and one transaction per write: when the screen says
   "Correct", the attempt is already on disk; kill -9 loses nothing.
-- busy_timeout: two sessions of the same student wait for each other instead
-  of failing.
-- a file that is not a readable database is moved aside (never deleted) and a
-  fresh one started, with a notice for the user.
+- busy timeouts: two sessions of the same student wait for each other briefly;
+  a lock held for longer fails that one write with a notice, never the app.
+- a write that fails (full disk, quota, read-only file, long lock) is reported
+  in one line and the student goes on; only the answer write raises, so the
+  quiz can say the answer was not saved instead of showing a verdict.
+- a file is moved aside only when SQLite says it is damaged (SQLITE_CORRUPT,
+  SQLITE_NOTADB), under a lock file so two processes never both move; any
+  other failure to open leaves the file alone and the session runs in memory.
+- links are refused, and modes of files and folders the app did not create
+  are left alone; a read-only file or folder means a read-only session.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import os
 import sqlite3
+import stat
+import time
+import urllib.parse
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from tui_course.paths import ensure_private_dir
+from tui_course.paths import LinkRefused, create_private_file, ensure_private_dir
 
 SCHEMA_VERSION = 1
-BUSY_TIMEOUT_MS = 5000
 DB_NAME = "progress.db"
+LOCK_NAME = DB_NAME + ".lock"  # held only while a damaged file is moved aside
+OPEN_TIMEOUT_MS = 2000  # start-up waits this long for another session's lock
+ANSWER_TIMEOUT_MS = 1500  # an answer must be on disk before its verdict shows
+READ_TIMEOUT_MS = 500  # outline marks: a stale mark is better than a frozen screen
+QUICK_TIMEOUT_MS = 200  # settings, lesson marks, runs: never worth freezing the screen for
+PROBLEM_REPEAT_SECONDS = 60.0  # the same write problem is reported once a minute at most
+_DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -57,7 +77,19 @@ CREATE TABLE IF NOT EXISTS settings (
 
 
 class StoreError(Exception):
-    """The store cannot be used at all (for example, locked by another process for too long)."""
+    """The store cannot do what was asked; the message is one line a student can read."""
+
+
+class StoreWriteError(StoreError):
+    """A write did not reach the disk."""
+
+
+class _Damaged(Exception):
+    """SQLite says the file is not a healthy database: the only reason to move it aside."""
+
+
+class _Unusable(Exception):
+    """The file cannot be used this session (the reason is one line); it is left alone."""
 
 
 @dataclass(frozen=True)
@@ -81,67 +113,256 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _is_contention(error: sqlite3.Error) -> bool:
-    text = str(error).lower()
-    return "locked" in text or "busy" in text
+_REASONS = {
+    sqlite3.SQLITE_FULL: "the disk or your quota is full",
+    sqlite3.SQLITE_READONLY: "the progress file is read-only",
+    sqlite3.SQLITE_BUSY: "another attn-tui session or program is holding the progress file",
+    sqlite3.SQLITE_LOCKED: "another attn-tui session or program is holding the progress file",
+    sqlite3.SQLITE_CANTOPEN: "the progress file cannot be opened",
+    sqlite3.SQLITE_IOERR: "the disk reported an input/output error",
+    sqlite3.SQLITE_PERM: "permission denied",
+    sqlite3.SQLITE_CORRUPT: "the progress file is damaged",
+    sqlite3.SQLITE_NOTADB: "the progress file is not a database",
+}
+
+
+def _code(error: sqlite3.Error) -> int | None:
+    code = getattr(error, "sqlite_errorcode", None)
+    return None if code is None else int(code) & 0xFF  # primary code, without the extended part
+
+
+def describe(error: BaseException) -> str:
+    """One line for a student, from SQLite's error code (not its message text)."""
+    if isinstance(error, sqlite3.Error):
+        reason = _REASONS.get(_code(error) or -1)
+        return reason or str(error) or type(error).__name__
+    if isinstance(error, OSError) and error.errno is not None:
+        where = f"{error.filename}: " if error.filename else ""
+        return f"{where}{error.strerror or os.strerror(error.errno)}"
+    return str(error) or type(error).__name__
+
+
+def _uri(path: Path, read_only: bool) -> str:
+    return f"file:{urllib.parse.quote(str(path.absolute()))}?mode={'ro' if read_only else 'rw'}"
+
+
+def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        _uri(path, read_only), uri=True, timeout=OPEN_TIMEOUT_MS / 1000, isolation_level=None
+    )
+    # Damaged text must not stop a report: undecodable bytes show as U+FFFD.
+    conn.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {OPEN_TIMEOUT_MS}")
+        if not read_only:
+            conn.execute("PRAGMA journal_mode = DELETE")
+            conn.execute("PRAGMA synchronous = FULL")
+        rows = conn.execute("PRAGMA quick_check").fetchall()
+        if [row[0] for row in rows] != ["ok"]:
+            first = str(rows[0][0]).replace("*** in database main ***", "") if rows else ""
+            raise _Damaged(f"the progress file is damaged: {' '.join(first.split())[:80]}")
+    except sqlite3.Error as error:
+        conn.close()
+        if _code(error) in _DAMAGED:
+            raise _Damaged(describe(error)) from error
+        raise
+    except UnicodeDecodeError:  # SQLite's message quoted bytes from the file; its code is lost
+        conn.close()
+        raise _Unusable("the progress file holds unreadable text (it may be damaged)") from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _prepare_schema(conn: sqlite3.Connection) -> None:
+    """Create or upgrade the tables; a file from a newer attn-tui is left as it is."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise _Unusable(f"it was made by a newer attn-tui (schema {version})")
+    if version < SCHEMA_VERSION:
+        conn.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
+
+
+def _identity(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
 
 
 class ProgressStore:
-    def __init__(self, directory: Path) -> None:
-        self.directory = ensure_private_dir(directory)
-        self.path = self.directory / DB_NAME
+    def __init__(self, directory: Path, *, empty_if_unusable: bool = False) -> None:
+        """Open (or create) the store. A file that cannot be written but can be read gives a
+        read-only session (`saving` is False, `notice` says why). One that cannot be used at
+        all is left alone and raises StoreError, or with `empty_if_unusable` (the app: it must
+        start) gives an empty session in memory. A symlinked folder or file always raises."""
+        self.directory = directory
+        self.path = directory / DB_NAME
         self.notice: str | None = None
+        self.saving = True
+        self.on_problem: Callable[[str], None] | None = None  # the UI shows write problems
+        self.problem: str | None = None  # the last write problem, for callers without a UI
+        self._reported: tuple[str, float] = ("", 0.0)
+        self._timeout_ms = OPEN_TIMEOUT_MS
         try:
-            self._conn = self._connect()
-        except sqlite3.Error as error:
-            if _is_contention(error):
-                raise StoreError(
-                    f"{self.path}: another attn-tui holds the progress database"
-                ) from None
-            moved = self._move_aside()
-            self.notice = (
-                f"Your progress file could not be read ({error}); it was moved to {moved.name} "
-                "and a fresh one was started."
-            )
-            self._conn = self._connect()
+            self._conn = self._open()
+        except LinkRefused as error:
+            raise StoreError(f"{error.filename} {error.strerror}") from None
+        except _Unusable as reason:
+            if not empty_if_unusable:
+                raise StoreError(f"{reason}") from None
+            self.saving = False
+            self.notice = f"Your progress is not saved this session: {reason}."
+            self._conn = self._in_memory()
 
-    def _connect(self) -> sqlite3.Connection:
-        if not self.path.exists() and not self.path.is_symlink():
-            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
-        if self.path.is_file():
-            self.path.chmod(0o600)
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    # opening
+
+    def _open(self) -> sqlite3.Connection:
         try:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = DELETE")
-            conn.execute("PRAGMA synchronous = FULL")
-            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
-            if verdict != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {verdict}")
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(f"made by a newer attn-tui (schema {version})")
-            if version < SCHEMA_VERSION:
-                conn.executescript(
-                    f"BEGIN; {_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-                )
+            ensure_private_dir(self.directory)
+            info = self._db_info()
+            read_only = self._read_only_reason(info)
+            if info is None and read_only is None:
+                info = self._create_db()
+        except LinkRefused:
+            raise
+        except OSError as error:
+            raise _Unusable(describe(error)) from None
+        if info is None:
+            raise _Unusable(f"{read_only} and there is no progress file yet")
+        try:
+            if read_only is not None:
+                return self._read_only_copy(read_only)
+            try:
+                return self._open_file(info)
+            except _Damaged as damage:
+                moved = self._move_aside(_identity(info))
+                conn = self._open_file(self._db_info() or self._create_db())
+                if moved is not None:
+                    self.notice = (
+                        f"Your progress file could not be read ({damage}); it was moved to"
+                        f" {moved.name} and a fresh one was started."
+                    )
+                return conn
+        except _Damaged as damage:
+            raise _Unusable(str(damage)) from None
+        except LinkRefused:
+            raise
+        except (sqlite3.Error, OSError) as error:
+            raise _Unusable(describe(error)) from None
+
+    def _db_info(self) -> os.stat_result | None:
+        """The file's lstat, or None if there is none; refuses a link or a non-file."""
+        try:
+            info = os.lstat(self.path)
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            raise LinkRefused(
+                errno.ELOOP, "is a symbolic link; attn-tui does not follow links", str(self.path)
+            )
+        if not stat.S_ISREG(info.st_mode):
+            raise _Unusable(f"{self.path} is not a file")
+        return info
+
+    def _read_only_reason(self, info: os.stat_result | None) -> str | None:
+        """A file or folder without its owner's write bit was made read-only on purpose:
+        honour it even for root, who could write anyway."""
+        if info is not None and not info.st_mode & stat.S_IWUSR:
+            return f"{self.path.name} is read-only (mode {stat.S_IMODE(info.st_mode):04o})"
+        folder = os.stat(self.directory)
+        if not folder.st_mode & stat.S_IWUSR or not os.access(self.directory, os.W_OK):
+            return f"the folder {self.directory} is read-only"
+        if info is not None and not os.access(self.path, os.W_OK):
+            return f"{self.path.name} is read-only for you"
+        return None
+
+    def _create_db(self) -> os.stat_result:
+        with contextlib.suppress(FileExistsError):  # another session created it first
+            os.close(create_private_file(self.path))
+        info = self._db_info()
+        assert info is not None
+        return info
+
+    def _open_file(self, info: os.stat_result) -> sqlite3.Connection:
+        conn = _connect(self.path, read_only=False)
+        try:
+            now = self._db_info()
+            if now is None or _identity(now) != _identity(info):
+                raise _Unusable(f"{self.path} was replaced while it was being opened")
+            try:
+                _prepare_schema(conn)
+            except sqlite3.Error:
+                self._forget_if_empty(info)
+                raise
         except BaseException:
             conn.close()
             raise
         return conn
 
-    def _move_aside(self) -> Path:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        target = self.path.with_name(f"{DB_NAME}.unreadable-{stamp}")
-        counter = 1
-        while target.exists():
-            target = self.path.with_name(f"{DB_NAME}.unreadable-{stamp}-{counter}")
-            counter += 1
-        self.path.rename(target)
-        journal = self.path.with_name(DB_NAME + "-journal")
-        if journal.exists():
-            journal.rename(target.with_name(target.name + "-journal"))
-        return target
+    def _forget_if_empty(self, info: os.stat_result) -> None:
+        """A file this call created but could not fill (full disk) is not left behind."""
+        with contextlib.suppress(OSError):
+            now = os.lstat(self.path)
+            if now.st_size == 0 and _identity(now) == _identity(info):
+                os.unlink(self.path)
+
+    def _read_only_copy(self, reason: str) -> sqlite3.Connection:
+        """Read the file, then work on a copy in memory: the student sees their progress,
+        and this session's changes are kept until they quit, never written."""
+        source = _connect(self.path, read_only=True)
+        try:
+            copy = sqlite3.connect(":memory:", isolation_level=None)
+            source.backup(copy)
+        finally:
+            source.close()
+        _prepare_schema(copy)
+        self.saving = False
+        self.notice = f"Your progress is read-only this session: {reason}."
+        return copy
+
+    @staticmethod
+    def _in_memory() -> sqlite3.Connection:
+        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn.executescript(f"{_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};")
+        return conn
+
+    def _move_aside(self, identity: tuple[int, int]) -> Path | None:
+        """Move the damaged file (and its journal) to a new name, never over another file.
+        Under an exclusive lock, and only if the file is still the one found damaged: a
+        second process that found it too sees a new file and just opens it (returns None)."""
+        lock = os.open(self.directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            current = self._db_info()
+            if current is None or _identity(current) != identity:
+                return None
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+            target = self._keep_under_new_name(self.path, f"{DB_NAME}.unreadable-{stamp}")
+            journal = self.path.with_name(DB_NAME + "-journal")
+            if os.path.lexists(journal) and stat.S_ISREG(os.lstat(journal).st_mode):
+                self._keep_under_new_name(journal, target.name + "-journal")
+            self._create_db()
+            return target
+        finally:
+            os.close(lock)
+
+    def _keep_under_new_name(self, source: Path, base: str) -> Path:
+        """link() then unlink(): the new name is never an existing file's."""
+        for counter in range(1000):
+            target = source.with_name(base if counter == 0 else f"{base}-{counter}")
+            try:
+                os.link(source, target, follow_symlinks=False)
+            except FileExistsError:
+                continue
+            except OSError as error:  # a file system without hard links
+                if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+                    raise
+                if os.path.lexists(target):
+                    continue
+                os.rename(source, target)
+                return target
+            os.unlink(source)
+            return target
+        raise _Unusable(f"too many unreadable copies of {DB_NAME} in {self.directory}")
 
     def close(self) -> None:
         self._conn.close()
@@ -152,49 +373,93 @@ class ProgressStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # guarded reads and writes
+
+    def _timeout(self, milliseconds: int) -> None:
+        if self._timeout_ms != milliseconds:
+            self._conn.execute(f"PRAGMA busy_timeout = {milliseconds}")
+            self._timeout_ms = milliseconds
+
+    def _write(
+        self, sql: str, args: Sequence[object] = (), *, essential: bool = False
+    ) -> sqlite3.Cursor | None:
+        """One committed statement. An essential write (an answer) raises StoreWriteError;
+        any other reports the problem once and returns None: the student goes on."""
+        try:
+            self._timeout(ANSWER_TIMEOUT_MS if essential else QUICK_TIMEOUT_MS)
+            return self._conn.execute(sql, args)
+        except sqlite3.Error as error:
+            if self._conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.rollback()
+            message = f"Progress not saved: {describe(error)}."
+            if essential:
+                raise StoreWriteError(message) from error
+            self._report(message)
+            return None
+
+    def _read(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
+        """Rows, or StoreError with one line (a long lock, a page damaged since opening)."""
+        try:
+            self._timeout(READ_TIMEOUT_MS)
+            return self._conn.execute(sql, args).fetchall()
+        except sqlite3.Error as error:
+            raise StoreError(f"Progress could not be read: {describe(error)}.") from error
+
+    def _report(self, message: str) -> None:
+        self.problem = message
+        last, when = self._reported
+        now = time.monotonic()
+        if message == last and now - when < PROBLEM_REPEAT_SECONDS:
+            return
+        self._reported = (message, now)
+        if self.on_problem is not None:
+            self.on_problem(message)
+
     # quizzes
 
     def start_run(self, quiz_id: str, total: int) -> int:
-        cursor = self._conn.execute(
+        """0 if the run could not be saved: its attempts are still kept, without a run."""
+        cursor = self._write(
             "INSERT INTO runs (quiz_id, total, started_at) VALUES (?, ?, ?)",
             (quiz_id, total, _now()),
         )
-        return int(cursor.lastrowid or 0)
+        return int(cursor.lastrowid or 0) if cursor is not None else 0
 
     def record_attempt(
         self, run_id: int | None, quiz_id: str, question_index: int, answer: str, correct: bool
     ) -> Attempt:
-        """Write one attempt durably before returning; the caller shows the verdict after."""
+        """Write one attempt durably before returning; the caller shows the verdict after.
+        Raises StoreWriteError (one line) when it could not be written."""
         stamp = _now()
-        self._conn.execute(
+        self._write(
             "INSERT INTO attempts (run_id, quiz_id, question_index, answer, correct, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             (run_id, quiz_id, question_index, answer, int(correct), stamp),
+            essential=True,
         )
         return Attempt(quiz_id, question_index, answer, correct, stamp)
 
     def finish_run(self, run_id: int, correct: int) -> None:
-        self._conn.execute(
+        self._write(
             "UPDATE runs SET finished_at = ?, correct = ? WHERE id = ?", (_now(), correct, run_id)
         )
 
     def quiz_stats(self, quiz_id: str, question_count: int) -> QuizStats:
-        attempts = self._conn.execute(
-            "SELECT COUNT(*) FROM attempts WHERE quiz_id = ?", (quiz_id,)
-        ).fetchone()[0]
+        attempts = self._read("SELECT COUNT(*) FROM attempts WHERE quiz_id = ?", (quiz_id,))[0][0]
         mastered = frozenset(
             row[0]
-            for row in self._conn.execute(
+            for row in self._read(
                 "SELECT DISTINCT question_index FROM attempts WHERE quiz_id = ? AND correct = 1",
                 (quiz_id,),
             )
             if 1 <= row[0] <= question_count
         )
-        best = self._conn.execute(
+        best = self._read(
             "SELECT MAX(correct) FROM runs WHERE quiz_id = ? AND finished_at IS NOT NULL"
             " AND total = ?",
             (quiz_id, question_count),
-        ).fetchone()[0]
+        )[0][0]
         return QuizStats(
             attempts=attempts,
             mastered=mastered,
@@ -208,34 +473,39 @@ class ProgressStore:
         if quiz_id is not None:
             query += " WHERE quiz_id = ?"
             args = (quiz_id,)
-        rows = self._conn.execute(query + " ORDER BY id", args).fetchall()
+        rows = self._read(query + " ORDER BY id", args)
         return [Attempt(q, i, a, bool(c), t) for q, i, a, c, t in rows]
 
     # lessons and settings
 
     def mark_lesson_opened(self, lesson_id: str) -> None:
-        self._conn.execute(
+        self._write(
             "INSERT OR IGNORE INTO lessons (lesson_id, first_opened_at) VALUES (?, ?)",
             (lesson_id, _now()),
         )
 
     def mark_lesson_done(self, lesson_id: str) -> None:
         self.mark_lesson_opened(lesson_id)
-        self._conn.execute(
+        self._write(
             "UPDATE lessons SET done_at = ? WHERE lesson_id = ? AND done_at IS NULL",
             (_now(), lesson_id),
         )
 
     def lessons_done(self) -> set[str]:
-        rows = self._conn.execute("SELECT lesson_id FROM lessons WHERE done_at IS NOT NULL")
-        return {row[0] for row in rows}
+        rows = self._read("SELECT lesson_id FROM lessons WHERE done_at IS NOT NULL")
+        return {str(row[0]) for row in rows}
 
     def get_setting(self, key: str) -> str | None:
-        row = self._conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        """None when unset, or when it cannot be read (reported: settings are not essential)."""
+        try:
+            rows = self._read("SELECT value FROM settings WHERE key = ?", (key,))
+        except StoreError as error:
+            self._report(str(error))
+            return None
+        return str(rows[0][0]) if rows else None
 
     def set_setting(self, key: str, value: str) -> None:
-        self._conn.execute(
+        self._write(
             "INSERT INTO settings (key, value) VALUES (?, ?)"
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from tui_course.paths import ensure_private_dir
 from tui_course.training.options import TrainOptions, add_train_arguments, options_from_args
 from tui_course.training.protocol import (
     AttentionSample,
@@ -45,8 +46,8 @@ class Reporter:
 def claim_stdout(log_path: Path) -> IO[str]:
     """Keep the real stdout for events; send fds 1 and 2 (TF's chatter) to the log."""
     events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
-    log_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    ensure_private_dir(log_path.parent)
+    log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     sys.stdout.flush()
     sys.stderr.flush()
     os.dup2(log_fd, 1)

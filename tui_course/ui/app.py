@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 
 from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
-from tui_course.progress.store import ProgressStore
+from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline
 
@@ -54,6 +54,13 @@ def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
         else:
             marks[quiz.id] = box
     return marks
+
+
+def _train_extra_installed() -> bool:
+    """Whether Keras can run here; tests with a fake training child swap it (see CourseApp)."""
+    from tui_course.training.runner import train_extra_installed
+
+    return train_extra_installed()
 
 
 class CourseApp(App[None]):
@@ -102,6 +109,8 @@ class CourseApp(App[None]):
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
+        self.training_extra_installed: Callable[[], bool] = _train_extra_installed
+        store.on_problem = self._store_problem
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -112,7 +121,7 @@ class CourseApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
-            yield Outline(self.items, outline_marks(self.course, self.store), id="outline")
+            yield Outline(self.items, self._outline_marks() or {}, id="outline")
             with ContentSwitcher(initial="lesson", id="content"):
                 yield LessonView(id="lesson")
         yield Footer()
@@ -183,7 +192,7 @@ class CourseApp(App[None]):
         found = self.query(f"#lab-{lab.id}")
         if found:
             return found.first()
-        view = make_lab(lab, self.training_runs, id=f"lab-{lab.id}")
+        view = make_lab(lab, self.training_runs, self.training_extra_installed, id=f"lab-{lab.id}")
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
@@ -213,7 +222,21 @@ class CourseApp(App[None]):
             self.store.set_setting(f"position:{view.lesson.id}", str(int(view.scroll_y)))
 
     def refresh_outline(self) -> None:
-        self.query_one(Outline).update_marks(outline_marks(self.course, self.store))
+        marks = self._outline_marks()
+        if marks is not None:  # else the marks shown stay as they were
+            self.query_one(Outline).update_marks(marks)
+
+    def _outline_marks(self) -> dict[str, str] | None:
+        """None (and a notice) when the store cannot be read just now, e.g. a long lock."""
+        try:
+            return outline_marks(self.course, self.store)
+        except StoreError as error:
+            self._store_problem(str(error))
+            return None
+
+    def _store_problem(self, message: str) -> None:
+        """A save or read that failed: one line, and the student goes on."""
+        self.notify(message, title="Progress", severity="warning", timeout=8, markup=False)
 
     @on(OptionList.OptionSelected, "#outline")
     async def _outline_selected(self, event: OptionList.OptionSelected) -> None:
@@ -353,9 +376,10 @@ class CourseApp(App[None]):
 
 
 def make_app(settings: Settings) -> CourseApp:
-    """Load the course and open the progress store for `settings`; raises StoreError."""
+    """Load the course and open the progress store for `settings`; raises StoreError only
+    for a symlinked data folder or file (any other store problem gives a notice instead)."""
     from tui_course.content.course import load_course
 
     course = load_course(settings.content_dir)
-    store = ProgressStore(settings.data_dir)
+    store = ProgressStore(settings.data_dir, empty_if_unusable=True)
     return CourseApp(course, store, settings)

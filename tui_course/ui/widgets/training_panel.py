@@ -148,7 +148,11 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         self.query_one("#train-log", Static).update("")
         self.query_one("#train-attention").display = False
         self.query_one("#train-attention-title", Static).update("")
-        self.current = self.runs(options)
+        try:
+            self.current = self.runs(options)
+        except OSError as error:  # the logs folder cannot be made (read-only, quota, a link)
+            self._status(f"Cannot start: the training log cannot be written ({error}).")
+            return
         self._set_running(True)
         self._status(f"Starting {options.describe()} (TensorFlow takes a few seconds to load)...")
         self._follow(self.current, options)
