@@ -84,7 +84,7 @@ def test_directory_where_the_database_should_be(data_dir: Path) -> None:
     """Not a damaged database: left alone, and the session runs without saving."""
     (data_dir / DB_NAME).mkdir(parents=True)
     (data_dir / DB_NAME / "keep").write_text("mine")
-    with ProgressStore(data_dir, empty_if_unusable=True) as store:
+    with ProgressStore(data_dir, interactive=True) as store:
         assert store.notice is not None and "is not a file" in store.notice
         assert not store.saving
     assert (data_dir / DB_NAME / "keep").read_text() == "mine"
@@ -97,7 +97,7 @@ def test_newer_schema_is_not_overwritten(data_dir: Path) -> None:
     conn.execute("PRAGMA user_version = 99")
     conn.close()
     before = (data_dir / DB_NAME).read_bytes()
-    with ProgressStore(data_dir, empty_if_unusable=True) as store:
+    with ProgressStore(data_dir, interactive=True) as store:
         assert store.notice is not None and "newer attn-tui" in store.notice
         store.set_setting("last_opened", "a")
     assert sorted(p.name for p in data_dir.iterdir()) == [DB_NAME]

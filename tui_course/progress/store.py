@@ -39,10 +39,13 @@ SCHEMA_VERSION = 1
 DB_NAME = "progress.db"
 LOCK_NAME = DB_NAME + ".lock"  # held only while a damaged file is moved aside
 OPEN_TIMEOUT_MS = 2000  # start-up waits this long for another session's lock
-ANSWER_TIMEOUT_MS = 1500  # an answer must be on disk before its verdict shows
-READ_TIMEOUT_MS = 500  # outline marks: a stale mark is better than a frozen screen
+ANSWER_TIMEOUT_MS = 3000  # an answer must be on disk before its verdict shows
+READ_TIMEOUT_MS = 500  # in the app: a stale outline mark is better than a frozen screen
 QUICK_TIMEOUT_MS = 200  # settings, lesson marks, runs: never worth freezing the screen for
 PROBLEM_REPEAT_SECONDS = 60.0  # the same write problem is reported once a minute at most
+PENDING_REPORT_SECONDS = 10.0  # queued writes still blocked after this are reported
+RETRY_SECONDS = 2.0  # queued writes are retried at most this often
+_CONTENTION = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 _DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 
 _SCHEMA = """
@@ -189,11 +192,12 @@ def _identity(info: os.stat_result) -> tuple[int, int]:
 
 
 class ProgressStore:
-    def __init__(self, directory: Path, *, empty_if_unusable: bool = False) -> None:
+    def __init__(self, directory: Path, *, interactive: bool = False) -> None:
         """Open (or create) the store. A file that cannot be written but can be read gives a
         read-only session (`saving` is False, `notice` says why). One that cannot be used at
-        all is left alone and raises StoreError, or with `empty_if_unusable` (the app: it must
-        start) gives an empty session in memory. A symlinked folder or file always raises."""
+        all is left alone and raises StoreError; `interactive` (the app: it must start, and a
+        person is waiting on the screen) gives an empty session in memory instead, and reads
+        give up sooner on a lock. A symlinked folder or file always raises."""
         self.directory = directory
         self.path = directory / DB_NAME
         self.notice: str | None = None
@@ -202,12 +206,16 @@ class ProgressStore:
         self.problem: str | None = None  # the last write problem, for callers without a UI
         self._reported: tuple[str, float] = ("", 0.0)
         self._timeout_ms = OPEN_TIMEOUT_MS
+        self._read_timeout_ms = READ_TIMEOUT_MS if interactive else OPEN_TIMEOUT_MS
+        self._pending: list[tuple[str, tuple[object, ...]]] = []  # writes waiting out a lock
+        self._pending_since: float | None = None
+        self._retry_at = 0.0
         try:
             self._conn = self._open()
         except LinkRefused as error:
             raise StoreError(f"{error.filename} {error.strerror}") from None
         except _Unusable as reason:
-            if not empty_if_unusable:
+            if not interactive:
                 raise StoreError(f"{reason}") from None
             self.saving = False
             self.notice = f"Your progress is not saved this session: {reason}."
@@ -365,6 +373,9 @@ class ProgressStore:
         raise _Unusable(f"too many unreadable copies of {DB_NAME} in {self.directory}")
 
     def close(self) -> None:
+        """Queued writes get one last, longer chance before the file is closed."""
+        if self._pending and not self._flush_pending(ANSWER_TIMEOUT_MS, force=True):
+            self.problem = f"{len(self._pending)} setting(s) not saved: the file stayed locked."
         self._conn.close()
 
     def __enter__(self) -> ProgressStore:
@@ -381,27 +392,77 @@ class ProgressStore:
             self._timeout_ms = milliseconds
 
     def _write(
-        self, sql: str, args: Sequence[object] = (), *, essential: bool = False
+        self,
+        sql: str,
+        args: Sequence[object] = (),
+        *,
+        essential: bool = False,
+        deferrable: bool = True,
     ) -> sqlite3.Cursor | None:
-        """One committed statement. An essential write (an answer) raises StoreWriteError;
-        any other reports the problem once and returns None: the student goes on."""
+        """One committed statement. An essential write (an answer) waits up to
+        ANSWER_TIMEOUT_MS and raises StoreWriteError. Any other never raises: a deferrable
+        one (a setting, a mark) that meets another session's lock waits only QUICK_TIMEOUT_MS
+        and is queued, then retried before a later write (every RETRY_SECONDS at most) and at
+        close, so a long lock costs the screen a fifth of a second now and then; other
+        failures are reported once."""
+        if essential or not deferrable:
+            timeout = ANSWER_TIMEOUT_MS
+        else:
+            timeout = QUICK_TIMEOUT_MS
+            if not self._flush_pending():
+                self._pending.append((sql, tuple(args)))
+                return None
         try:
-            self._timeout(ANSWER_TIMEOUT_MS if essential else QUICK_TIMEOUT_MS)
-            return self._conn.execute(sql, args)
+            return self._execute(sql, args, timeout)
         except sqlite3.Error as error:
-            if self._conn.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    self._conn.rollback()
             message = f"Progress not saved: {describe(error)}."
             if essential:
                 raise StoreWriteError(message) from error
-            self._report(message)
+            if deferrable and _code(error) in _CONTENTION:
+                self._pending.append((sql, tuple(args)))
+                self._retry_at = time.monotonic() + RETRY_SECONDS
+                self._pending_since = self._pending_since or time.monotonic()
+            else:
+                self._report(message)
             return None
+
+    def _execute(self, sql: str, args: Sequence[object], timeout: int) -> sqlite3.Cursor:
+        try:
+            self._timeout(timeout)
+            return self._conn.execute(sql, args)
+        except sqlite3.Error:
+            if self._conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.rollback()
+            raise
+
+    def _flush_pending(self, timeout: int = QUICK_TIMEOUT_MS, force: bool = False) -> bool:
+        """Retry queued writes in order (at most every RETRY_SECONDS, unless forced);
+        True when none is left."""
+        if self._pending and not force and time.monotonic() < self._retry_at:
+            return False
+        while self._pending:
+            sql, args = self._pending[0]
+            try:
+                self._execute(sql, args, timeout)
+            except sqlite3.Error as error:
+                if _code(error) not in _CONTENTION:
+                    self._pending.pop(0)  # it will not succeed by waiting: say so, drop it
+                    self._report(f"Progress not saved: {describe(error)}.")
+                    continue
+                self._retry_at = time.monotonic() + RETRY_SECONDS
+                waited = time.monotonic() - (self._pending_since or time.monotonic())
+                if waited > PENDING_REPORT_SECONDS:
+                    self._report(f"Progress not saved yet: {describe(error)}.")
+                return False
+            self._pending.pop(0)
+        self._pending_since = None
+        return True
 
     def _read(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
         """Rows, or StoreError with one line (a long lock, a page damaged since opening)."""
         try:
-            self._timeout(READ_TIMEOUT_MS)
+            self._timeout(self._read_timeout_ms)
             return self._conn.execute(sql, args).fetchall()
         except sqlite3.Error as error:
             raise StoreError(f"Progress could not be read: {describe(error)}.") from error
@@ -423,6 +484,7 @@ class ProgressStore:
         cursor = self._write(
             "INSERT INTO runs (quiz_id, total, started_at) VALUES (?, ?, ?)",
             (quiz_id, total, _now()),
+            deferrable=False,  # its id is needed now
         )
         return int(cursor.lastrowid or 0) if cursor is not None else 0
 

@@ -381,5 +381,5 @@ def make_app(settings: Settings) -> CourseApp:
     from tui_course.content.course import load_course
 
     course = load_course(settings.content_dir)
-    store = ProgressStore(settings.data_dir, empty_if_unusable=True)
+    store = ProgressStore(settings.data_dir, interactive=True)
     return CourseApp(course, store, settings)
