@@ -215,3 +215,36 @@ async def test_missing_extra_disables_training(
         assert app.query_one("#train-start", Button).disabled
         assert "pip install 'attn-tui[train]'" in widget_text(app, "#train-status")
         assert isinstance(app.query_one("#train-status"), Static)
+
+
+async def test_ctrl_x_cancels_from_a_number_box(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    """A number box takes ctrl+x as "cut"; while a run is going, the lab's cancel wins."""
+    app = build_app("training-lab")
+    runs = with_fake_child(app, "hang", tmp_path)
+    async with running(app) as pilot:
+        box = app.query_one("#train-epochs", Input)
+        box.focus()
+        await pilot.press("enter")  # Enter in the box starts the run
+        panel = app.query_one(TrainingPanel)
+        await wait_for(pilot, lambda: panel.started is not None)
+        pid = runs[0].process.pid  # type: ignore[union-attr]
+        assert box.has_focus
+        await pilot.press("ctrl+x")
+        await wait_for(pilot, lambda: not panel.running, 3.0)
+        assert not alive(pid)
+        assert widget_text(app, "#train-status").startswith("Cancelled.")
+        assert box.value == "30"  # nothing was cut
+
+
+async def test_ctrl_x_still_cuts_when_nothing_runs(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("training-lab")
+    app.training_extra_installed = lambda: True
+    async with running(app) as pilot:
+        box = app.query_one("#train-batch_size", Input)
+        box.focus()
+        box.select_all()
+        await pilot.press("ctrl+x")
+        assert box.value == ""
+        assert widget_text(app, "#train-status").startswith("Ready.")

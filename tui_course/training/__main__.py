@@ -8,6 +8,12 @@ once on one lab server share it instead of fighting over it.
 
 from __future__ import annotations
 
+# First, before any other import: a parent that dies from here on takes this child along.
+from tui_course.training.lifeline import hold_on_to_parent
+
+hold_on_to_parent()
+
+# isort: split
 import argparse
 import contextlib
 import os
@@ -54,21 +60,6 @@ def claim_stdout(log_path: Path) -> IO[str]:
     os.dup2(log_fd, 2)
     os.close(log_fd)
     return events
-
-
-def die_with_parent() -> None:
-    """If the app dies (an SSH session dropped, kill -9), take the training down too.
-
-    Linux only (prctl PR_SET_PDEATHSIG); elsewhere the next progress line fails on
-    the closed pipe and the child exits then.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import signal
-
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def limit_resources(threads: int) -> None:
@@ -227,7 +218,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     options = options_from_args(args)
     log_path = Path(args.log)
-    die_with_parent()
     report = Reporter(claim_stdout(log_path))
     limit_resources(options.threads)
     try:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -55,7 +56,11 @@ def format_eta(seconds: float) -> str:
 class TrainingPanel(VerticalScroll, can_focus=True):
     BINDINGS = [
         Binding("ctrl+t", "start", "Train", tooltip="Start training with the options above"),
-        Binding("ctrl+x", "cancel", "Cancel", tooltip="Stop the running training now"),
+        # priority: a number box would otherwise take ctrl+x as "cut" and the run go on;
+        # with nothing running the key falls through to the box (SkipAction).
+        Binding(
+            "ctrl+x", "cancel", "Cancel", tooltip="Stop the running training now", priority=True
+        ),
     ]
 
     class Finished(Message):
@@ -168,6 +173,11 @@ class TrainingPanel(VerticalScroll, can_focus=True):
                 self._set_running(False)
 
     async def action_cancel(self) -> None:
+        if self.current is None:
+            raise SkipAction()
+        await self.cancel()
+
+    async def cancel(self) -> None:
         run = self.current
         if run is None:
             return
@@ -190,7 +200,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
 
     @on(Button.Pressed, "#train-cancel")
     async def _cancel_pressed(self) -> None:
-        await self.action_cancel()
+        await self.cancel()
 
     def _set_running(self, running: bool) -> None:
         # query, not query_one: when the app is closing the buttons may already be gone
