@@ -23,7 +23,9 @@ from tui_course.training.protocol import (
 )
 from tui_course.training.runner import TrainingRun
 
-pytest.importorskip("keras")
+pytest.importorskip(
+    "keras", reason="needs the 'train' extra (Keras and TensorFlow): pip install -e '.[train]'"
+)
 
 
 async def test_default_model_event_stream(tmp_path: Path) -> None:
@@ -126,29 +128,6 @@ def test_cli_train_plain_output_has_one_line_per_epoch(tmp_path: Path) -> None:
     assert lines[0].startswith("training transformer: 14,049 parameters, 2 epochs of 2 batches")
     assert [line.split()[1] for line in lines[1:3]] == ["1/2", "2/2"]
     assert lines[3].startswith("test accuracy ") and "14,049 parameters" in lines[3]
-
-
-def test_cli_train_without_the_extra_is_one_line() -> None:
-    script = (
-        "import importlib.util, sys\n"
-        "real = importlib.util.find_spec\n"
-        "importlib.util.find_spec = lambda name, *a: None if name in ('keras', 'tensorflow')"
-        " else real(name, *a)\n"
-        "from tui_course.cli import main\n"
-        "sys.exit(main(['train']))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ},
-    )
-    assert result.returncode == 2
-    assert result.stderr.splitlines() == [
-        "attn-tui: train: needs the 'train' extra (Keras and TensorFlow): pip install "
-        "'attn-tui[train]' (from a checkout: pip install '.[train]')"
-    ]
 
 
 def test_child_dies_with_its_parent(tmp_path: Path) -> None:

@@ -60,7 +60,7 @@ async def notices(pilot: Pilot[Any]) -> list[str]:
     return [str(toast.render()) for toast in pilot.app.screen.query("Toast")]
 
 
-def widget_text(app: App[object], selector: str) -> str:
+def widget_text(app: App[Any], selector: str) -> str:
     """The plain text a Static shows, before wrapping (for long sentences)."""
     from textual.widgets import Static
 
