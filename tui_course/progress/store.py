@@ -38,7 +38,8 @@ from tui_course.paths import LinkRefused, create_private_file, ensure_private_di
 SCHEMA_VERSION = 1
 DB_NAME = "progress.db"
 LOCK_NAME = DB_NAME + ".lock"  # held only while a damaged file is moved aside
-OPEN_TIMEOUT_MS = 2000  # start-up waits this long for another session's lock
+OPEN_TIMEOUT_MS = 2000  # the app's start-up waits this long for another session's lock
+BATCH_TIMEOUT_MS = 10000  # commands (`attn-tui progress`): no screen to freeze, so wait longer
 ANSWER_TIMEOUT_MS = 3000  # an answer must be on disk before its verdict shows
 READ_TIMEOUT_MS = 500  # in the app: a stale outline mark is better than a frozen screen
 QUICK_TIMEOUT_MS = 200  # settings, lesson marks, runs: never worth freezing the screen for
@@ -149,14 +150,14 @@ def _uri(path: Path, read_only: bool) -> str:
     return f"file:{urllib.parse.quote(str(path.absolute()))}?mode={'ro' if read_only else 'rw'}"
 
 
-def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
+def _connect(path: Path, read_only: bool, timeout_ms: int) -> sqlite3.Connection:
     conn = sqlite3.connect(
-        _uri(path, read_only), uri=True, timeout=OPEN_TIMEOUT_MS / 1000, isolation_level=None
+        _uri(path, read_only), uri=True, timeout=timeout_ms / 1000, isolation_level=None
     )
     # Damaged text must not stop a report: undecodable bytes show as U+FFFD.
     conn.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
     try:
-        conn.execute(f"PRAGMA busy_timeout = {OPEN_TIMEOUT_MS}")
+        conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
         if not read_only:
             conn.execute("PRAGMA journal_mode = DELETE")
             conn.execute("PRAGMA synchronous = FULL")
@@ -205,11 +206,14 @@ class ProgressStore:
         self.on_problem: Callable[[str], None] | None = None  # the UI shows write problems
         self.problem: str | None = None  # the last write problem, for callers without a UI
         self._reported: tuple[str, float] = ("", 0.0)
-        self._timeout_ms = OPEN_TIMEOUT_MS
-        self._read_timeout_ms = READ_TIMEOUT_MS if interactive else OPEN_TIMEOUT_MS
+        self._open_timeout_ms = OPEN_TIMEOUT_MS if interactive else BATCH_TIMEOUT_MS
+        self._timeout_ms = self._open_timeout_ms
+        self._read_timeout_ms = READ_TIMEOUT_MS if interactive else BATCH_TIMEOUT_MS
         self._pending: list[tuple[str, tuple[object, ...]]] = []  # writes waiting out a lock
         self._pending_since: float | None = None
         self._retry_at = 0.0
+        self._interactive = interactive
+        self._read_retry_at = 0.0
         try:
             self._conn = self._open()
         except LinkRefused as error:
@@ -291,7 +295,7 @@ class ProgressStore:
         return info
 
     def _open_file(self, info: os.stat_result) -> sqlite3.Connection:
-        conn = _connect(self.path, read_only=False)
+        conn = _connect(self.path, read_only=False, timeout_ms=self._open_timeout_ms)
         try:
             now = self._db_info()
             if now is None or _identity(now) != _identity(info):
@@ -316,7 +320,7 @@ class ProgressStore:
     def _read_only_copy(self, reason: str) -> sqlite3.Connection:
         """Read the file, then work on a copy in memory: the student sees their progress,
         and this session's changes are kept until they quit, never written."""
-        source = _connect(self.path, read_only=True)
+        source = _connect(self.path, read_only=True, timeout_ms=self._open_timeout_ms)
         try:
             copy = sqlite3.connect(":memory:", isolation_level=None)
             source.backup(copy)
@@ -461,10 +465,14 @@ class ProgressStore:
 
     def _read(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
         """Rows, or StoreError with one line (a long lock, a page damaged since opening)."""
+        # Just after a read met a lock, the next ones do not wait again for a while.
+        backing_off = time.monotonic() < self._read_retry_at
         try:
-            self._timeout(self._read_timeout_ms)
+            self._timeout(0 if backing_off else self._read_timeout_ms)
             return self._conn.execute(sql, args).fetchall()
         except sqlite3.Error as error:
+            if self._interactive and _code(error) in _CONTENTION and not backing_off:
+                self._read_retry_at = time.monotonic() + RETRY_SECONDS
             raise StoreError(f"Progress could not be read: {describe(error)}.") from error
 
     def _report(self, message: str) -> None:
