@@ -435,7 +435,7 @@ with ProgressStore(Path(sys.argv[1]), interactive=True) as store:
     for index in range(30):
         store.record_attempt(None, sys.argv[2], index, "x", True)
         store.set_setting("last_opened", sys.argv[2])
-    print(store.problem or "")
+    print(store.notice or store.problem or "")
 """
 
 READER = """

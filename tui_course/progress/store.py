@@ -38,7 +38,7 @@ from tui_course.paths import LinkRefused, create_private_file, ensure_private_di
 SCHEMA_VERSION = 1
 DB_NAME = "progress.db"
 LOCK_NAME = DB_NAME + ".lock"  # held only while a damaged file is moved aside
-OPEN_TIMEOUT_MS = 2000  # the app's start-up waits this long for another session's lock
+OPEN_TIMEOUT_MS = 5000  # the app's start-up (no screen yet) waits this long for a lock
 BATCH_TIMEOUT_MS = 10000  # commands (`attn-tui progress`): no screen to freeze, so wait longer
 ANSWER_TIMEOUT_MS = 3000  # an answer must be on disk before its verdict shows
 READ_TIMEOUT_MS = 500  # in the app: a stale outline mark is better than a frozen screen
@@ -291,7 +291,8 @@ class ProgressStore:
         with contextlib.suppress(FileExistsError):  # another session created it first
             os.close(create_private_file(self.path))
         info = self._db_info()
-        assert info is not None
+        if info is None:  # made and removed again by someone else in between
+            raise _Unusable(f"{self.path} vanished while it was being created")
         return info
 
     def _open_file(self, info: os.stat_result) -> sqlite3.Connection:
