@@ -94,8 +94,6 @@ async def test_progress_shows_eta_and_speed(
         # Which batch the screen caught depends on the machine's load; what it says does not.
         pattern = r"epoch ([123])/3 \| batch [24]/4 \| ETA 0:0(\d) \| 1,000 samples/s"
         shown = re.search(pattern, status)
-            r"epoch ([123])/3 \| batch [24]/4 \| ETA 0:0(\d) \| 1,000 samples/s", status
-        )
         assert shown is not None, status
         assert int(shown[1]) + int(shown[2]) == 3  # the fake child's ETA is 3 - epoch seconds
         assert not app.query_one("#train-cancel", Button).disabled
