@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tui_course.progress.store import ProgressStore
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -91,3 +93,10 @@ def fill_disk(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def cap_database_at_its_size(store: ProgressStore) -> None:
+    """A full disk without a tmpfs: SQLite refuses to grow the file (the real SQLITE_FULL)."""
+    connection = store._conn  # fault injection: the one place tests reach inside the store
+    pages = connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.execute(f"PRAGMA max_page_count = {pages}")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Button
 
-from tests.conftest import exclusive_lock, fill_disk
+from tests.conftest import cap_database_at_its_size, exclusive_lock, fill_disk
 from tests.ui.conftest import notices, running, shown, widget_text
 from tui_course.progress.store import ANSWER_TIMEOUT_MS, DB_NAME, ProgressStore
 from tui_course.ui.app import CourseApp
@@ -46,8 +46,7 @@ async def test_writes_that_fail_while_running_are_one_notice(
     saved(data)
     app = build_app("self-attention", data=data)
     async with running(app, notifications=True) as pilot:
-        pages = app.store._conn.execute("PRAGMA page_count").fetchone()[0]
-        app.store._conn.execute(f"PRAGMA max_page_count = {pages}")
+        cap_database_at_its_size(app.store)
         for index in range(40):  # settings and marks: each fails, the app goes on
             app.store.set_setting(f"filler:{index}", "x" * 400)
         for _ in range(4):

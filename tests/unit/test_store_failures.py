@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, exclusive_lock, fill_disk, run_python
+from tests.conftest import REPO, cap_database_at_its_size, exclusive_lock, fill_disk, run_python
 from tui_course.cli import main
 from tui_course.paths import ensure_private_dir
 from tui_course.progress.store import (
@@ -104,8 +104,7 @@ def test_injected_full_disk_on_a_write(data_dir: Path) -> None:
     with ProgressStore(data_dir) as store:
         problems = Problems()
         store.on_problem = problems
-        pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
-        store._conn.execute(f"PRAGMA max_page_count = {pages}")
+        cap_database_at_its_size(store)
         for index in range(200):
             store.set_setting(f"position:{index}", "x" * 300)
         assert problems == ["Progress not saved: the disk or your quota is full."]
