@@ -107,3 +107,19 @@ async def test_training_log_folder_that_cannot_be_made(
         status = widget_text(app, "#train-status")
         assert status.startswith("Cannot start: the training log cannot be written")
         assert app.query_one("#train-cancel", Button).disabled  # nothing is running
+
+
+async def test_a_notice_naming_a_hostile_folder_is_shown_as_text(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    data = tmp_path / "[" / "] [@click=app.quit]x"  # the path reads "[/] [@click=...]"
+    data.mkdir(parents=True)
+    data.chmod(0o555)
+    try:
+        app = build_app("checkpoint", data=data)
+        async with running(app, notifications=True) as pilot:
+            shown_notices = await notices(pilot)
+            assert any("[/] [@click=app.quit]x is read-only" in n for n in shown_notices)
+            assert app.is_running
+    finally:
+        data.chmod(0o700)

@@ -128,7 +128,9 @@ class CourseApp(App[None]):
 
     def on_mount(self) -> None:
         if self.store.notice:
-            self.notify(self.store.notice, title="Progress", severity="warning", timeout=15)
+            self.notify(
+                self.store.notice, title="Progress", severity="warning", timeout=15, markup=False
+            )
         if self.course.problems:
             count = len(self.course.problems)
             first = str(self.course.problems[0])
