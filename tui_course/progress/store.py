@@ -432,14 +432,10 @@ class ProgressStore:
             return None
 
     def _execute(self, sql: str, args: Sequence[object], timeout: int) -> sqlite3.Cursor:
-        try:
-            self._timeout(timeout)
-            return self._conn.execute(sql, args)
-        except sqlite3.Error:
-            if self._conn.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    self._conn.rollback()
-            raise
+        """In autocommit mode a failed statement leaves nothing open; inside a caller's
+        transaction, rolling back is the caller's decision."""
+        self._timeout(timeout)
+        return self._conn.execute(sql, args)
 
     def _flush_pending(self, timeout: int = QUICK_TIMEOUT_MS, force: bool = False) -> bool:
         """Retry queued writes in order (at most every RETRY_SECONDS, unless forced);
