@@ -473,3 +473,14 @@ def test_five_sessions_writing_and_reports_reading_lose_nothing(data_dir: Path) 
     assert all(out.strip() == "" for out, _ in outputs), outputs  # no write problem reported
     with ProgressStore(data_dir) as store:
         assert len(store.attempts()) == 150
+
+
+def test_a_query_without_the_guards_still_fails_as_one_line(data_dir: Path) -> None:
+    """Queries added later that call the connection directly cannot crash a caller that
+    handles StoreError, and SQLite's code is still there for `except sqlite3.Error`."""
+    saved_store(data_dir)
+    with ProgressStore(data_dir, interactive=True) as store, exclusive_lock(data_dir / DB_NAME):
+        with pytest.raises(StoreError, match="holding the progress file") as caught:
+            store._conn.execute("SELECT COUNT(*) FROM attempts")
+        assert isinstance(caught.value, sqlite3.Error)
+        assert caught.value.sqlite_errorcode == sqlite3.SQLITE_BUSY

@@ -139,11 +139,35 @@ def describe(error: BaseException) -> str:
     """One line for a student, from SQLite's error code (not its message text)."""
     if isinstance(error, sqlite3.Error):
         reason = _REASONS.get(_code(error) or -1)
-        return reason or str(error) or type(error).__name__
+        return reason or str(error).rstrip(".") or type(error).__name__
     if isinstance(error, OSError) and error.errno is not None:
         where = f"{error.filename}: " if error.filename else ""
         return f"{where}{error.strerror or os.strerror(error.errno)}"
     return str(error) or type(error).__name__
+
+
+class _QueryError(StoreError, sqlite3.Error):
+    """A query's failure as a StoreError with one readable line, SQLite's code kept."""
+
+
+class _GuardedConnection(sqlite3.Connection):
+    """Every statement on the store's connection fails as a StoreError (one line), even a
+    query written without the store's guards, so no caller can crash on a raw sqlite3 error
+    by forgetting one; `except sqlite3.Error` still sees it, with its code."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except _QueryError:
+            raise
+        except sqlite3.Error as error:
+            wrapped = _QueryError(f"Progress store: {describe(error)}.")
+            wrapped.sqlite_errorcode = getattr(error, "sqlite_errorcode", None) or 0
+            raise wrapped from error
+
+
+def _open_memory() -> sqlite3.Connection:
+    return sqlite3.connect(":memory:", isolation_level=None, factory=_GuardedConnection)
 
 
 def _uri(path: Path, read_only: bool) -> str:
@@ -152,7 +176,11 @@ def _uri(path: Path, read_only: bool) -> str:
 
 def _connect(path: Path, read_only: bool, timeout_ms: int) -> sqlite3.Connection:
     conn = sqlite3.connect(
-        _uri(path, read_only), uri=True, timeout=timeout_ms / 1000, isolation_level=None
+        _uri(path, read_only),
+        uri=True,
+        timeout=timeout_ms / 1000,
+        isolation_level=None,
+        factory=_GuardedConnection,
     )
     # Damaged text must not stop a report: undecodable bytes show as U+FFFD.
     conn.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
@@ -323,7 +351,7 @@ class ProgressStore:
         and this session's changes are kept until they quit, never written."""
         source = _connect(self.path, read_only=True, timeout_ms=self._open_timeout_ms)
         try:
-            copy = sqlite3.connect(":memory:", isolation_level=None)
+            copy = _open_memory()
             source.backup(copy)
         finally:
             source.close()
@@ -334,7 +362,7 @@ class ProgressStore:
 
     @staticmethod
     def _in_memory() -> sqlite3.Connection:
-        conn = sqlite3.connect(":memory:", isolation_level=None)
+        conn = _open_memory()
         conn.executescript(f"{_SCHEMA} PRAGMA user_version = {SCHEMA_VERSION};")
         return conn
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 
 from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
-from tui_course.progress.store import ProgressStore, StoreError, describe
+from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline
 
@@ -235,8 +234,6 @@ class CourseApp(App[None]):
             return outline_marks(self.course, self.store)
         except StoreError as error:
             self._store_problem(str(error))
-        except sqlite3.Error as error:  # a query that does not go through the store's guard
-            self._store_problem(f"Progress could not be read: {describe(error)}.")
         return None
 
     def _store_problem(self, message: str) -> None:
