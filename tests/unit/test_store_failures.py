@@ -5,6 +5,7 @@ is moved aside, and the student is told in one line."""
 from __future__ import annotations
 
 import os
+import random
 import sqlite3
 import stat
 import subprocess
@@ -342,6 +343,12 @@ def damaged_copies(tmp_path: Path) -> list[tuple[str, bytes]]:
         for offset in range(start + 8, (page + 1) * PAGE, 509):
             poked[offset] ^= 0x5A
         copies.append((f"page {page + 1} poked", bytes(poked)))
+    noise = random.Random(8)  # page 1 holds the schema's text: bytes there reach Python
+    for trial in range(150):
+        scribbled = bytearray(raw)
+        for _ in range(noise.choice([1, 4, 16])):
+            scribbled[noise.randrange(100, PAGE)] = noise.randrange(256)
+        copies.append((f"page 1 scribbled {trial}", bytes(scribbled)))
     return copies
 
 
