@@ -1,8 +1,17 @@
 from __future__ import annotations
 
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tui_course.progress.store import ProgressStore
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -26,3 +35,68 @@ def course_root() -> Path:
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"
+
+
+def run_python(
+    script: str, *args: str, timeout: float = 60, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run a short script in a fresh interpreter (kill -9 and two-process tests)."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@contextmanager
+def exclusive_lock(database: Path) -> Iterator[None]:
+    """Another program holding the whole database (BEGIN EXCLUSIVE) until the block ends."""
+    other = sqlite3.connect(database, isolation_level=None)
+    try:
+        other.execute("BEGIN EXCLUSIVE")
+        yield
+    finally:
+        other.rollback()
+        other.close()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 256 KiB tmpfs: a full disk for real. Needs root (mount); skipped otherwise."""
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a real full disk needs root to mount a small tmpfs")
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", str(mount_point)],
+        capture_output=True,
+        check=False,
+    )
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def fill_disk(folder: Path) -> None:
+    """Write until the file system says it is full."""
+    fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def cap_database_at_its_size(store: ProgressStore) -> None:
+    """A full disk without a tmpfs: SQLite refuses to grow the file (the real SQLITE_FULL)."""
+    connection = store._conn  # fault injection: the one place tests reach inside the store
+    pages = connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.execute(f"PRAGMA max_page_count = {pages}")

@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             return run_app(content_dir(args), data_dir(args), args.open)
         code: int = args.run(args)
+        sys.stdout.flush()  # a pipe closed early fails here, inside the try, not at exit
         return code
     except KeyboardInterrupt:
         return 130

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 
 import platformdirs
@@ -18,11 +20,61 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return Path(chosen).expanduser()
 
 
+class LinkRefused(OSError):
+    """A data folder or file is a symbolic link: attn-tui never writes through one (run as
+    root on a student's folder, a link could aim its writes at another program's files)."""
+
+
 def ensure_private_dir(path: Path) -> Path:
-    """Create the directory if needed and make it readable by its owner only (0700)."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path.chmod(0o700)
+    """Create the folder (and missing parents) 0700 whatever the umask; leave an existing
+    folder's mode alone (a shared 0775 class folder stays shared); refuse a symlink."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        _make_private_dirs(path)
+        return path
+    _check_is_real_dir(path, info)
     return path
+
+
+def _check_is_real_dir(path: Path, info: os.stat_result) -> None:
+    if stat.S_ISLNK(info.st_mode):
+        raise LinkRefused(errno.ELOOP, "is a symbolic link; attn-tui does not follow links", path)
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "is not a folder", str(path))
+
+
+def _make_private_dirs(path: Path) -> None:
+    missing: list[Path] = []
+    probe = path
+    while not os.path.lexists(probe) and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:  # another process made it first: fine if it is a real folder
+            _check_is_real_dir(folder, os.lstat(folder))
+            continue
+        # The umask only removes bits; set exactly 0700 on what this call created, through an
+        # fd opened without following links.
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            os.fchmod(fd, 0o700)
+        finally:
+            os.close(fd)
+
+
+def create_private_file(path: Path) -> int:
+    """Create a new file 0600 (never through a link, never over an existing file) and return
+    a writable fd; raises FileExistsError if something is already there."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def default_content_dir() -> Path:

@@ -24,7 +24,9 @@ from tui_course.training.protocol import (
 )
 from tui_course.training.runner import TrainingRun
 
-pytest.importorskip("keras")
+pytest.importorskip(
+    "keras", reason="needs the 'train' extra (Keras and TensorFlow): pip install -e '.[train]'"
+)
 
 
 async def test_default_model_event_stream(tmp_path: Path) -> None:
@@ -137,29 +139,6 @@ def test_cli_train_plain_output_has_one_line_per_epoch(tmp_path: Path) -> None:
     assert lines[3].startswith("Trained attention averaged over 32 test sequences")
     assert [line.split(":")[0] for line in lines[4:8]] == [f"  head {h}" for h in (1, 2, 3, 4)]
     assert lines[-1].startswith("test accuracy ") and "14,049 parameters" in lines[-1]
-
-
-def test_cli_train_without_the_extra_is_one_line() -> None:
-    script = (
-        "import importlib.util, sys\n"
-        "real = importlib.util.find_spec\n"
-        "importlib.util.find_spec = lambda name, *a: None if name in ('keras', 'tensorflow')"
-        " else real(name, *a)\n"
-        "from tui_course.cli import main\n"
-        "sys.exit(main(['train']))\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ},
-    )
-    assert result.returncode == 2
-    assert result.stderr.splitlines() == [
-        "attn-tui: train: needs the 'train' extra (Keras and TensorFlow): pip install "
-        "'attn-tui[train]' (from a checkout: pip install '.[train]')"
-    ]
 
 
 def test_child_dies_with_its_parent(tmp_path: Path) -> None:

@@ -32,9 +32,12 @@ def screen_text(app: App[Any]) -> str:
 
 
 @asynccontextmanager
-async def running(app: CourseApp, size: tuple[int, int] = (80, 24)) -> AsyncIterator[Pilot[None]]:
-    """Run the app until its first lesson or quiz is open (that happens after the first frame)."""
-    async with app.run_test(size=size) as pilot:
+async def running(
+    app: CourseApp, size: tuple[int, int] = (80, 24), notifications: bool = False
+) -> AsyncIterator[Pilot[None]]:
+    """Run the app until its first lesson or quiz is open (that happens after the first frame).
+    With `notifications`, notices show as toasts on the screen (read them with `notices`)."""
+    async with app.run_test(size=size, notifications=notifications) as pilot:
         for _ in range(200):
             if app.current is not None or not app.items:
                 break
@@ -50,7 +53,14 @@ async def shown(pilot: Pilot[Any]) -> str:
     return screen_text(pilot.app)
 
 
-def widget_text(app: App[object], selector: str) -> str:
+async def notices(pilot: Pilot[Any]) -> list[str]:
+    """The notices on screen now, each as its title and text (a toast wraps long lines, so
+    read the toast's text, not the screen's rows). Needs `running(..., notifications=True)`."""
+    await pilot.pause()
+    return [str(toast.render()) for toast in pilot.app.screen.query("Toast")]
+
+
+def widget_text(app: App[Any], selector: str) -> str:
     """The plain text a Static shows, before wrapping (for long sentences)."""
     from textual.widgets import Static
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown, Static
 
-from tests.ui.conftest import running, shown
+from tests.ui.conftest import notices, running, shown
 from tui_course.progress.store import DB_NAME
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import HelpScreen
@@ -176,9 +176,8 @@ async def test_corrupt_store_gives_notice_and_keeps_working(
     data.mkdir()
     (data / DB_NAME).write_bytes(b"garbage" * 500)
     app = build_app("checkpoint", data=data)
-    async with running(app) as pilot:
-        notices = [n.message for n in app._notifications]
-        assert any("could not be read" in message for message in notices)
+    async with running(app, notifications=True) as pilot:
+        assert any("could not be read" in notice for notice in await notices(pilot))
         await pilot.press("enter", "2", "enter")
         assert [a.correct for a in app.store.attempts()] == [True]
 
@@ -225,10 +224,11 @@ async def test_broken_quiz_does_not_stop_the_course(
         {"bad.toml": "id = \n"},
     )
     app = build_app(content=root)
-    async with running(app):
+    async with running(app, notifications=True) as pilot:
         assert app.current is not None and app.current.id == "one"
-        notices = [n.message for n in app._notifications]
-        assert any(message.startswith("quizzes/bad.toml:1: invalid TOML") for message in notices)
+        assert any(
+            "\nquizzes/bad.toml:1: invalid TOML" in notice for notice in await notices(pilot)
+        )
 
 
 async def test_toggle_outline_gives_the_lesson_the_full_width(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Markdown
 
-from tests.ui.conftest import running, shown
+from tests.ui.conftest import notices, running, shown
 from tui_course.content.models import REVIEW_ID
 from tui_course.content.session import Phase
 from tui_course.ui.app import CourseApp
@@ -318,10 +318,9 @@ async def test_review_with_nothing_due_says_so_and_opens_the_course(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app(REVIEW_ID)
-    async with running(app) as pilot:
+    async with running(app, notifications=True) as pilot:
         await pilot.pause(0.2)
-        notices = [n.message for n in app._notifications]
-        assert "Nothing is due for review right now." in notices
+        assert "Nothing is due for review right now." in await notices(pilot)
         assert app.current is not None and app.current.id == "why-transformers"
 
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tui_course.progress.store import ProgressStore
 
 
@@ -224,18 +226,27 @@ def test_pe_command() -> None:
     )
 
 
-def test_broken_pipe_is_quiet() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tui_course", "attention"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert process.stdout is not None
-    process.stdout.read(10)
-    process.stdout.close()
+@pytest.mark.parametrize("unbuffered", [False, True])
+def test_broken_pipe_is_quiet(unbuffered: bool) -> None:
+    """`attn-tui attention | head -c 0`: the reader is gone before the first byte, so the
+    write fails whether Python flushes line by line (PYTHONUNBUFFERED) or only at exit."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tui_course", "attention"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+    finally:
+        os.close(write_end)
     _, stderr = process.communicate(timeout=30)
-    assert process.returncode == 0
-    assert b"Traceback" not in stderr
+    assert process.returncode == 0, stderr
+    assert stderr == b""
 
 
 def test_pe_similarity_keeps_negative_cosines() -> None:
@@ -247,3 +258,26 @@ def test_pe_similarity_keeps_negative_cosines() -> None:
     shifted = run("pe", "--positions", "2", "--dim", "2", "--start", "100")
     assert shifted.stdout.splitlines()[0].endswith("positions 100 to 101")
     assert shifted.stdout.splitlines()[3].split() == ["100", "-0.506", "0.862"]
+
+
+def test_cli_train_without_the_extra_is_one_line() -> None:
+    script = (
+        "import importlib.util, sys\n"
+        "real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda name, *a: None if name in ('keras', 'tensorflow')"
+        " else real(name, *a)\n"
+        "from tui_course.cli import main\n"
+        "sys.exit(main(['train']))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ},
+    )
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "attn-tui: train: needs the 'train' extra (Keras and TensorFlow): pip install "
+        "'attn-tui[train]' (from a checkout: pip install '.[train]')"
+    ]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+from tui_course.answers import resolve
 from tui_course.content.course import load_course
+from tui_course.content.grading import grade
 from tui_course.content.lessons import load_lesson
 from tui_course.content.models import BlockSegment, Kind, Lesson, MarkdownSegment, Quiz
 from tui_course.content.quizzes import load_quiz
@@ -44,8 +47,15 @@ def test_shipped_quizzes_cover_the_syllabus(course_root: Path) -> None:
     assert len(quizzes["understanding"].questions) >= 11
     kinds = {q.kind for quiz in course.quizzes for q in quiz.questions}
     assert kinds == {Kind.CHOICE, Kind.MULTI, Kind.NUMERIC, Kind.TEXT}
-    numeric = [q for q in quizzes["exercises"].questions if q.kind is Kind.NUMERIC]
-    assert numeric and all(q.answer_from and q.tolerance > 0 for q in numeric if q.tolerance)
+    numeric = [resolve(q) for q in quizzes["exercises"].questions if q.kind is Kind.NUMERIC]
+    assert len(numeric) >= 3 and all(q.answer_from for q in numeric)  # keys are recomputed
+    assert any(q.tolerance > 0 for q in numeric)
+    for question in numeric:  # a tolerance accepts the key's rounding, never a wrong number
+        assert question.answer is not None
+        key, tolerance = question.answer, question.tolerance
+        assert math.isfinite(tolerance) and 0 <= tolerance < abs(key), question.prompt
+        assert grade(question, repr(key + tolerance / 2)).correct
+        assert not grade(question, repr(key + 3 * tolerance + abs(key) / 1000)).correct
     assert all(q.explanation for quiz in course.quizzes for q in quiz.questions)
 
 

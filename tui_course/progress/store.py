@@ -5,27 +5,49 @@ Choices that matter on a shared lab server:
   directories (NFS) do not give reliably.
 - synchronous=FULL and one transaction per write: when the screen says
   "Correct", the attempt is already on disk; kill -9 loses nothing.
-- busy_timeout: two sessions of the same student wait for each other instead
-  of failing.
-- a file that is not a readable database is moved aside (never deleted) and a
-  fresh one started, with a notice for the user.
+- busy timeouts: two sessions of the same student wait for each other briefly;
+  a lock held for longer fails that one write with a notice, never the app.
+- a write that fails (full disk, quota, read-only file, long lock) is reported
+  in one line and the student goes on; only the answer write raises, so the
+  quiz can say the answer was not saved instead of showing a verdict.
+- a file is moved aside only when SQLite says it is damaged (SQLITE_CORRUPT,
+  SQLITE_NOTADB), under a lock file so two processes never both move; any
+  other failure to open leaves the file alone and the session runs in memory.
+- links are refused, and modes of files and folders the app did not create
+  are left alone; a read-only file or folder means a read-only session.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import os
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+import stat
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from tui_course.paths import ensure_private_dir
+from tui_course.paths import LinkRefused, create_private_file, ensure_private_dir
 
 SCHEMA_VERSION = 2
-BUSY_TIMEOUT_MS = 5000
 DB_NAME = "progress.db"
+LOCK_NAME = DB_NAME + ".lock"  # held only while a damaged file is moved aside
+OPEN_TIMEOUT_MS = 5000  # the app's start-up (no screen yet) waits this long for a lock
+BATCH_TIMEOUT_MS = 10000  # commands (`attn-tui progress`): no screen to freeze, so wait longer
+ANSWER_TIMEOUT_MS = 2000  # an answer must be on disk before its verdict shows
+READ_TIMEOUT_MS = 500  # in the app: a stale outline mark is better than a frozen screen
+QUICK_TIMEOUT_MS = 200  # settings, lesson marks, runs: never worth freezing the screen for
+PROBLEM_REPEAT_SECONDS = 60.0  # the same write problem is reported once a minute at most
+PENDING_REPORT_SECONDS = 10.0  # queued writes still blocked after this are reported
+RETRY_SECONDS = 2.0  # queued writes are retried at most this often
+_CONTENTION = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+_DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 
 _SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -102,7 +124,19 @@ MAX_STORED_ANSWER = 200
 
 
 class StoreError(Exception):
-    """The store cannot be used at all (for example, locked by another process for too long)."""
+    """The store cannot do what was asked; the message is one line a student can read."""
+
+
+class StoreWriteError(StoreError):
+    """A write did not reach the disk."""
+
+
+class _Damaged(Exception):
+    """SQLite says the file is not a healthy database: the only reason to move it aside."""
+
+
+class _Unusable(Exception):
+    """The file cannot be used this session (the reason is one line); it is left alone."""
 
 
 @dataclass(frozen=True)
@@ -162,92 +196,330 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _migrate(conn: sqlite3.Connection, version: int) -> None:
-    """Run every migration after `version` in one transaction: all of them or none."""
-    steps = " ".join(_MIGRATIONS[version:])
+_REASONS = {
+    sqlite3.SQLITE_FULL: "the disk or your quota is full",
+    sqlite3.SQLITE_READONLY: "the progress file is read-only",
+    sqlite3.SQLITE_BUSY: "another attn-tui session or program is holding the progress file",
+    sqlite3.SQLITE_LOCKED: "another attn-tui session or program is holding the progress file",
+    sqlite3.SQLITE_CANTOPEN: "the progress file cannot be opened",
+    sqlite3.SQLITE_IOERR: "the disk reported an input/output error",
+    sqlite3.SQLITE_PERM: "permission denied",
+    sqlite3.SQLITE_CORRUPT: "the progress file is damaged",
+    sqlite3.SQLITE_NOTADB: "the progress file is not a database",
+}
+
+
+def _code(error: sqlite3.Error) -> int | None:
+    code = getattr(error, "sqlite_errorcode", None)
+    return None if code is None else int(code) & 0xFF  # primary code, without the extended part
+
+
+def describe(error: BaseException) -> str:
+    """One line for a student, from SQLite's error code (not its message text)."""
+    if isinstance(error, sqlite3.Error):
+        reason = _REASONS.get(_code(error) or -1)
+        return reason or str(error).rstrip(".") or type(error).__name__
+    if isinstance(error, OSError) and error.errno is not None:
+        where = f"{error.filename}: " if error.filename else ""
+        return f"{where}{error.strerror or os.strerror(error.errno)}"
+    return str(error) or type(error).__name__
+
+
+class _QueryError(StoreError, sqlite3.Error):
+    """A query's failure as a StoreError with one readable line, SQLite's code kept."""
+
+
+class _GuardedConnection(sqlite3.Connection):
+    """Every statement on the store's connection fails as a StoreError (one line), even a
+    query written without the store's guards, so no caller can crash on a raw sqlite3 error
+    by forgetting one; `except sqlite3.Error` still sees it, with its code."""
+
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
+        try:
+            return super().execute(sql, parameters)
+        except _QueryError:
+            raise
+        except sqlite3.Error as error:
+            wrapped = _QueryError(f"Progress store: {describe(error)}.")
+            wrapped.sqlite_errorcode = getattr(error, "sqlite_errorcode", None) or 0
+            raise wrapped from error
+
+
+def _open_memory() -> sqlite3.Connection:
+    return sqlite3.connect(":memory:", isolation_level=None, factory=_GuardedConnection)
+
+
+def _uri(path: Path, read_only: bool) -> str:
+    return f"file:{urllib.parse.quote(str(path.absolute()))}?mode={'ro' if read_only else 'rw'}"
+
+
+def _connect(path: Path, read_only: bool, timeout_ms: int) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        _uri(path, read_only),
+        uri=True,
+        timeout=timeout_ms / 1000,
+        isolation_level=None,
+        factory=_GuardedConnection,
+    )
+    # Damaged text must not stop a report: undecodable bytes show as U+FFFD.
+    conn.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
     try:
-        conn.executescript(
-            f"BEGIN IMMEDIATE; {steps} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-        )
-    except sqlite3.Error:
+        conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
+        if not read_only:
+            conn.execute("PRAGMA journal_mode = DELETE")
+            conn.execute("PRAGMA synchronous = FULL")
+        rows = conn.execute("PRAGMA quick_check").fetchall()
+        if [row[0] for row in rows] != ["ok"]:
+            first = str(rows[0][0]).replace("*** in database main ***", "") if rows else ""
+            raise _Damaged(f"the progress file is damaged: {' '.join(first.split())[:80]}")
+    except sqlite3.Error as error:
+        conn.close()
+        if _code(error) in _DAMAGED:
+            raise _Damaged(describe(error)) from error
+        raise
+    except UnicodeDecodeError:  # SQLite's message quoted bytes from the file; its code is lost
+        conn.close()
+        raise _Unusable("the progress file holds unreadable text (it may be damaged)") from None
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _statements(script: str) -> list[str]:
+    """A migration script cut into single statements (executescript would commit first)."""
+    statements, pending = [], ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    return statements
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Run every migration the file still needs, in one transaction: all of them or none.
+    The version is read again under the write lock: two sessions opening an old (or new)
+    file at once must not both run a step."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version < SCHEMA_VERSION:
+            for step in _MIGRATIONS[version:]:
+                for statement in _statements(step):
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
         if conn.in_transaction:
-            conn.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
         raise
 
 
-def _is_contention(error: sqlite3.Error) -> bool:
-    text = str(error).lower()
-    return "locked" in text or "busy" in text
+def _prepare_schema(conn: sqlite3.Connection) -> None:
+    """Create or upgrade the tables; a file from a newer attn-tui is left as it is."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise _Unusable(f"it was made by a newer attn-tui (schema {version})")
+    if version < SCHEMA_VERSION:
+        _migrate(conn)
+
+
+def _identity(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
 
 
 class ProgressStore:
-    def __init__(self, directory: Path) -> None:
-        self.directory = ensure_private_dir(directory)
-        self.path = self.directory / DB_NAME
+    def __init__(self, directory: Path, *, interactive: bool = False) -> None:
+        """Open (or create) the store. A file that cannot be written but can be read gives a
+        read-only session (`saving` is False, `notice` says why). One that cannot be used at
+        all is left alone and raises StoreError; `interactive` (the app: it must start, and a
+        person is waiting on the screen) gives an empty session in memory instead, and reads
+        give up sooner on a lock. A symlinked folder or file always raises."""
+        self.directory = directory
+        self.path = directory / DB_NAME
         self.notice: str | None = None
+        self.saving = True
+        self.on_problem: Callable[[str], None] | None = None  # the UI shows write problems
+        self.problem: str | None = None  # the last write problem, for callers without a UI
+        self._reported: tuple[str, float] = ("", 0.0)
+        self._open_timeout_ms = OPEN_TIMEOUT_MS if interactive else BATCH_TIMEOUT_MS
+        self._timeout_ms = self._open_timeout_ms
+        self._read_timeout_ms = READ_TIMEOUT_MS if interactive else BATCH_TIMEOUT_MS
+        self._pending: list[tuple[str, tuple[object, ...]]] = []  # writes waiting out a lock
+        self._pending_since: float | None = None
+        self._retry_at = 0.0
+        self._interactive = interactive
+        self._read_retry_at = 0.0
         try:
-            self._conn = self._connect()
-        except sqlite3.Error as error:
-            if _is_contention(error):
-                raise StoreError(
-                    f"{self.path}: another attn-tui holds the progress database"
-                ) from None
-            moved = self._move_aside()
-            self.notice = (
-                f"Your progress file could not be read ({error}); it was moved to {moved.name} "
-                "and a fresh one was started."
-            )
-            self._conn = self._connect()
+            self._conn = self._open()
+        except LinkRefused as error:
+            raise StoreError(f"{error.filename} {error.strerror}") from None
+        except _Unusable as reason:
+            if not interactive:
+                raise StoreError(f"{reason}") from None
+            self.saving = False
+            self.notice = f"Your progress is not saved this session: {reason}."
+            self._conn = self._in_memory()
 
-    def _connect(self) -> sqlite3.Connection:
-        if not self.path.exists() and not self.path.is_symlink():
-            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
-        if self.path.is_file():
-            self.path.chmod(0o600)
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    # opening
+
+    def _open(self) -> sqlite3.Connection:
         try:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = DELETE")
-            conn.execute("PRAGMA synchronous = FULL")
-            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
-            if verdict != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {verdict}")
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(f"made by a newer attn-tui (schema {version})")
-            if version < SCHEMA_VERSION:
-                _migrate(conn, version)
+            ensure_private_dir(self.directory)
+            info = self._db_info()
+            read_only = self._read_only_reason(info)
+            if info is None and read_only is None:
+                info = self._create_db()
+        except LinkRefused:
+            raise
+        except OSError as error:
+            raise _Unusable(describe(error)) from None
+        if info is None:
+            raise _Unusable(f"{read_only} and there is no progress file yet")
+        try:
+            if read_only is not None:
+                return self._read_only_copy(read_only)
+            try:
+                return self._open_file(info)
+            except _Damaged as damage:
+                moved = self._move_aside(_identity(info))
+                conn = self._open_file(self._db_info() or self._create_db())
+                if moved is not None:
+                    self.notice = (
+                        f"Your progress file could not be read ({damage}); it was moved to"
+                        f" {moved.name} and a fresh one was started."
+                    )
+                return conn
+        except _Damaged as damage:
+            raise _Unusable(str(damage)) from None
+        except LinkRefused:
+            raise
+        except (sqlite3.Error, OSError) as error:
+            raise _Unusable(describe(error)) from None
+
+    def _db_info(self) -> os.stat_result | None:
+        """The file's lstat, or None if there is none; refuses a link or a non-file."""
+        try:
+            info = os.lstat(self.path)
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            raise LinkRefused(
+                errno.ELOOP, "is a symbolic link; attn-tui does not follow links", str(self.path)
+            )
+        if not stat.S_ISREG(info.st_mode):
+            raise _Unusable(f"{self.path} is not a file")
+        return info
+
+    def _read_only_reason(self, info: os.stat_result | None) -> str | None:
+        """A file or folder without its owner's write bit was made read-only on purpose:
+        honour it even for root, who could write anyway."""
+        if info is not None and not info.st_mode & stat.S_IWUSR:
+            return f"{self.path.name} is read-only (mode {stat.S_IMODE(info.st_mode):04o})"
+        folder = os.stat(self.directory)
+        if not folder.st_mode & stat.S_IWUSR or not os.access(self.directory, os.W_OK):
+            return f"the folder {self.directory} is read-only"
+        if info is not None and not os.access(self.path, os.W_OK):
+            return f"{self.path.name} is read-only for you"
+        return None
+
+    def _create_db(self) -> os.stat_result:
+        with contextlib.suppress(FileExistsError):  # another session created it first
+            os.close(create_private_file(self.path))
+        info = self._db_info()
+        if info is None:  # made and removed again by someone else in between
+            raise _Unusable(f"{self.path} vanished while it was being created")
+        return info
+
+    def _open_file(self, info: os.stat_result) -> sqlite3.Connection:
+        conn = _connect(self.path, read_only=False, timeout_ms=self._open_timeout_ms)
+        try:
+            now = self._db_info()
+            if now is None or _identity(now) != _identity(info):
+                raise _Unusable(f"{self.path} was replaced while it was being opened")
+            try:
+                _prepare_schema(conn)
+            except sqlite3.Error:
+                self._forget_if_empty(info)
+                raise
         except BaseException:
             conn.close()
             raise
         return conn
 
-    def _move_aside(self) -> Path:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        target = self.path.with_name(f"{DB_NAME}.unreadable-{stamp}")
-        counter = 1
-        while target.exists():
-            target = self.path.with_name(f"{DB_NAME}.unreadable-{stamp}-{counter}")
-            counter += 1
-        self.path.rename(target)
-        journal = self.path.with_name(DB_NAME + "-journal")
-        if journal.exists():
-            journal.rename(target.with_name(target.name + "-journal"))
-        return target
+    def _forget_if_empty(self, info: os.stat_result) -> None:
+        """A file this call created but could not fill (full disk) is not left behind."""
+        with contextlib.suppress(OSError):
+            now = os.lstat(self.path)
+            if now.st_size == 0 and _identity(now) == _identity(info):
+                os.unlink(self.path)
+
+    def _read_only_copy(self, reason: str) -> sqlite3.Connection:
+        """Read the file, then work on a copy in memory: the student sees their progress,
+        and this session's changes are kept until they quit, never written."""
+        source = _connect(self.path, read_only=True, timeout_ms=self._open_timeout_ms)
+        try:
+            copy = _open_memory()
+            source.backup(copy)
+        finally:
+            source.close()
+        _prepare_schema(copy)
+        self.saving = False
+        self.notice = f"Your progress is read-only this session: {reason}."
+        return copy
+
+    @staticmethod
+    def _in_memory() -> sqlite3.Connection:
+        conn = _open_memory()
+        _migrate(conn)
+        return conn
+
+    def _move_aside(self, identity: tuple[int, int]) -> Path | None:
+        """Move the damaged file (and its journal) to a new name, never over another file.
+        Under an exclusive lock, and only if the file is still the one found damaged: a
+        second process that found it too sees a new file and just opens it (returns None)."""
+        lock = os.open(self.directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            current = self._db_info()
+            if current is None or _identity(current) != identity:
+                return None
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+            target = self._keep_under_new_name(self.path, f"{DB_NAME}.unreadable-{stamp}")
+            journal = self.path.with_name(DB_NAME + "-journal")
+            if os.path.lexists(journal) and stat.S_ISREG(os.lstat(journal).st_mode):
+                self._keep_under_new_name(journal, target.name + "-journal")
+            self._create_db()
+            return target
+        finally:
+            os.close(lock)
+
+    def _keep_under_new_name(self, source: Path, base: str) -> Path:
+        """link() then unlink(): the new name is never an existing file's."""
+        for counter in range(1000):
+            target = source.with_name(base if counter == 0 else f"{base}-{counter}")
+            try:
+                os.link(source, target, follow_symlinks=False)
+            except FileExistsError:
+                continue
+            except OSError as error:  # a file system without hard links
+                if error.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP):
+                    raise
+                if os.path.lexists(target):
+                    continue
+                os.rename(source, target)
+                return target
+            os.unlink(source)
+            return target
+        raise _Unusable(f"too many unreadable copies of {DB_NAME} in {self.directory}")
 
     def close(self) -> None:
+        """Queued writes get one last, longer chance before the file is closed."""
+        if self._pending and not self._flush_pending(ANSWER_TIMEOUT_MS, force=True):
+            self.problem = f"{len(self._pending)} setting(s) not saved: the file stayed locked."
         self._conn.close()
-
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """Several writes that stand or fall together (an attempt and its review card)."""
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
 
     def __enter__(self) -> ProgressStore:
         return self
@@ -255,14 +527,127 @@ class ProgressStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Several writes that stand or fall together (an attempt and its review card).
+        Writes inside must raise on failure (essential ones), so the whole is rolled back."""
+        self._timeout(ANSWER_TIMEOUT_MS)
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise StoreWriteError(f"Progress not saved: {describe(error)}.") from error
+        try:
+            yield
+            self._conn.execute("COMMIT")
+        except BaseException:
+            if self._conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+            raise
+
+    # guarded reads and writes
+
+    def _timeout(self, milliseconds: int) -> None:
+        if self._timeout_ms != milliseconds:
+            self._conn.execute(f"PRAGMA busy_timeout = {milliseconds}")
+            self._timeout_ms = milliseconds
+
+    def _write(
+        self,
+        sql: str,
+        args: Sequence[object] = (),
+        *,
+        essential: bool = False,
+        deferrable: bool = True,
+    ) -> sqlite3.Cursor | None:
+        """One committed statement. An essential write (an answer) waits up to
+        ANSWER_TIMEOUT_MS and raises StoreWriteError. Any other never raises: a deferrable
+        one (a setting, a mark) that meets another session's lock waits only QUICK_TIMEOUT_MS
+        and is queued, then retried before a later write (every RETRY_SECONDS at most) and at
+        close, so a long lock costs the screen a fifth of a second now and then; other
+        failures are reported once."""
+        if essential or not deferrable:
+            timeout = ANSWER_TIMEOUT_MS
+        else:
+            timeout = QUICK_TIMEOUT_MS
+            if not self._flush_pending():
+                self._pending.append((sql, tuple(args)))
+                return None
+        try:
+            return self._execute(sql, args, timeout)
+        except sqlite3.Error as error:
+            message = f"Progress not saved: {describe(error)}."
+            if essential:
+                raise StoreWriteError(message) from error
+            if deferrable and _code(error) in _CONTENTION:
+                self._pending.append((sql, tuple(args)))
+                self._retry_at = time.monotonic() + RETRY_SECONDS
+                self._pending_since = self._pending_since or time.monotonic()
+            else:
+                self._report(message)
+            return None
+
+    def _execute(self, sql: str, args: Sequence[object], timeout: int) -> sqlite3.Cursor:
+        """In autocommit mode a failed statement leaves nothing open; inside a caller's
+        transaction, rolling back is the caller's decision."""
+        self._timeout(timeout)
+        return self._conn.execute(sql, args)
+
+    def _flush_pending(self, timeout: int = QUICK_TIMEOUT_MS, force: bool = False) -> bool:
+        """Retry queued writes in order (at most every RETRY_SECONDS, unless forced);
+        True when none is left."""
+        if self._pending and not force and time.monotonic() < self._retry_at:
+            return False
+        while self._pending:
+            sql, args = self._pending[0]
+            try:
+                self._execute(sql, args, timeout)
+            except sqlite3.Error as error:
+                if _code(error) not in _CONTENTION:
+                    self._pending.pop(0)  # it will not succeed by waiting: say so, drop it
+                    self._report(f"Progress not saved: {describe(error)}.")
+                    continue
+                self._retry_at = time.monotonic() + RETRY_SECONDS
+                waited = time.monotonic() - (self._pending_since or time.monotonic())
+                if waited > PENDING_REPORT_SECONDS:
+                    self._report(f"Progress not saved yet: {describe(error)}.")
+                return False
+            self._pending.pop(0)
+        self._pending_since = None
+        return True
+
+    def _read(self, sql: str, args: Sequence[object] = ()) -> list[Any]:
+        """Rows, or StoreError with one line (a long lock, a page damaged since opening)."""
+        # Just after a read met a lock, the next ones do not wait again for a while.
+        backing_off = time.monotonic() < self._read_retry_at
+        try:
+            self._timeout(0 if backing_off else self._read_timeout_ms)
+            return self._conn.execute(sql, args).fetchall()
+        except sqlite3.Error as error:
+            if self._interactive and _code(error) in _CONTENTION and not backing_off:
+                self._read_retry_at = time.monotonic() + RETRY_SECONDS
+            raise StoreError(f"Progress could not be read: {describe(error)}.") from error
+
+    def _report(self, message: str) -> None:
+        self.problem = message
+        last, when = self._reported
+        now = time.monotonic()
+        if message == last and now - when < PROBLEM_REPEAT_SECONDS:
+            return
+        self._reported = (message, now)
+        if self.on_problem is not None:
+            self.on_problem(message)
+
     # quizzes
 
     def start_run(self, quiz_id: str, total: int, kind: str = "first") -> int:
-        cursor = self._conn.execute(
+        """0 if the run could not be saved: its attempts are still kept, without a run."""
+        cursor = self._write(
             "INSERT INTO runs (quiz_id, total, started_at, kind) VALUES (?, ?, ?, ?)",
             (quiz_id, total, _now(), kind),
+            deferrable=False,  # its id is needed now
         )
-        return int(cursor.lastrowid or 0)
+        return int(cursor.lastrowid or 0) if cursor is not None else 0
 
     def record_attempt(
         self,
@@ -280,10 +665,11 @@ class ProgressStore:
         pass_kind: str = "first",
         final: bool = True,
     ) -> Attempt:
-        """Write one attempt durably before returning; the caller shows the verdict after."""
+        """Write one attempt durably before returning; the caller shows the verdict after.
+        Raises StoreWriteError (one line) when it could not be written."""
         stamp = _now()
         answer = answer[:MAX_STORED_ANSWER]
-        self._conn.execute(
+        self._write(
             "INSERT INTO attempts (run_id, quiz_id, question_index, answer, correct, created_at,"
             " verdict, try_number, hints_seen, revealed, seconds, pass_kind, final)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -302,42 +688,43 @@ class ProgressStore:
                 pass_kind,
                 int(final),
             ),
+            essential=True,
         )
         return Attempt(quiz_id, question_index, answer, correct, stamp)
 
     def finish_run(self, run_id: int, correct: int | None = None) -> None:
         """Mark a pass complete; `correct` is kept for v1 readers only, scores come from rows."""
-        self._conn.execute(
+        self._write(
             "UPDATE runs SET finished_at = ?, correct = ? WHERE id = ?", (_now(), correct, run_id)
         )
 
     def first_run(self, quiz_id: str) -> tuple[int, bool] | None:
         """The quiz's first pass (the graded one): its run id and whether it was finished."""
-        row = self._conn.execute(
+        rows = self._read(
             "SELECT id, finished_at IS NOT NULL FROM runs WHERE quiz_id = ? AND kind = 'first'"
             " ORDER BY id LIMIT 1",
             (quiz_id,),
-        ).fetchone()
-        return None if row is None else (int(row[0]), bool(row[1]))
+        )
+        return None if not rows else (int(rows[0][0]), bool(rows[0][1]))
 
     def run_rows(self, run_id: int) -> list[AttemptRow]:
-        rows = self._conn.execute(
+        rows = self._read(
             f"SELECT {_ROW_COLUMNS} FROM attempts WHERE run_id = ? ORDER BY id", (run_id,)
-        ).fetchall()
+        )
         return [AttemptRow(*row) for row in rows]
 
     def all_rows(self) -> list[AttemptRow]:
-        rows = self._conn.execute(f"SELECT {_ROW_COLUMNS} FROM attempts ORDER BY id").fetchall()
+        rows = self._read(f"SELECT {_ROW_COLUMNS} FROM attempts ORDER BY id")
         return [AttemptRow(*row) for row in rows]
 
     def quiz_rows(self, quiz_id: str) -> list[AttemptRow]:
-        rows = self._conn.execute(
+        rows = self._read(
             f"SELECT {_ROW_COLUMNS} FROM attempts WHERE quiz_id = ? ORDER BY id", (quiz_id,)
-        ).fetchall()
+        )
         return [AttemptRow(*row) for row in rows]
 
     def finished_full_runs(self, quiz_id: str, question_count: int) -> list[int]:
-        rows = self._conn.execute(
+        rows = self._read(
             "SELECT id FROM runs WHERE quiz_id = ? AND finished_at IS NOT NULL AND total = ?"
             " ORDER BY id",
             (quiz_id, question_count),
@@ -356,50 +743,58 @@ class ProgressStore:
         if quiz_id is not None:
             query += " WHERE quiz_id = ?"
             args = (quiz_id,)
-        rows = self._conn.execute(query + " ORDER BY id", args).fetchall()
+        rows = self._read(query + " ORDER BY id", args)
         return [Attempt(q, i, a, bool(c), t) for q, i, a, c, t in rows]
+
+    # forgetting (attn-tui reset): each raises StoreWriteError when it did not happen
 
     def forget_quiz(self, quiz_id: str) -> int:
         """Delete a quiz's attempts, passes and review cards; returns the attempts removed."""
         with self.transaction():
-            count = self._conn.execute(
-                "DELETE FROM attempts WHERE quiz_id = ?", (quiz_id,)
-            ).rowcount
-            self._conn.execute("DELETE FROM runs WHERE quiz_id = ?", (quiz_id,))
-            self._conn.execute("DELETE FROM review_cards WHERE quiz_id = ?", (quiz_id,))
-        return int(count)
+            cursor = self._write(
+                "DELETE FROM attempts WHERE quiz_id = ?", (quiz_id,), essential=True
+            )
+            self._write("DELETE FROM runs WHERE quiz_id = ?", (quiz_id,), essential=True)
+            self._write("DELETE FROM review_cards WHERE quiz_id = ?", (quiz_id,), essential=True)
+        return int(cursor.rowcount) if cursor is not None else 0
 
     def forget_lesson(self, lesson_id: str) -> bool:
-        deleted = self._conn.execute("DELETE FROM lessons WHERE lesson_id = ?", (lesson_id,))
-        self._conn.execute("DELETE FROM settings WHERE key = ?", (f"position:{lesson_id}",))
-        return deleted.rowcount > 0
+        with self.transaction():
+            deleted = self._write(
+                "DELETE FROM lessons WHERE lesson_id = ?", (lesson_id,), essential=True
+            )
+            self._write(
+                "DELETE FROM settings WHERE key = ?", (f"position:{lesson_id}",), essential=True
+            )
+        return deleted is not None and deleted.rowcount > 0
 
     def forget_everything(self) -> None:
-        self._conn.executescript(
-            "BEGIN IMMEDIATE; DELETE FROM attempts; DELETE FROM runs; DELETE FROM review_cards;"
-            " DELETE FROM lessons; DELETE FROM settings; COMMIT;"
-        )
+        with self.transaction():
+            for table in ("attempts", "runs", "review_cards", "lessons", "settings"):
+                self._write(f"DELETE FROM {table}", essential=True)
 
     # the review schedule (tui_course.progress.review owns the FSRS side)
 
     def review_card(self, quiz_id: str, question_index: int) -> str | None:
-        row = self._conn.execute(
+        rows = self._read(
             "SELECT card FROM review_cards WHERE quiz_id = ? AND question_index = ?",
             (quiz_id, question_index),
-        ).fetchone()
-        return None if row is None else str(row[0])
+        )
+        return None if not rows else str(rows[0][0])
 
     def save_review_card(self, quiz_id: str, question_index: int, card: str, due: str) -> None:
-        self._conn.execute(
+        """Raises StoreWriteError: it is written with its attempt, in one transaction."""
+        self._write(
             "INSERT INTO review_cards (quiz_id, question_index, card, due) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (quiz_id, question_index)"
             " DO UPDATE SET card = excluded.card, due = excluded.due",
             (quiz_id, question_index, card, due),
+            essential=True,
         )
 
     def review_cards_due(self, now: str) -> list[tuple[str, int, str]]:
         """(quiz id, question number, due) of every card due at `now` (ISO 8601 UTC)."""
-        rows = self._conn.execute(
+        rows = self._read(
             "SELECT quiz_id, question_index, due FROM review_cards WHERE due <= ?"
             " ORDER BY due, quiz_id, question_index",
             (now,),
@@ -407,44 +802,45 @@ class ProgressStore:
         return [(str(q), int(i), str(d)) for q, i, d in rows]
 
     def review_cards_all(self) -> list[tuple[str, int, str]]:
-        rows = self._conn.execute(
-            "SELECT quiz_id, question_index, due FROM review_cards ORDER BY due"
-        )
+        rows = self._read("SELECT quiz_id, question_index, due FROM review_cards ORDER BY due")
         return [(str(q), int(i), str(d)) for q, i, d in rows]
 
     # lessons and settings
 
     def mark_lesson_opened(self, lesson_id: str) -> None:
-        self._conn.execute(
+        self._write(
             "INSERT OR IGNORE INTO lessons (lesson_id, first_opened_at) VALUES (?, ?)",
             (lesson_id, _now()),
         )
 
     def mark_lesson_done(self, lesson_id: str) -> None:
         self.mark_lesson_opened(lesson_id)
-        self._conn.execute(
+        self._write(
             "UPDATE lessons SET done_at = ? WHERE lesson_id = ? AND done_at IS NULL",
             (_now(), lesson_id),
         )
 
     def lessons_done(self) -> set[str]:
         """Lessons read: their end has been on screen."""
-        rows = self._conn.execute("SELECT lesson_id FROM lessons WHERE done_at IS NOT NULL")
-        return {row[0] for row in rows}
+        rows = self._read("SELECT lesson_id FROM lessons WHERE done_at IS NOT NULL")
+        return {str(row[0]) for row in rows}
 
     def lesson_activity(self) -> dict[str, str]:
         """When each lesson was last touched: read, or else first opened."""
-        rows = self._conn.execute(
-            "SELECT lesson_id, COALESCE(done_at, first_opened_at) FROM lessons"
-        )
+        rows = self._read("SELECT lesson_id, COALESCE(done_at, first_opened_at) FROM lessons")
         return {str(lesson): str(stamp) for lesson, stamp in rows}
 
     def get_setting(self, key: str) -> str | None:
-        row = self._conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        """None when unset, or when it cannot be read (reported: settings are not essential)."""
+        try:
+            rows = self._read("SELECT value FROM settings WHERE key = ?", (key,))
+        except StoreError as error:
+            self._report(str(error))
+            return None
+        return str(rows[0][0]) if rows else None
 
     def set_setting(self, key: str, value: str) -> None:
-        self._conn.execute(
+        self._write(
             "INSERT INTO settings (key, value) VALUES (?, ?)"
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),

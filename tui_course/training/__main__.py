@@ -8,6 +8,12 @@ once on one lab server share it instead of fighting over it.
 
 from __future__ import annotations
 
+# First, before any other import: a parent that dies from here on takes this child along.
+from tui_course.training.lifeline import hold_on_to_parent
+
+hold_on_to_parent()
+
+# isort: split
 import argparse
 import contextlib
 import os
@@ -16,6 +22,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from tui_course.paths import ensure_private_dir
 from tui_course.training.options import TrainOptions, add_train_arguments, options_from_args
 from tui_course.training.protocol import (
     AttentionSample,
@@ -47,29 +54,14 @@ class Reporter:
 def claim_stdout(log_path: Path) -> IO[str]:
     """Keep the real stdout for events; send fds 1 and 2 (TF's chatter) to the log."""
     events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
-    log_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    ensure_private_dir(log_path.parent)
+    log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     sys.stdout.flush()
     sys.stderr.flush()
     os.dup2(log_fd, 1)
     os.dup2(log_fd, 2)
     os.close(log_fd)
     return events
-
-
-def die_with_parent() -> None:
-    """If the app dies (an SSH session dropped, kill -9), take the training down too.
-
-    Linux only (prctl PR_SET_PDEATHSIG); elsewhere the next progress line fails on
-    the closed pipe and the child exits then.
-    """
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes
-    import signal
-
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def limit_resources(threads: int) -> None:
@@ -243,7 +235,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     options = options_from_args(args)
     log_path = Path(args.log)
-    die_with_parent()
     report = Reporter(claim_stdout(log_path))
     limit_resources(options.threads)
     try:

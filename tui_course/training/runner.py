@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from tui_course.content.text import strip_control
 from tui_course.paths import ensure_private_dir
+from tui_course.training.lifeline import PARENT_PID_ENV
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import Done, Error, Event, ProtocolError, decode
 
@@ -76,6 +78,7 @@ class TrainingRun:
             stderr=asyncio.subprocess.DEVNULL,
             limit=STREAM_LIMIT,
             start_new_session=True,  # a Ctrl+C in the terminal reaches the app, not the child
+            env={**os.environ, PARENT_PID_ENV: str(os.getpid())},  # see training.lifeline
         )
         assert self.process.stdout is not None
         final = False

@@ -20,7 +20,7 @@ from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
-from tui_course.progress.store import ProgressStore
+from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline, legend_lines
@@ -66,6 +66,13 @@ def review_due(store: ProgressStore, now: datetime) -> int | None:
     if not store.review_cards_all():
         return None
     return len(store.review_cards_due(now.astimezone(UTC).isoformat(timespec="seconds")))
+
+
+def _train_extra_installed() -> bool:
+    """Whether Keras can run here; tests with a fake training child swap it (see CourseApp)."""
+    from tui_course.training.runner import train_extra_installed
+
+    return train_extra_installed()
 
 
 class CourseApp(App[None]):
@@ -118,6 +125,8 @@ class CourseApp(App[None]):
         self._quiz_keys: AnswerKeys = {}
         self.crash: Exception | None = None  # what ended the app, for cli.run_app to report
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # tests fix the clock
+        self.training_extra_installed: Callable[[], bool] = _train_extra_installed
+        store.on_problem = self._store_problem
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -128,12 +137,8 @@ class CourseApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
-            yield Outline(
-                self.items,
-                outline_marks(self.course, self.store),
-                review_due(self.store, self.now()),
-                id="outline",
-            )
+            marks, due = self._outline_state() or ({}, None)
+            yield Outline(self.items, marks, due, id="outline")
             with ContentSwitcher(initial="lesson", id="content"):
                 yield LessonView(id="lesson")
         yield Footer()
@@ -200,12 +205,18 @@ class CourseApp(App[None]):
         item = self.course.find(item_id)
         if item is None:
             return
+        session: QuizSession | None = None
         if isinstance(item, Quiz):
             self._quiz_keys = await self._compute_answer_keys()
             keys = self._quiz_keys[item.id]
             if isinstance(keys, ContentError):
                 title = "This quiz cannot open"
                 self.notify(str(keys), title=title, severity="error", markup=False)
+                return
+            try:  # where the student stands in it is read from the store
+                session = self._session(item)
+            except StoreError as error:
+                self._store_problem(f"The quiz cannot open just now. {error}")
                 return
         self._remember_position()
         self.current = item
@@ -221,10 +232,11 @@ class CourseApp(App[None]):
             self.sub_title = one_line(item.title)
             target = self.query_one(LessonView)
         elif isinstance(item, Quiz):
+            assert session is not None  # made above, before anything changed on screen
             quiz_view = await self._quiz_view()
             switcher.current = "quiz"
             self.sub_title = f"Quiz: {one_line(item.title)}"
-            await quiz_view.start(self._session(item))
+            await quiz_view.start(session)
             target = quiz_view
         else:
             target = await self._lab_view(item)
@@ -240,7 +252,7 @@ class CourseApp(App[None]):
         found = self.query(f"#lab-{lab.id}")
         if found:
             return found.first()
-        view = make_lab(lab, self.training_runs, id=f"lab-{lab.id}")
+        view = make_lab(lab, self.training_runs, self.training_extra_installed, id=f"lab-{lab.id}")
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
@@ -286,9 +298,13 @@ class CourseApp(App[None]):
             keys = self._quiz_keys.get(quiz.id)
             if keys is not None and not isinstance(keys, ContentError):
                 resolved.update(zip(map(id, quiz.questions), keys, strict=True))
-        session = review_session(
-            self.course, self.store, self.now(), lambda q: resolved.get(id(q)), read_number
-        )
+        try:
+            session = review_session(
+                self.course, self.store, self.now(), lambda q: resolved.get(id(q)), read_number
+            )
+        except StoreError as error:
+            self._store_problem(f"The review cannot open just now. {error}")
+            return
         if session is None:
             self.notify("Nothing is due for review right now.", timeout=5)
             if self.current is None and self.items:  # `attn-tui review`: open something
@@ -310,15 +326,24 @@ class CourseApp(App[None]):
             self.store.set_setting(f"position:{view.lesson.id}", str(int(view.scroll_y)))
 
     def refresh_outline(self) -> None:
-        """New marks from the store; a store busy for too long keeps the old ones for now."""
-        import sqlite3
+        state = self._outline_state()
+        if state is not None:  # else the marks shown stay as they were
+            self.query_one(Outline).update_marks(*state)
 
+    def _outline_state(self) -> tuple[dict[str, str], int | None] | None:
+        """Marks and review count; None (and a notice) when the store cannot be read just
+        now, e.g. a long lock."""
         try:
-            marks = outline_marks(self.course, self.store)
-            due = review_due(self.store, self.now())
-        except sqlite3.Error:
-            return
-        self.query_one(Outline).update_marks(marks, due)
+            return outline_marks(self.course, self.store), review_due(self.store, self.now())
+        except StoreError as error:
+            self._store_problem(str(error))
+        return None
+
+    def _store_problem(self, message: str) -> None:
+        """A save or read that failed: one line, and the student goes on."""
+        self.notify(
+            one_line(message), title="Progress", severity="warning", timeout=8, markup=False
+        )
 
     @on(OptionList.OptionSelected, "#outline")
     async def _outline_selected(self, event: OptionList.OptionSelected) -> None:
@@ -498,9 +523,10 @@ def resolve_answer_keys(quizzes: Sequence[Quiz]) -> dict[str, tuple[Question, ..
 
 
 def make_app(settings: Settings) -> CourseApp:
-    """Load the course and open the progress store for `settings`; raises StoreError."""
+    """Load the course and open the progress store for `settings`; raises StoreError only
+    for a symlinked data folder or file (any other store problem gives a notice instead)."""
     from tui_course.content.course import load_course
 
     course = load_course(settings.content_dir)
-    store = ProgressStore(settings.data_dir)
+    store = ProgressStore(settings.data_dir, interactive=True)
     return CourseApp(course, store, settings)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -54,7 +55,11 @@ def format_eta(seconds: float) -> str:
 class TrainingPanel(VerticalScroll, can_focus=True):
     BINDINGS = [
         Binding("ctrl+t", "start", "Train", tooltip="Start training with the options above"),
-        Binding("ctrl+x", "cancel", "Cancel", tooltip="Stop the running training now"),
+        # priority: a number box would otherwise take ctrl+x as "cut" and the run go on;
+        # with nothing running the key falls through to the box (SkipAction).
+        Binding(
+            "ctrl+x", "cancel", "Cancel", tooltip="Stop the running training now", priority=True
+        ),
     ]
 
     class Finished(Message):
@@ -161,7 +166,11 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         self.query_one("#train-attention").display = False
         self.query_one("#train-attention-title", Static).update("")
         self.query_one("#train-findings", Static).update("")
-        self.current = self.runs(options)
+        try:
+            self.current = self.runs(options)
+        except OSError as error:  # the logs folder cannot be made (read-only, quota, a link)
+            self._status(f"Cannot start: the training log cannot be written ({error}).")
+            return
         self._set_running(True)
         self._status(f"Starting {options.describe()} (TensorFlow takes a few seconds to load)...")
         self._follow(self.current, options)
@@ -177,6 +186,11 @@ class TrainingPanel(VerticalScroll, can_focus=True):
                 self._set_running(False)
 
     async def action_cancel(self) -> None:
+        if self.current is None:
+            raise SkipAction()
+        await self.cancel()
+
+    async def cancel(self) -> None:
         run = self.current
         if run is None:
             return
@@ -199,7 +213,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
 
     @on(Button.Pressed, "#train-cancel")
     async def _cancel_pressed(self) -> None:
-        await self.action_cancel()
+        await self.cancel()
 
     def _set_running(self, running: bool) -> None:
         # query, not query_one: when the app is closing the buttons may already be gone
