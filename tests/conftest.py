@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,12 @@ def utf8_locale(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LANG", "C.UTF-8")
     monkeypatch.delenv("LC_ALL", raising=False)
     monkeypatch.delenv("LC_CTYPE", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def no_site_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lab server's /etc/attn-tui/config.toml must not reach the tests: an empty one does."""
+    monkeypatch.setenv("ATTN_TUI_CONFIG", os.devnull)
 
 
 @pytest.fixture

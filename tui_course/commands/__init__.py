@@ -13,4 +13,6 @@ COMMANDS = (
     "pe",
     "train",
     "progress",
+    "classroom",
+    "submit",
 )

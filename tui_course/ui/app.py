@@ -22,6 +22,8 @@ from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline
 
 if TYPE_CHECKING:
+    from tui_course.classroom.link import ClassLink
+    from tui_course.classroom.submission import SubmitOutcome
     from tui_course.content.session import QuizSession
     from tui_course.training.options import TrainOptions
     from tui_course.training.runner import TrainingRun
@@ -102,6 +104,7 @@ class CourseApp(App[None]):
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
+        self.class_link: ClassLink | None = None
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -125,6 +128,7 @@ class CourseApp(App[None]):
             first = str(self.course.problems[0])
             more = f" (and {count - 1} more; run attn-tui validate)" if count > 1 else ""
             self.notify(first + more, title="Content problems", severity="warning", timeout=15)
+        self._join_class()
         start = self.settings.open_id or self.store.get_setting(LAST_OPENED)
         item = self.course.find(start) if start else None
         if item is None and self.items:
@@ -225,9 +229,39 @@ class CourseApp(App[None]):
         self.store.mark_lesson_done(event.lesson_id)
         self.refresh_outline()
 
-    def on_quiz_view_finished(self) -> None:
+    def on_quiz_view_finished(self, event: Message) -> None:
         """QuizView.Finished: a run ended, so a score in the outline may have changed."""
         self.refresh_outline()
+        self._submit(event.quiz_id)  # type: ignore[attr-defined]
+
+    # the class drop-box (only when the site config names a class folder)
+
+    def _join_class(self) -> None:
+        from tui_course.classroom.link import ClassLink
+
+        self.class_link, problem = ClassLink.from_site(self.settings.data_dir)
+        if problem:
+            self.notify(problem, title="Class", severity="warning", timeout=15, markup=False)
+        if self.class_link is not None and self.class_link.pending():
+            self._submit(None)
+
+    def _submit(self, quiz_id: str | None) -> None:
+        """Send in a thread; a failure only leaves "submission pending" under the outline."""
+        link = self.class_link
+        if link is None:
+            return
+        payload = None if quiz_id is None else link.payload(self.course, self.store, quiz_id)
+
+        def send() -> None:
+            outcome = link.send(payload)
+            self.call_from_thread(self._show_submission, outcome)
+
+        self.run_worker(send, thread=True, group="submit", exit_on_error=False)
+
+    def _show_submission(self, outcome: SubmitOutcome) -> None:
+        from tui_course.classroom.link import PENDING_LABEL
+
+        self.query_one(Outline).border_subtitle = PENDING_LABEL if outcome.pending else ""
 
     # actions
 

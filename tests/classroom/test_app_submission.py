@@ -1,0 +1,66 @@
+"""In the app: finishing a quiz drops a submission; a failed one says "submission pending"."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.ui.conftest import build_app, running, shown
+from tui_course.classroom.submission import pending_files
+from tui_course.ui.app import CourseApp
+from tui_course.ui.widgets.outline import Outline
+
+__all__ = ["build_app"]  # the UI tests' fixture, used here too
+
+
+async def finish_checkpoint(app: CourseApp) -> str:
+    """Answer the three questions by keys; return what the outline's lower border says."""
+    async with running(app) as pilot:
+        await pilot.press("2", "enter", "n", "1", "enter", "n", "1", "down", "space", "enter")
+        await pilot.press("enter")
+        assert "right on the first try" in await shown(pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        return str(app.query_one(Outline).border_subtitle or "")
+
+
+async def test_finishing_a_quiz_submits_it(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path
+) -> None:
+    app = build_app("checkpoint")
+    label = await finish_checkpoint(app)
+    (path,) = (class_dir / "dropbox").iterdir()
+    payload = json.loads(path.read_text())
+    assert [quiz["id"] for quiz in payload["quizzes"]] == ["checkpoint"]
+    assert payload["quizzes"][0]["questions"] == 3
+    assert payload["quizzes"][0]["tries"] == 3
+    assert label == ""
+
+
+async def test_unreachable_dropbox_leaves_it_pending_then_retries(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path, tmp_path: Path
+) -> None:
+    (class_dir / "dropbox").rename(class_dir / "away")
+    app = build_app("checkpoint")
+    assert await finish_checkpoint(app) == "submission pending"
+    assert len(pending_files(tmp_path / "data")) == 1
+    (class_dir / "away").rename(class_dir / "dropbox")
+    again = build_app()
+    async with running(again) as pilot:
+        await again.workers.wait_for_complete()
+        await pilot.pause()
+        assert not again.query_one(Outline).border_subtitle
+    assert pending_files(tmp_path / "data") == []
+    assert len(list((class_dir / "dropbox").iterdir())) == 1
+
+
+async def test_broken_site_config_is_a_notice_not_a_crash(
+    build_app: Callable[..., CourseApp], site_config: Path
+) -> None:
+    site_config.write_text("class_dir = 3\n", encoding="utf-8")
+    app = build_app()
+    async with running(app) as pilot:
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+    assert any("site.toml:1: 'class_dir' must be" in m for m in messages)
