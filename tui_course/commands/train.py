@@ -71,9 +71,11 @@ def _print_json(event: Event) -> None:
 
 def _print_plain_training(event: Event) -> None:
     """One line per epoch: fit for logs and pipes (no carriage returns)."""
-    from tui_course.training.protocol import Done, EpochEnd, Error, Started
+    from tui_course.training.protocol import Done, EpochEnd, Error, Started, Waiting, waiting_text
 
-    if isinstance(event, Started):
+    if isinstance(event, Waiting):
+        print(f"{waiting_text(event)}; ctrl+c leaves the line", flush=True)
+    elif isinstance(event, Started):
         print(
             f"training {event.model}{'' if event.position else ' without positions'}: "
             f"{event.params:,} parameters, {event.epochs} epochs of {event.batches} batches "
@@ -122,9 +124,18 @@ class _RichTrainPrinter:
         self.batches: Any = None
 
     def __call__(self, event: Event) -> None:
-        from tui_course.training.protocol import BatchProgress, Done, EpochEnd, Error, Started
+        from tui_course.training.protocol import (
+            BatchProgress,
+            Done,
+            EpochEnd,
+            Error,
+            Started,
+            Waiting,
+        )
 
-        if isinstance(event, Started):
+        if isinstance(event, Waiting):
+            _print_plain_training(event)  # a new line each time the place in line changes
+        elif isinstance(event, Started):
             self.progress.start()
             _print_plain_training(event)
             self.epochs = self.progress.add_task("epochs", total=event.epochs, detail="")

@@ -25,6 +25,8 @@ from tui_course.training.protocol import (
     Error,
     Event,
     Started,
+    Waiting,
+    waiting_text,
 )
 from tui_course.training.runner import TrainingRun
 from tui_course.training.task import MODELS
@@ -201,7 +203,9 @@ class TrainingPanel(VerticalScroll, can_focus=True):
     # events -> screen
 
     def apply(self, event: Event, options: TrainOptions) -> None:
-        if isinstance(event, Started):
+        if isinstance(event, Waiting):
+            self._status(f"{waiting_text(event).capitalize()}. ctrl+x cancels.")
+        elif isinstance(event, Started):
             self.started = event
             self.query_one("#train-epoch-bar", ProgressBar).update(total=event.epochs, progress=0)
             self.query_one("#train-batch-bar", ProgressBar).update(total=event.batches, progress=0)
