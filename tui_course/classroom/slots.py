@@ -196,8 +196,12 @@ class Ticket:
         self.fd = None
 
 
-def _system_folder(site: SiteConfig) -> Path:
+def _system_folder(site: SiteConfig, make: bool) -> Path:
     folder = site.slots_dir or Path(tempfile.gettempdir()) / SYSTEM_SLOTS_DIR
+    if not make:
+        if not folder.is_dir():
+            raise FileNotFoundError(2, "not made yet", str(folder))
+        return folder
     try:
         folder.mkdir(mode=0o1777)
         folder.chmod(0o1777)  # umask took the bits away: every user must be able to queue
@@ -206,7 +210,7 @@ def _system_folder(site: SiteConfig) -> Path:
     return folder
 
 
-def training_slots(site: SiteConfig | None = None) -> TrainingSlots:
+def training_slots(site: SiteConfig | None = None, make: bool = True) -> TrainingSlots:
     """The slots of this server: the class folder's, else a system folder.
 
     Raises ConfigError for a broken site config or class.toml, OSError for a folder
@@ -216,5 +220,5 @@ def training_slots(site: SiteConfig | None = None) -> TrainingSlots:
         settings = load_class_config(site.class_dir)
         count = settings.training_slots or site.training_slots or default_slots()
         return TrainingSlots(site.class_dir / SLOTS, site.class_dir / QUEUE, count)
-    folder = _system_folder(site)
+    folder = _system_folder(site, make)
     return TrainingSlots(folder, folder, site.training_slots or default_slots(), create=True)

@@ -15,4 +15,5 @@ COMMANDS = (
     "progress",
     "classroom",
     "submit",
+    "doctor",
 )
