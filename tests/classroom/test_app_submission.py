@@ -15,14 +15,19 @@ __all__ = ["build_app"]  # the UI tests' fixture, used here too
 
 
 async def finish_checkpoint(app: CourseApp) -> str:
-    """Answer the three questions by keys; return what the outline's lower border says."""
+    """Answer the three questions by keys; return the outline's notice line."""
     async with running(app) as pilot:
         await pilot.press("2", "enter", "n", "1", "enter", "n", "1", "down", "space", "enter")
         await pilot.press("enter")
         assert "right on the first try" in await shown(pilot)
         await app.workers.wait_for_complete()
         await pilot.pause()
-        return str(app.query_one(Outline).border_subtitle or "")
+        outline = app.query_one(Outline)
+        if not outline.notice:
+            return ""
+        last = outline.get_option_at_index(outline.option_count - 1)
+        assert last.disabled and str(last.prompt) == outline.notice
+        return outline.notice
 
 
 async def test_finishing_a_quiz_submits_it(
@@ -43,14 +48,14 @@ async def test_unreachable_dropbox_leaves_it_pending_then_retries(
 ) -> None:
     (class_dir / "dropbox").rename(class_dir / "away")
     app = build_app("checkpoint")
-    assert await finish_checkpoint(app) == "submission pending"
+    assert await finish_checkpoint(app) == "(!) submission pending"
     assert len(pending_files(tmp_path / "data")) == 1
     (class_dir / "away").rename(class_dir / "dropbox")
     again = build_app()
     async with running(again) as pilot:
         await again.workers.wait_for_complete()
         await pilot.pause()
-        assert not again.query_one(Outline).border_subtitle
+        assert again.query_one(Outline).notice == ""
     assert pending_files(tmp_path / "data") == []
     assert len(list((class_dir / "dropbox").iterdir())) == 1
 

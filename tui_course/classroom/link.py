@@ -22,7 +22,7 @@ from tui_course.content.models import Course
 from tui_course.progress.report import progress_report
 from tui_course.progress.store import ProgressStore
 
-PENDING_LABEL = "submission pending"
+PENDING_LABEL = "(!) submission pending"
 
 
 @dataclass(frozen=True)

@@ -243,6 +243,9 @@ class CourseApp(App[None]):
         if problem:
             self.notify(problem, title="Class", severity="warning", timeout=15, markup=False)
         if self.class_link is not None and self.class_link.pending():
+            from tui_course.classroom.link import PENDING_LABEL
+
+            self.query_one(Outline).show_notice(PENDING_LABEL)  # until the retry says otherwise
             self._submit(None)
 
     def _submit(self, quiz_id: str | None) -> None:
@@ -261,7 +264,7 @@ class CourseApp(App[None]):
     def _show_submission(self, outcome: SubmitOutcome) -> None:
         from tui_course.classroom.link import PENDING_LABEL
 
-        self.query_one(Outline).border_subtitle = PENDING_LABEL if outcome.pending else ""
+        self.query_one(Outline).show_notice(PENDING_LABEL if outcome.pending else "")
 
     # actions
 

@@ -39,15 +39,26 @@ class Outline(OptionList):
 
     def __init__(self, items: list[Item], marks: Mapping[str, str], **kwargs: object):
         self.course_items = items
+        self.marks = marks
+        self.notice = ""  # one line under the items, e.g. "submission pending"
         super().__init__(*self._build_options(marks), **kwargs)  # type: ignore[arg-type]
 
     def _build_options(self, marks: Mapping[str, str]) -> list[Option]:
-        return [
+        options = [
             Option(item_label(item, marks.get(item.id, "[ ]")), id=item.id)
             for item in self.course_items
         ]
+        if self.notice:
+            options.append(Option(Text(self.notice, no_wrap=True), disabled=True))
+        return options
+
+    def show_notice(self, text: str) -> None:
+        if text != self.notice:
+            self.notice = text
+            self.update_marks(self.marks)
 
     def update_marks(self, marks: Mapping[str, str]) -> None:
+        self.marks = marks
         highlighted = self.highlighted
         self.clear_options()
         self.add_options(self._build_options(marks))
