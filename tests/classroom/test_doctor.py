@@ -100,7 +100,7 @@ def test_class_folder_and_pending(class_dir: Path, site_config: Path, tmp_path: 
     (class_dir / "dropbox").chmod(0o2777)
     (problem,) = class_checks(site, tmp_path / "data")
     assert problem.status == WARN
-    assert problem.fix == f"chmod 3733 {class_dir / 'dropbox'}"
+    assert problem.fix == f"chmod 3773 {class_dir / 'dropbox'}"
     pending = tmp_path / "data" / "pending"
     pending.mkdir(parents=True)
     (pending / "0001-x.json").write_text("{}")

@@ -19,7 +19,7 @@ def mode(path: Path) -> int:
 
 
 def test_init_makes_the_folder(class_dir: Path) -> None:
-    assert mode(class_dir / "dropbox") == 0o3733
+    assert mode(class_dir / "dropbox") == 0o3773
     assert mode(class_dir / "slots") == 0o755
     assert mode(class_dir / "queue") == 0o1777
     assert mode(class_dir / "class.toml") == 0o644
@@ -38,7 +38,7 @@ def test_init_makes_the_folder(class_dir: Path) -> None:
 def test_init_again_repairs_modes_and_changes_slots(class_dir: Path) -> None:
     (class_dir / "dropbox").chmod(0o777)
     init_class(class_dir, own_group(), 3, "ignored: class.toml is kept")
-    assert mode(class_dir / "dropbox") == 0o3733
+    assert mode(class_dir / "dropbox") == 0o3773
     assert load_class_config(class_dir).training_slots == 3
     assert load_class_config(class_dir).course == "Attention 101"
     assert sorted(p.name for p in (class_dir / "slots").iterdir()) == [
@@ -54,9 +54,10 @@ def test_init_again_repairs_modes_and_changes_slots(class_dir: Path) -> None:
     ("part", "bad", "says"),
     [
         ("dropbox", 0o2777, "lets students list the submissions"),
-        ("dropbox", 0o1733, "lacks setgid"),
-        ("dropbox", 0o2733, "lacks the sticky bit"),
-        ("dropbox", 0o3730, "students cannot put files in it"),
+        ("dropbox", 0o1773, "lacks setgid"),
+        ("dropbox", 0o3733, "the teachers' group cannot list it"),
+        ("dropbox", 0o2773, "lacks the sticky bit"),
+        ("dropbox", 0o3770, "students cannot put files in it"),
         ("slots", 0o777, "lets students add or remove slots"),
         ("queue", 0o777, "lacks the sticky bit"),
         ("queue", 0o1770, "students cannot wait in line"),
@@ -69,7 +70,7 @@ def test_wrong_modes_are_refused_with_the_fix(
     problems = check_folder(class_dir)
     assert len(problems) == 1
     assert says in problems[0].problem
-    right = {"dropbox": "3733", "slots": "0755", "queue": "1777"}[part]
+    right = {"dropbox": "3773", "slots": "0755", "queue": "1777"}[part]
     assert str(problems[0]).endswith(f"fix: chmod {right} {class_dir / part}")
 
 

@@ -143,4 +143,4 @@ def test_report_command_formats(
     (class_dir / "dropbox").chmod(0o2777)
     assert main(["class", "report", str(class_dir)]) == 1
     err = capsys.readouterr().err
-    assert err.strip().endswith(f"fix: chmod 3733 {class_dir / 'dropbox'}")
+    assert err.strip().endswith(f"fix: chmod 3773 {class_dir / 'dropbox'}")

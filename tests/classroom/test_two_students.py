@@ -33,6 +33,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 STUDENTS = ("attnt-ann", "attnt-bob")
+TEACHER = "attnt-tina"
 TEACHERS = "attnt-teach"
 
 
@@ -53,10 +54,10 @@ def accounts() -> Iterator[None]:
         grp.getgrnam(TEACHERS)
     except KeyError:
         subprocess.run(["groupadd", TEACHERS], check=True)
-    for name in STUDENTS:
+    for name in (*STUDENTS, TEACHER):
         ensure_account(name)
     yield
-    for name in STUDENTS:
+    for name in (*STUDENTS, TEACHER):
         subprocess.run(["userdel", name], check=False, capture_output=True)
     subprocess.run(["groupdel", TEACHERS], check=False, capture_output=True)
 
@@ -70,16 +71,18 @@ def shared(accounts: None) -> Iterator[Path]:
     shutil.rmtree(base, ignore_errors=True)
 
 
-def as_user(name: str, action: Callable[[], Any]) -> Any:
-    """Run `action` in a child process that has become `name`; return its JSON result."""
+def as_user(name: str, action: Callable[[], Any], groups: tuple[str, ...] = ()) -> Any:
+    """Run `action` in a child process that has become `name` (member of `groups` too);
+    return its JSON result."""
     account = pwd.getpwnam(name)
+    extra = [grp.getgrnam(group).gr_gid for group in groups]
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the student
         os.close(read_end)
         code = 1
         try:
-            os.setgroups([])
+            os.setgroups(extra)
             os.setgid(account.pw_gid)
             os.setuid(account.pw_uid)
             os.environ["HOME"] = "/nonexistent"
@@ -146,9 +149,16 @@ def test_two_students_submit_and_the_teacher_reports(
 
     assert as_user("attnt-ann", snoop) == {"list": "denied", "read": "denied", "delete": "denied"}
 
-    report = build_report(dropbox, ["checkpoint", "exercises", "understanding"])
-    assert sorted(report.students) == sorted(STUDENTS)
-    assert report.impostors == [] and report.rejected == []
+    def teacher_report() -> dict[str, Any]:
+        report = build_report(dropbox, ["checkpoint", "exercises", "understanding"])
+        return {
+            "students": sorted(report.students),
+            "problems": len(report.impostors) + len(report.rejected),
+        }
+
+    # a teacher who is not root reads it through the group alone
+    seen = as_user(TEACHER, teacher_report, groups=(TEACHERS,))
+    assert seen == {"students": sorted(STUDENTS), "problems": 0}
 
     # ann copies her file under bob's name: the owner check catches it
     def forge() -> str:

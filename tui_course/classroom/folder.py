@@ -1,10 +1,11 @@
 """The class folder: made by `attn-tui class init`, checked before anyone relies on it.
 
 CLASS/            0755  the teacher's; class.toml 0644
-  dropbox/        3733  group = the teacher's group. Students may create files
-                        (write + search) but not list or read the folder; setgid
-                        gives every file the teacher's group; sticky keeps a
-                        student from deleting or renaming another's file.
+  dropbox/        3773  group = the teachers' group, which lists and reads it.
+                        Students (others) may create files (write + search) but
+                        not list the folder or read a file; setgid gives every
+                        file the teachers' group; sticky keeps a student from
+                        deleting or renaming another's file.
   slots/          0755  slot-1..slot-N (0444): a training run holds one with flock
   queue/          1777  waiting runs hold a ticket file here with flock (sticky)
 """
@@ -22,7 +23,7 @@ from tui_course.classroom.config import CLASS_FILE, MAX_SLOTS
 DROPBOX = "dropbox"
 SLOTS = "slots"
 QUEUE = "queue"
-DROPBOX_MODE = 0o3733
+DROPBOX_MODE = 0o3773
 SLOTS_MODE = 0o755
 QUEUE_MODE = 0o1777
 SLOT_FILE_MODE = 0o444
@@ -195,8 +196,8 @@ def check_folder(directory: Path) -> list[FolderProblem]:
 def _dropbox_problem(mode: int) -> str | None:
     if mode & 0o004:
         return f"mode {mode:04o} lets students list the submissions"
-    if mode & 0o040 == 0 and mode & 0o400 == 0:
-        return f"mode {mode:04o}: not even the teacher can list it"
+    if mode & 0o050 != 0o050:
+        return f"mode {mode:04o}: the teachers' group cannot list it"
     if mode & 0o003 != 0o003:
         return f"mode {mode:04o}: students cannot put files in it"
     if not mode & stat.S_ISGID:
