@@ -88,12 +88,16 @@ def test_payload_from_the_real_report(course_root: Path, data_dir: Path) -> None
         store.record_attempt(run, "checkpoint", 1, "2", True)
         store.record_attempt(run, "checkpoint", 2, "3", False)
         payload = build_submission(progress_report(course, store))
+        store_attempts = store.attempts()
     rows = {quiz["id"]: quiz for quiz in payload["quizzes"]}
     assert set(rows) == {quiz.id for quiz in course.quizzes}
     assert rows["checkpoint"]["tries"] == 2
     assert rows["checkpoint"]["mastered"] == 1
     assert rows["checkpoint"]["state"] == "in progress"
     assert rows["exercises"]["state"] == "not started"
+    stamps = [a.timestamp for a in store_attempts]
+    assert rows["checkpoint"]["last_activity"] == max(stamps)
+    assert rows["exercises"]["last_activity"] is None
     assert parse_submission(encode_submission(payload)).lessons_read == {course.lessons[0].id}
 
 

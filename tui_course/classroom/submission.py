@@ -52,7 +52,17 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-def _quiz_row(quiz: Mapping[str, Any]) -> dict[str, Any]:
+def _last_attempts(report: Mapping[str, Any]) -> dict[str, str]:
+    """The newest attempt time per quiz, for reports that do not carry last_activity yet."""
+    latest: dict[str, str] = {}
+    for attempt in report.get("attempts", []):
+        quiz_id, stamp = attempt.get("quiz_id"), attempt.get("timestamp")
+        if isinstance(quiz_id, str) and isinstance(stamp, str):
+            latest[quiz_id] = max(latest.get(quiz_id, stamp), stamp)
+    return latest
+
+
+def _quiz_row(quiz: Mapping[str, Any], fallback_activity: str | None = None) -> dict[str, Any]:
     """One quiz of progress_report, as the contract names its keys (older reports fall back)."""
     questions = int(quiz.get("questions", 0))
     mastered = quiz.get("mastered", 0)
@@ -76,7 +86,7 @@ def _quiz_row(quiz: Mapping[str, Any]) -> dict[str, Any]:
         "hints": int(quiz.get("hints", 0)),
         "reveals": int(quiz.get("reveals", 0)),
         "seconds": round(float(quiz.get("seconds", 0.0)), 1),
-        "last_activity": quiz.get("last_activity"),
+        "last_activity": quiz.get("last_activity", fallback_activity),
     }
 
 
@@ -92,8 +102,9 @@ def build_submission(
     report: Mapping[str, Any], quiz_ids: Collection[str] | None = None, user: str | None = None
 ) -> dict[str, Any]:
     """The payload from progress_report(course, store): every quiz, or only `quiz_ids`."""
+    latest = _last_attempts(report)
     quizzes = [
-        _quiz_row(quiz)
+        _quiz_row(quiz, latest.get(quiz.get("id", "")))
         for quiz in report.get("quizzes", [])
         if quiz_ids is None or quiz.get("id") in quiz_ids
     ]
