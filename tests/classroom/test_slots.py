@@ -22,7 +22,7 @@ from tests.classroom.conftest import own_group
 from tests.conftest import FIXTURES, REPO
 from tui_course.classroom.config import load_site_config
 from tui_course.classroom.folder import init_class
-from tui_course.classroom.slots import TrainingSlots, training_slots
+from tui_course.classroom.slots import STALE_SECONDS, TrainingSlots, training_slots
 from tui_course.training.protocol import Error, Started, Waiting, decode, encode, waiting_text
 from tui_course.training.runner import TrainingRun
 
@@ -156,6 +156,29 @@ def test_a_dead_waiter_leaves_the_line(
     cat.until("waiting", position=2)
     bob.process.kill()
     cat.until("waiting", position=1, timeout=5)  # bob's ticket no longer counts
+
+
+def test_a_stopped_waiter_is_passed_over(
+    one_slot_class: Path, tmp_path: Path, students: list[Student]
+) -> None:
+    ann = Student("ann", one_slot_class, "hang", tmp_path)
+    students.append(ann)
+    ann.until("child")
+    bob = Student("bob", one_slot_class, "ok", tmp_path)
+    students.append(bob)
+    bob.until("waiting", position=1)
+    cat = Student("cat", one_slot_class, "ok", tmp_path)
+    students.append(cat)
+    cat.until("waiting", position=2)
+    bob.process.send_signal(signal.SIGSTOP)  # ctrl+z while in line
+    try:
+        cat.until("waiting", position=1, timeout=STALE_SECONDS + 5)
+        ann.process.kill()
+        cat.until("started", timeout=10)
+    finally:
+        bob.process.send_signal(signal.SIGCONT)
+    cat.until("done")
+    bob.until("started", timeout=10)  # awake again, and the slot is free
 
 
 async def test_cancel_while_waiting_leaves_the_line(one_slot_class: Path, tmp_path: Path) -> None:

@@ -3,9 +3,10 @@
 A slot is a file (`slot-1` .. `slot-N`) held with flock(LOCK_EX) for as long as the
 run lasts; the kernel drops the lock when the holder exits, however it exits (kill -9,
 a dropped SSH session), so a slot is never leaked. Waiting runs hold a ticket file in
-the queue folder the same way; the line is ordered by the kernel-set change time of
-the tickets (then their names), so a student cannot forge an earlier place. A waiter
-may take a slot only when fewer waiters are ahead of it than slots are free.
+the queue folder the same way, named by the time they joined, so the line is in
+arrival order. A waiter may take a slot only when fewer waiters are ahead of it than
+slots are free. Waiters touch their ticket at every look; one not touched for
+STALE_SECONDS (a stopped process: ctrl+z) is passed over until it wakes up.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import secrets
 import stat
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +31,7 @@ from tui_course.classroom.folder import QUEUE, SLOTS, slot_name
 
 SYSTEM_SLOTS_DIR = "attn-tui-slots"  # under the system temp folder when no class is set up
 TICKET_PREFIX = "ticket-"
+STALE_SECONDS = 5.0  # waiters look every quarter second
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
@@ -129,7 +132,7 @@ class TrainingSlots:
 
     def join(self) -> Ticket:
         """Take a ticket: made under a hidden name, locked, then renamed into the line."""
-        name = f"{os.getpid()}-{secrets.token_hex(6)}"
+        name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(6)}"
         hidden = self.queue_dir / f".{TICKET_PREFIX}{name}"
         fd = os.open(hidden, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
         try:
@@ -147,7 +150,8 @@ class TrainingSlots:
     def _live_tickets(self) -> list[Path]:
         """Tickets whose holder is alive, first in line first. Dead ones are removed
         when this user may (their own, or any for the folder's owner)."""
-        live: list[tuple[int, str, Path]] = []
+        live: list[tuple[str, Path]] = []
+        fresh = time.time_ns() - int(STALE_SECONDS * 1e9)
         try:
             entries = list(os.scandir(self.queue_dir))
         except OSError:
@@ -162,12 +166,12 @@ class TrainingSlots:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                if stat.S_ISREG(info.st_mode):
-                    live.append((info.st_ctime_ns, entry.name, path))
+                if stat.S_ISREG(info.st_mode) and info.st_mtime_ns >= fresh:
+                    live.append((entry.name, path))
             elif held is False:
                 with contextlib.suppress(OSError):
                     path.unlink()
-        return [path for _, _, path in sorted(live)]
+        return [path for _, path in sorted(live)]
 
 
 class Ticket:
@@ -178,6 +182,8 @@ class Ticket:
 
     def position(self) -> int:
         """1 = next in line."""
+        if self.fd is not None:
+            os.utime(self.fd)  # still here: a ticket left untouched is passed over
         live = self.slots._live_tickets()
         return live.index(self.path) + 1 if self.path in live else len(live) + 1
 
