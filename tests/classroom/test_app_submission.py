@@ -69,3 +69,16 @@ async def test_broken_site_config_is_a_notice_not_a_crash(
         await pilot.pause()
         messages = [n.message for n in app._notifications]
     assert any("site.toml:1: 'class_dir' must be" in m for m in messages)
+
+
+def test_unreadable_progress_sends_nothing_and_does_not_raise(
+    class_dir: Path, tmp_path: Path, course_root: Path
+) -> None:
+    from tui_course.classroom.link import ClassLink
+    from tui_course.content.course import load_course
+    from tui_course.progress.store import ProgressStore
+
+    store = ProgressStore(tmp_path / "data")
+    store.close()  # any read now fails
+    link = ClassLink(class_dir, tmp_path / "data")
+    assert link.payload(load_course(course_root), store, "checkpoint") is None

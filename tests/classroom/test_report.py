@@ -96,6 +96,8 @@ def test_hostile_files_are_listed_never_crash(class_dir: Path) -> None:
     drop(dropbox, "garbage.json", b"\x00\xff not json")
     drop(dropbox, "nested.json", b"[" * 200_000)
     drop(dropbox, "esc\x1b[2J.json", b"{}")
+    (dropbox / "line\nbreak.json").write_bytes(b"{}")
+    os.close(os.open(dropbox.as_posix().encode() + b"/bad-\xff.json", os.O_CREAT | os.O_WRONLY))
     os.mkfifo(dropbox / "fifo")
     (dropbox / "folder").mkdir()
     os.symlink("/etc/shadow", dropbox / "link.json")
@@ -105,6 +107,8 @@ def test_hostile_files_are_listed_never_crash(class_dir: Path) -> None:
     assert reasons["garbage.json"] == "not JSON"
     assert reasons["nested.json"] == "not JSON"
     assert reasons["esc[2J.json"] == "not an attn-tui submission"  # the name lost its ESC
+    assert reasons["line?break.json"] == "not an attn-tui submission"
+    assert reasons["bad-\ufffd.json"] == "not JSON"
     assert reasons["fifo"] == "not a regular file"
     assert reasons["folder"] == "not a regular file" or "cannot read" in reasons["folder"]
     assert reasons["link.json"].startswith("cannot read")

@@ -41,8 +41,13 @@ class ClassLink:
             return None, None
         return cls(site.class_dir, data_dir), None
 
-    def payload(self, course: Course, store: ProgressStore, quiz_id: str) -> dict[str, Any]:
-        return build_submission(progress_report(course, store), [quiz_id])
+    def payload(self, course: Course, store: ProgressStore, quiz_id: str) -> dict[str, Any] | None:
+        """None when the progress cannot be read now: the next finish or `attn-tui submit`
+        sends it, since everything stays in the store. A submission never stops the app."""
+        try:
+            return build_submission(progress_report(course, store), [quiz_id])
+        except Exception:
+            return None
 
     def send(self, payload: dict[str, Any] | None) -> SubmitOutcome:
         return submit(payload, self.class_dir, self.data_dir)

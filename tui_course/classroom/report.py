@@ -77,6 +77,14 @@ class ClassReport:
         return deadline is not None and held is not None and held[1] > deadline
 
 
+def shown_name(name: str) -> str:
+    """A file name as one printable line: undecodable bytes, control characters and
+    newlines cannot reach the teacher's terminal."""
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    text = strip_control(text).replace("\n", "?").replace("\t", " ")
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
 def _time(stamp: str) -> dt.datetime:
     when = dt.datetime.fromisoformat(stamp)
     return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
@@ -125,7 +133,7 @@ def build_report(
     report = ClassReport(list(quiz_ids), dict(quiz_titles or {}), deadlines=dict(deadlines or {}))
     with os.scandir(dropbox) as entries:
         for count, entry in enumerate(entries):
-            name = strip_control(entry.name)
+            name = shown_name(entry.name)
             if count >= MAX_FILES:
                 report.rejected.append(
                     Rejected("...", f"more than {MAX_FILES} files; rest skipped")

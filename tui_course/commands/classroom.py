@@ -91,6 +91,11 @@ def run_report(args: argparse.Namespace) -> int:
             {quiz.id: quiz.title for quiz in course.quizzes},
             dict(settings.deadlines),
         )
+    except PermissionError:
+        return fail(
+            f"class report: {directory / DROPBOX}: permission denied"
+            " (only members of the class folder's group may read it)"
+        )
     except OSError as error:
         return fail(f"class report: {directory / DROPBOX}: {error.strerror or error}")
     if args.format == "json":

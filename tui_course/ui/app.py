@@ -254,6 +254,8 @@ class CourseApp(App[None]):
         if link is None:
             return
         payload = None if quiz_id is None else link.payload(self.course, self.store, quiz_id)
+        if quiz_id is not None and payload is None:
+            return
 
         def send() -> None:
             outcome = link.send(payload)
