@@ -287,7 +287,7 @@ async def _panel_waits(tmp_path: Path) -> None:
         )
         await pilot.press("ctrl+x")
         await pilot.pause(0.3)
-        assert "Cancelled" in str(status.render())
+        assert str(status.render()) == "Cancelled. You left the line for a training slot."
         assert slots.state().waiting == 0
     assert held is not None
     held.release()
