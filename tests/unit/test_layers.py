@@ -18,6 +18,13 @@ PURE = [
     "tui_course.progress.recorder",
     "tui_course.validate",
     "tui_course.answers",
+    "tui_course.classroom.config",
+    "tui_course.classroom.folder",
+    "tui_course.classroom.submission",
+    "tui_course.classroom.report",
+    "tui_course.classroom.slots",
+    "tui_course.classroom.link",
+    "tui_course.classroom.doctor",
 ]
 
 

@@ -2,25 +2,22 @@
 
 The app builds the payload on its own thread (the store is not shared across
 threads) and sends it from a worker thread, so a slow or absent network folder
-never freezes the screen.
+never freezes the screen. The submission code is imported on first use: a start
+without a class folder pays only for reading the site config.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_course.classroom.config import ConfigError, load_site_config
-from tui_course.classroom.submission import (
-    SubmitOutcome,
-    build_submission,
-    pending_files,
-    submit,
-)
-from tui_course.content.models import Course
-from tui_course.progress.report import progress_report
-from tui_course.progress.store import ProgressStore
+
+if TYPE_CHECKING:
+    from tui_course.classroom.submission import SubmitOutcome
+    from tui_course.content.models import Course
+    from tui_course.progress.store import ProgressStore
 
 PENDING_LABEL = "(!) submission pending"
 
@@ -44,13 +41,20 @@ class ClassLink:
     def payload(self, course: Course, store: ProgressStore, quiz_id: str) -> dict[str, Any] | None:
         """None when the progress cannot be read now: the next finish or `attn-tui submit`
         sends it, since everything stays in the store. A submission never stops the app."""
+        from tui_course.classroom.submission import build_submission
+        from tui_course.progress.report import progress_report
+
         try:
             return build_submission(progress_report(course, store), [quiz_id])
         except Exception:
             return None
 
     def send(self, payload: dict[str, Any] | None) -> SubmitOutcome:
+        from tui_course.classroom.submission import submit
+
         return submit(payload, self.class_dir, self.data_dir)
 
     def pending(self) -> int:
+        from tui_course.classroom.submission import pending_files
+
         return len(pending_files(self.data_dir))
