@@ -96,3 +96,19 @@ def test_symlinked_dropbox_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ClassFolderError, match="is a symbolic link"):
         init_class(tmp_path / "c", own_group(), 1, "c")
     assert any(p.problem == "is not a folder" for p in check_folder(tmp_path / "c"))
+
+
+def test_class_init_command_prints_the_site_config_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui_course.cli import main
+
+    target = tmp_path / "lab class"
+    assert (
+        main(["class", "init", str(target), "--group", own_group(), "--training-slots", "3"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith(f'class_dir = "{target}"')
+    assert load_class_config(target).training_slots == 3
+    assert main(["class", "init", str(target), "--group", "no-such-group-x"]) == 2
+    assert capsys.readouterr().err.startswith("attn-tui: class init: --group: no group named")

@@ -148,3 +148,11 @@ def test_report_command_formats(
     assert main(["class", "report", str(class_dir)]) == 1
     err = capsys.readouterr().err
     assert err.strip().endswith(f"fix: chmod 3773 {class_dir / 'dropbox'}")
+
+
+def test_report_without_dir_uses_the_site_config(
+    class_dir: Path, site_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drop(class_dir / "dropbox", "a.json", payload(login_name(), "2026-11-30T08:00:00Z"))
+    assert main(["class", "report", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith(f"{login_name()},")
