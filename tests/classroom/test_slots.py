@@ -247,9 +247,7 @@ def test_slot_count_comes_from_the_class_then_the_site(
 def test_waiting_event_text_and_wire_form() -> None:
     event = Waiting(position=3, slots=2)
     assert decode(encode(event)) == event
-    assert waiting_text(event) == (
-        "waiting for a training slot: 3rd in line (the server trains 2 runs at a time)"
-    )
+    assert waiting_text(event) == ("waiting for a training slot: 3rd in line (2 runs at a time)")
     words = [waiting_text(Waiting(n, 1)).split(": ")[1].split()[0] for n in (1, 2, 11, 12, 22)]
     assert words == ["1st", "2nd", "11th", "12th", "22nd"]
 
@@ -282,8 +280,7 @@ async def _panel_waits(tmp_path: Path) -> None:
                 break
             await pilot.pause(0.05)
         assert str(status.render()) == (
-            "Waiting for a training slot: 1st in line (the server trains 1 run at a time)."
-            " ctrl+x cancels."
+            "Waiting for a training slot: 1st in line (1 run at a time). ctrl+x cancels."
         )
         await pilot.press("ctrl+x")
         await pilot.pause(0.3)

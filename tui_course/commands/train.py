@@ -74,7 +74,7 @@ def _print_plain_training(event: Event) -> None:
     from tui_course.training.protocol import Done, EpochEnd, Error, Started, Waiting, waiting_text
 
     if isinstance(event, Waiting):
-        print(f"{waiting_text(event)}; ctrl+c leaves the line", flush=True)
+        print(f"{waiting_text(event)}, ctrl+c to leave", flush=True)
     elif isinstance(event, Started):
         print(
             f"training {event.model}{'' if event.position else ' without positions'}: "

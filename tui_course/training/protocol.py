@@ -35,10 +35,7 @@ def ordinal(number: int) -> str:
 
 def waiting_text(event: Waiting) -> str:
     runs = "1 run" if event.slots == 1 else f"{event.slots} runs"
-    return (
-        f"waiting for a training slot: {ordinal(event.position)} in line"
-        f" (the server trains {runs} at a time)"
-    )
+    return f"waiting for a training slot: {ordinal(event.position)} in line ({runs} at a time)"
 
 
 @dataclass(frozen=True)
