@@ -167,9 +167,17 @@ def class_checks(site: SiteConfig, data_dir: Path) -> Iterator[Check]:
     for problem in problems:
         yield Check("class folder", WARN, f"{problem.path}: {problem.problem}", problem.fix)
     if not problems:
-        refusal = dropbox_refusal(site.class_dir / DROPBOX)
+        dropbox = site.class_dir / DROPBOX
+        refusal = dropbox_refusal(dropbox)
         if refusal:
             yield Check("class folder", WARN, refusal)
+        elif not os.access(dropbox, os.W_OK | os.X_OK):
+            yield Check(
+                "class folder",
+                WARN,
+                f"{dropbox}: this account cannot put files in it",
+                f"ls -ld {shlex.quote(str(dropbox))}  (an ACL or mount option is in the way)",
+            )
         else:
             try:
                 settings = load_class_config(site.class_dir)

@@ -22,10 +22,13 @@ def run(args: argparse.Namespace) -> int:
     from tui_course.terminal import locale_is_utf8
     from tui_course.training.runner import train_extra_installed
 
-    try:
-        size: os.terminal_size | None = os.get_terminal_size(sys.stdout.fileno())
-    except OSError:
-        size = None
+    size: os.terminal_size | None = None
+    for stream in (sys.stdout, sys.stderr, sys.stdin):  # `attn-tui doctor | less` still knows
+        try:
+            size = os.get_terminal_size(stream.fileno())
+            break
+        except (OSError, ValueError):
+            continue
     checks = run_checks(os.environ, size, locale_is_utf8(), data_dir(args), train_extra_installed)
     print(format_checks(checks))
     return 1 if any(check.status == BLOCKER for check in checks) else 0
