@@ -252,7 +252,12 @@ def test_waiting_event_text_and_wire_form() -> None:
     assert words == ["1st", "2nd", "11th", "12th", "22nd"]
 
 
-def test_waiting_shows_in_the_training_panel(tmp_path: Path) -> None:
+def test_waiting_shows_in_the_training_panel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui_course.training.runner as runner
+
+    monkeypatch.setattr(runner, "train_extra_installed", lambda: True)  # the fake child needs none
     asyncio.run(_panel_waits(tmp_path))
 
 
