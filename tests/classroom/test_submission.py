@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO
 from tui_course.classroom.submission import (
     SubmissionError,
     build_submission,
@@ -173,3 +174,26 @@ def test_tampered_payloads_are_rejected(change: object, reason: str) -> None:
 def test_garbage_is_rejected(data: bytes) -> None:
     with pytest.raises(SubmissionError):
         parse_submission(data)
+
+
+def test_submit_command(
+    class_dir: Path,
+    site_config: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tui_course.cli import main
+
+    data = str(tmp_path / "data")
+    assert main(["submit", "--data-dir", data]) == 0
+    count = len(load_course(REPO).quizzes)
+    assert capsys.readouterr().out == f"submitted {count} quiz summaries to {class_dir}\n"
+    (class_dir / "dropbox").chmod(0o3770)  # the teacher got the mode wrong
+    assert main(["submit", "--data-dir", data]) == 1
+    err = capsys.readouterr().err
+    assert "students cannot put files in it; tell your teacher" in err
+    assert err.rstrip().endswith("1 submission(s) kept and sent again next time")
+    monkeypatch.setenv("ATTN_TUI_CONFIG", os.devnull)
+    assert main(["submit", "--data-dir", data]) == 1
+    assert "no class folder is set up" in capsys.readouterr().err
