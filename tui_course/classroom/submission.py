@@ -49,7 +49,7 @@ def login_name() -> str:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
 def _last_attempts(report: Mapping[str, Any]) -> dict[str, str]:
