@@ -139,3 +139,15 @@ def test_doctor_command_exit_status(
     monkeypatch.setenv("ATTN_TUI_CONFIG", os.devnull)
     monkeypatch.setenv("TERM", "dumb")
     assert main(["doctor", "--data-dir", str(tmp_path / "data")]) == 1
+
+
+def test_site_config_writable_by_others_is_flagged(tmp_path: Path) -> None:
+    from tui_course.classroom.doctor import site_check
+
+    path = tmp_path / "site.toml"
+    path.write_text('class_dir = "/srv/c"\n')
+    path.chmod(0o666)
+    check = site_check(load_site_config(path))
+    assert (check.status, check.fix) == (WARN, f"chmod 644 {path}")
+    path.chmod(0o644)
+    assert site_check(load_site_config(path)).status == OK

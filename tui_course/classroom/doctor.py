@@ -224,7 +224,44 @@ def slot_check(site: SiteConfig) -> Check:
             f"attn-tui class init {shlex.quote(str(slots.slots_dir.parent))} --group GROUP"
             f" --training-slots {state.slots}",
         )
+    if slots.create:  # the system folder: whoever made it could remove it
+        try:
+            info = slots.slots_dir.stat()
+        except OSError:
+            info = None
+        if info is not None:
+            foreign = info.st_uid not in (0, os.geteuid())
+            unguarded = bool(info.st_mode & 0o002) and not info.st_mode & stat.S_ISVTX
+            if foreign or unguarded:
+                why = "belongs to another user" if foreign else "lets anyone delete its locks"
+                return Check(
+                    "training slots",
+                    WARN,
+                    f"{found}; the lock folder {why}",
+                    f"set slots_dir in {site_config_path()} to a folder root made with mode 1777",
+                )
     return Check("training slots", OK, found)
+
+
+def _writable_by_others(path: Path) -> bool:
+    try:
+        return bool(path.stat().st_mode & 0o022)
+    except OSError:
+        return False
+
+
+def site_check(site: SiteConfig) -> Check:
+    """The site config steers every student's app: only its admin may change it."""
+    if site.path is None:
+        return Check("site config", OK, f"none at {site_config_path()}")
+    if site.path != Path(os.devnull) and _writable_by_others(site.path):
+        return Check(
+            "site config",
+            WARN,
+            f"{site.path} may be changed by other users (it names the class folder)",
+            f"chmod 644 {shlex.quote(str(site.path))}",
+        )
+    return Check("site config", OK, str(site.path))
 
 
 def run_checks(
@@ -242,8 +279,7 @@ def run_checks(
     except ConfigError as error:
         checks.append(Check("site config", BLOCKER, str(error), "fix that line (an admin's job)"))
         return checks
-    where = str(site.path) if site.path else f"none at {site_config_path()}"
-    checks.append(Check("site config", OK, where))
+    checks.append(site_check(site))
     checks += class_checks(site, data_dir)
     checks.append(slot_check(site))
     return checks
