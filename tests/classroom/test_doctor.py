@@ -151,3 +151,17 @@ def test_site_config_writable_by_others_is_flagged(tmp_path: Path) -> None:
     assert (check.status, check.fix) == (WARN, f"chmod 644 {path}")
     path.chmod(0o644)
     assert site_check(load_site_config(path)).status == OK
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the folder to another user")
+def test_system_slot_folder_of_another_user_is_flagged(tmp_path: Path) -> None:
+    folder = tmp_path / "slots"
+    site = tmp_path / "site.toml"
+    site.write_text(f'slots_dir = "{folder}"\n')
+    config = load_site_config(site)
+    training_slots(config)  # made on first use, mode 1777
+    assert slot_check(config).status == OK
+    os.chown(folder, 65534, -1)  # made by a student (nobody here)
+    check = slot_check(config)
+    assert check.status == WARN and "belongs to another user" in check.found
+    assert check.fix.startswith("set slots_dir in")
