@@ -84,15 +84,16 @@ class TrainingRun:
     def for_options(cls, options: TrainOptions, data_dir: Path) -> TrainingRun:
         """A run that takes one of the server's training slots (see classroom.slots)."""
         from tui_course.classroom.config import ConfigError
-        from tui_course.classroom.slots import training_slots
 
         log = log_path_for(data_dir)
         command = child_command(options, log)
         try:
+            from tui_course.classroom.slots import training_slots  # needs fcntl (POSIX)
+
             return cls(command, log, slots=training_slots())
         except ConfigError as error:
             return cls(command, log, slot_problem=f"{error} (tell your teacher)")
-        except OSError:  # no folder for the locks: train unthrottled rather than never
+        except (OSError, ImportError):  # no lock folder (or no flock): unthrottled, not never
             return cls(command, log)
 
     async def _wait_for_slot(self) -> AsyncGenerator[Waiting, None]:
