@@ -24,7 +24,7 @@ from tui_course.classroom.config import load_site_config
 from tui_course.classroom.folder import init_class
 from tui_course.classroom.slots import STALE_SECONDS, TrainingSlots, training_slots
 from tui_course.training.protocol import Error, Started, Waiting, decode, encode, waiting_text
-from tui_course.training.runner import TrainingRun
+from tui_course.training.runner import LEAVE_GRACE, TrainingRun
 
 DRIVER = FIXTURES / "slot_driver.py"
 FAKE = FIXTURES / "fake_child.py"
@@ -200,6 +200,42 @@ async def test_cancel_while_waiting_leaves_the_line(one_slot_class: Path, tmp_pa
     assert list((one_slot_class / "queue").iterdir()) == []
     held.release()
     assert slots.state().in_use == 0
+
+
+async def test_a_slow_class_folder_never_blocks_the_loop(tmp_path: Path) -> None:
+    """An NFS class folder that hangs for a second: the screen keeps drawing meanwhile."""
+
+    def slow_lookup() -> None:
+        time.sleep(1.0)
+
+    log = tmp_path / "run.log"
+    command = [sys.executable, str(FAKE), "ok", "--log", str(log)]
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.05)
+
+    ticker = asyncio.create_task(tick())
+    events = [event async for event in TrainingRun(command, log, find_slots=slow_lookup).events()]
+    ticker.cancel()
+    assert ticks >= 15  # the loop ran all along the one-second lookup
+    assert type(events[0]).__name__ == "Started" and type(events[-1]).__name__ == "Done"
+
+    def hung_lookup() -> None:
+        time.sleep(4.0)
+
+    run = TrainingRun(command, log, find_slots=hung_lookup)
+    events_of_cancelled = run.events()
+    waiting = asyncio.create_task(anext(events_of_cancelled, None))
+    await asyncio.sleep(0.1)
+    start = time.perf_counter()
+    await run.cancel()
+    assert await waiting is None  # the run ends without starting a child...
+    assert time.perf_counter() - start < LEAVE_GRACE + 0.5  # ...not when the lookup returns
+    assert run.process is None
 
 
 async def test_run_takes_and_gives_back_its_slot(one_slot_class: Path, tmp_path: Path) -> None:

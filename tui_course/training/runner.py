@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+import threading
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from tui_course.classroom.slots import Slot, TrainingSlots
 
 SLOT_POLL = 0.25  # seconds between looks at the line while waiting for a slot
+LEAVE_GRACE = 1.0  # seconds a cancelled run waits for its ticket to be handed back
 TERMINATE_GRACE = 1.0  # seconds between SIGTERM and SIGKILL: cancel completes well within 2 s
 STREAM_LIMIT = 4 * 1024 * 1024  # attention samples make long lines
 
@@ -61,6 +63,19 @@ def read_tail(log: Path, lines: int = 12) -> list[str]:
     return [strip_control(line) for line in text.splitlines() if line.strip()][-lines:]
 
 
+def site_slots() -> TrainingSlots | None:
+    """This server's training slots; None where there is no lock folder or no flock (the
+    run goes unthrottled rather than never). Raises ConfigError for a broken site config."""
+    try:
+        from tui_course.classroom.slots import training_slots  # needs fcntl (POSIX)
+    except ImportError:
+        return None
+    try:
+        return training_slots()
+    except OSError:
+        return None
+
+
 class TrainingRun:
     """One child process. Iterate `events()`; call `cancel()` from anywhere to stop it."""
 
@@ -69,61 +84,97 @@ class TrainingRun:
         command: Sequence[str],
         log: Path,
         slots: TrainingSlots | None = None,
-        slot_problem: str | None = None,
+        find_slots: Callable[[], TrainingSlots | None] | None = None,
     ) -> None:
         self.command = list(command)
         self.log = log
         self.slots = slots
-        self.slot_problem = slot_problem  # a broken site config: the run cannot be fairly queued
+        self.find_slots = find_slots  # looked up off the event loop: the class folder may be NFS
         self.slot: Slot | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.cancelled = False
-        self._cancel = asyncio.Event()
+        self._stop_waiting = threading.Event()
+        self._handover = threading.Lock()
+        self._handed: Slot | None = None  # a slot the line thread took, not yet claimed
+        self._posted: asyncio.Queue[Waiting | Error | None] | None = None
 
     @classmethod
     def for_options(cls, options: TrainOptions, data_dir: Path) -> TrainingRun:
         """A run that takes one of the server's training slots (see classroom.slots)."""
+        log = log_path_for(data_dir)
+        return cls(child_command(options, log), log, find_slots=site_slots)
+
+    def _wait_in_line(self, post: Callable[[Waiting | Error | None], None]) -> None:
+        """In a thread, so a slow network class folder never stalls the screen: post
+        Waiting while every slot is taken, then None (a slot is handed over, or the run
+        goes on without one); an Error for a broken site config."""
         from tui_course.classroom.config import ConfigError
 
-        log = log_path_for(data_dir)
-        command = child_command(options, log)
         try:
-            from tui_course.classroom.slots import training_slots  # needs fcntl (POSIX)
-
-            return cls(command, log, slots=training_slots())
-        except ConfigError as error:
-            return cls(command, log, slot_problem=f"{error} (tell your teacher)")
-        except (OSError, ImportError):  # no lock folder (or no flock): unthrottled, not never
-            return cls(command, log)
-
-    async def _wait_for_slot(self) -> AsyncGenerator[Waiting, None]:
-        """Take a slot, reporting the place in line while all are taken. Ends without a
-        slot when cancelled; a lock folder that fails mid-way lets the run go unthrottled."""
-        slots = self.slots
-        if slots is None:
-            return
-        try:
-            if not slots.usable():
+            slots = self.slots
+            if slots is None and self.find_slots is not None:
+                slots = self.find_slots()
+            if slots is None or not slots.usable():
                 return
             ticket = slots.join()
+        except ConfigError as error:
+            post(Error(message=f"{error} (tell your teacher)"))
+            return
         except OSError:
             return
         try:
             shown = None
-            while not self.cancelled:
-                self.slot = ticket.try_take()
-                if self.slot is not None:
+            while not self._stop_waiting.is_set():
+                slot = ticket.try_take()
+                if slot is not None:
+                    with self._handover:
+                        if self._stop_waiting.is_set():
+                            slot.release()
+                        else:
+                            self._handed = slot
                     return
                 position = ticket.position()
                 if position != shown:
                     shown = position
-                    yield Waiting(position=position, slots=slots.count)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._cancel.wait(), SLOT_POLL)
+                    post(Waiting(position=position, slots=slots.count))
+                self._stop_waiting.wait(SLOT_POLL)
         except OSError:
-            return
+            return  # the lock folder failed mid-way: go on without a slot
         finally:
             ticket.leave()
+
+    async def _wait_for_slot(self) -> AsyncGenerator[Waiting | Error, None]:
+        """Take a slot, reporting the place in line. Ends without a slot when cancelled."""
+        loop = asyncio.get_running_loop()
+        posted: asyncio.Queue[Waiting | Error | None] = asyncio.Queue()
+        self._posted = posted
+
+        def post(item: Waiting | Error | None) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is listening
+                loop.call_soon_threadsafe(posted.put_nowait, item)
+
+        def run() -> None:
+            try:
+                self._wait_in_line(post)
+            finally:
+                post(None)
+
+        thread = threading.Thread(target=run, name="training-slot", daemon=True)
+        thread.start()
+        try:
+            while (item := await posted.get()) is not None:
+                yield item
+            with self._handover:
+                self.slot, self._handed = self._handed, None
+        finally:
+            with self._handover:
+                self._stop_waiting.set()
+                left, self._handed = self._handed, None
+            if left is not None:  # taken by the thread but never claimed (closed or cancelled)
+                left.release()
+            # Give the thread a moment to hand its ticket back, so a cancel leaves the line
+            # before the caller looks; a hung network folder only costs this bound.
+            await asyncio.to_thread(thread.join, LEAVE_GRACE)
 
     def release_slot(self) -> None:
         if self.slot is not None:
@@ -133,13 +184,13 @@ class TrainingRun:
     async def events(self) -> AsyncIterator[Event]:
         """Events until the child ends. A child that dies without saying why yields an
         Error carrying the last lines of its log; a line that is not an event is skipped."""
-        if self.slot_problem is not None:
-            yield Error(message=self.slot_problem)
-            return
         try:
-            async with contextlib.aclosing(self._wait_for_slot()) as line:
-                async for waiting in line:
-                    yield waiting
+            if self.slots is not None or self.find_slots is not None:
+                async with contextlib.aclosing(self._wait_for_slot()) as line:
+                    async for waiting in line:
+                        yield waiting
+                        if isinstance(waiting, Error):
+                            return
             if self.cancelled:
                 return
             async with contextlib.aclosing(self._run_child()) as child:
@@ -179,7 +230,9 @@ class TrainingRun:
 
     async def cancel(self) -> None:
         self.cancelled = True
-        self._cancel.set()
+        self._stop_waiting.set()  # the line thread leaves at its next look (or at once)
+        if self._posted is not None:
+            self._posted.put_nowait(None)  # and the run stops listening now, not then
         await self.stop()
 
     async def stop(self) -> None:
