@@ -26,6 +26,12 @@ def utf8_locale(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LC_CTYPE", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def no_site_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lab server's /etc/attn-tui/config.toml must not reach the tests: an empty one does."""
+    monkeypatch.setenv("ATTN_TUI_CONFIG", os.devnull)
+
+
 @pytest.fixture
 def course_root() -> Path:
     """The shipped course, as the repo holds it."""

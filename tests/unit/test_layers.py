@@ -24,6 +24,13 @@ PURE = [
     "tui_course.crash",
     "tui_course.specs",
     "tui_course.training.findings",
+    "tui_course.classroom.config",
+    "tui_course.classroom.folder",
+    "tui_course.classroom.submission",
+    "tui_course.classroom.report",
+    "tui_course.classroom.slots",
+    "tui_course.classroom.link",
+    "tui_course.classroom.doctor",
 ]
 
 

@@ -18,4 +18,7 @@ COMMANDS = (
     "reset",
     "list",
     "review",
+    "classroom",
+    "submit",
+    "doctor",
 )

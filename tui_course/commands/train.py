@@ -77,9 +77,19 @@ def _print_json(event: Event) -> None:
 
 def _print_plain_training(event: Event) -> None:
     """One line per epoch: fit for logs and pipes (no carriage returns)."""
-    from tui_course.training.protocol import AttentionSummary, Done, EpochEnd, Error, Started
+    from tui_course.training.protocol import (
+        AttentionSummary,
+        Done,
+        EpochEnd,
+        Error,
+        Started,
+        Waiting,
+        waiting_text,
+    )
 
-    if isinstance(event, AttentionSummary):
+    if isinstance(event, Waiting):
+        print(f"{waiting_text(event)}, ctrl+c to leave", flush=True)
+    elif isinstance(event, AttentionSummary):
         print(_findings_text(event), flush=True)
     elif isinstance(event, Started):
         print(
@@ -147,9 +157,12 @@ class _RichTrainPrinter:
             EpochEnd,
             Error,
             Started,
+            Waiting,
         )
 
-        if isinstance(event, Started):
+        if isinstance(event, Waiting):
+            _print_plain_training(event)  # a new line each time the place in line changes
+        elif isinstance(event, Started):
             self.progress.start()
             _print_plain_training(event)
             self.epochs = self.progress.add_task("epochs", total=event.epochs, detail="")

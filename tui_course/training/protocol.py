@@ -18,6 +18,27 @@ class ProtocolError(ValueError):
 
 
 @dataclass(frozen=True)
+class Waiting:
+    """Every training slot of the server is taken; this run is `position` in line (1 = next)."""
+
+    kind: ClassVar[str] = "waiting"
+    position: int
+    slots: int
+
+
+def ordinal(number: int) -> str:
+    suffix = (
+        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    )
+    return f"{number}{suffix}"
+
+
+def waiting_text(event: Waiting) -> str:
+    runs = "1 run" if event.slots == 1 else f"{event.slots} runs"
+    return f"waiting for a training slot: {ordinal(event.position)} in line ({runs} at a time)"
+
+
+@dataclass(frozen=True)
 class Started:
     kind: ClassVar[str] = "started"
     model: str
@@ -100,10 +121,21 @@ class Error:
     log_tail: list[str] = field(default_factory=list)
 
 
-Event = Started | BatchProgress | EpochEnd | AttentionSample | AttentionSummary | Done | Error
+Event = (
+    Waiting | Started | BatchProgress | EpochEnd | AttentionSample | AttentionSummary | Done | Error
+)
 EVENT_TYPES: dict[str, type[Any]] = {
     cls.kind: cls
-    for cls in (Started, BatchProgress, EpochEnd, AttentionSample, AttentionSummary, Done, Error)
+    for cls in (
+        Waiting,
+        Started,
+        BatchProgress,
+        EpochEnd,
+        AttentionSample,
+        AttentionSummary,
+        Done,
+        Error,
+    )
 }
 
 

@@ -2,6 +2,10 @@
 
 Cancelling (or leaving the `async with`) terminates the child, waits briefly,
 then kills it, and always reaps it: no process is left behind.
+
+On a lab server a run first takes a training slot (tui_course.classroom.slots);
+while every slot is taken it reports Waiting events with its place in line, and
+a cancel while waiting just leaves the line.
 """
 
 from __future__ import annotations
@@ -10,16 +14,23 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
+import threading
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tui_course.content.text import strip_control
 from tui_course.paths import ensure_private_dir
 from tui_course.training.lifeline import PARENT_PID_ENV
 from tui_course.training.options import TrainOptions
-from tui_course.training.protocol import Done, Error, Event, ProtocolError, decode
+from tui_course.training.protocol import Done, Error, Event, ProtocolError, Waiting, decode
 
+if TYPE_CHECKING:
+    from tui_course.classroom.slots import Slot, TrainingSlots
+
+SLOT_POLL = 0.25  # seconds between looks at the line while waiting for a slot
+LEAVE_GRACE = 1.0  # seconds a cancelled run waits for its ticket to be handed back
 TERMINATE_GRACE = 1.0  # seconds between SIGTERM and SIGKILL: cancel completes well within 2 s
 STREAM_LIMIT = 4 * 1024 * 1024  # attention samples make long lines
 
@@ -54,23 +65,144 @@ def read_tail(log: Path, lines: int = 12) -> list[str]:
     return [strip_control(line) for line in text.splitlines() if line.strip()][-lines:]
 
 
+def site_slots() -> TrainingSlots | None:
+    """This server's training slots; None where there is no lock folder or no flock (the
+    run goes unthrottled rather than never). Raises ConfigError for a broken site config."""
+    try:
+        from tui_course.classroom.slots import training_slots  # needs fcntl (POSIX)
+    except ImportError:
+        return None
+    try:
+        return training_slots()
+    except OSError:
+        return None
+
+
 class TrainingRun:
     """One child process. Iterate `events()`; call `cancel()` from anywhere to stop it."""
 
-    def __init__(self, command: Sequence[str], log: Path) -> None:
+    def __init__(
+        self,
+        command: Sequence[str],
+        log: Path,
+        slots: TrainingSlots | None = None,
+        find_slots: Callable[[], TrainingSlots | None] | None = None,
+    ) -> None:
         self.command = list(command)
         self.log = log
+        self.slots = slots
+        self.find_slots = find_slots  # looked up off the event loop: the class folder may be NFS
+        self.slot: Slot | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.cancelled = False
+        self._stop_waiting = threading.Event()
+        self._handover = threading.Lock()
+        self._handed: Slot | None = None  # a slot the line thread took, not yet claimed
+        self._posted: asyncio.Queue[Waiting | Error | None] | None = None
 
     @classmethod
     def for_options(cls, options: TrainOptions, data_dir: Path) -> TrainingRun:
+        """A run that takes one of the server's training slots (see classroom.slots)."""
         log = log_path_for(data_dir)
-        return cls(child_command(options, log), log)
+        return cls(child_command(options, log), log, find_slots=site_slots)
+
+    def _wait_in_line(self, post: Callable[[Waiting | Error | None], None]) -> None:
+        """In a thread, so a slow network class folder never stalls the screen: post
+        Waiting while every slot is taken, then None (a slot is handed over, or the run
+        goes on without one); an Error for a broken site config."""
+        from tui_course.classroom.config import ConfigError
+
+        try:
+            slots = self.slots
+            if slots is None and self.find_slots is not None:
+                slots = self.find_slots()
+            if slots is None or not slots.usable():
+                return
+            ticket = slots.join()
+        except ConfigError as error:
+            post(Error(message=f"{error} (tell your teacher)"))
+            return
+        except OSError:
+            return
+        try:
+            shown = None
+            while not self._stop_waiting.is_set():
+                slot = ticket.try_take()
+                if slot is not None:
+                    with self._handover:
+                        if self._stop_waiting.is_set():
+                            slot.release()
+                        else:
+                            self._handed = slot
+                    return
+                position = ticket.position()
+                if position != shown:
+                    shown = position
+                    post(Waiting(position=position, slots=slots.count))
+                self._stop_waiting.wait(SLOT_POLL)
+        except OSError:
+            return  # the lock folder failed mid-way: go on without a slot
+        finally:
+            ticket.leave()
+
+    async def _wait_for_slot(self) -> AsyncGenerator[Waiting | Error, None]:
+        """Take a slot, reporting the place in line. Ends without a slot when cancelled."""
+        loop = asyncio.get_running_loop()
+        posted: asyncio.Queue[Waiting | Error | None] = asyncio.Queue()
+        self._posted = posted
+
+        def post(item: Waiting | Error | None) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is listening
+                loop.call_soon_threadsafe(posted.put_nowait, item)
+
+        def run() -> None:
+            try:
+                self._wait_in_line(post)
+            finally:
+                post(None)
+
+        thread = threading.Thread(target=run, name="training-slot", daemon=True)
+        thread.start()
+        try:
+            while (item := await posted.get()) is not None:
+                yield item
+            with self._handover:
+                self.slot, self._handed = self._handed, None
+        finally:
+            with self._handover:
+                self._stop_waiting.set()
+                left, self._handed = self._handed, None
+            if left is not None:  # taken by the thread but never claimed (closed or cancelled)
+                left.release()
+            # Give the thread a moment to hand its ticket back, so a cancel leaves the line
+            # before the caller looks; a hung network folder only costs this bound.
+            await asyncio.to_thread(thread.join, LEAVE_GRACE)
+
+    def release_slot(self) -> None:
+        if self.slot is not None:
+            self.slot.release()
+            self.slot = None
 
     async def events(self) -> AsyncIterator[Event]:
         """Events until the child ends. A child that dies without saying why yields an
         Error carrying the last lines of its log; a line that is not an event is skipped."""
+        try:
+            if self.slots is not None or self.find_slots is not None:
+                async with contextlib.aclosing(self._wait_for_slot()) as line:
+                    async for waiting in line:
+                        yield waiting
+                        if isinstance(waiting, Error):
+                            return
+            if self.cancelled:
+                return
+            async with contextlib.aclosing(self._run_child()) as child:
+                async for event in child:
+                    yield event
+        finally:
+            await self.stop()  # the child first, then its slot
+            self.release_slot()
+
+    async def _run_child(self) -> AsyncGenerator[Event, None]:
         self.process = await asyncio.create_subprocess_exec(
             *self.command,
             stdin=asyncio.subprocess.DEVNULL,
@@ -101,6 +233,9 @@ class TrainingRun:
 
     async def cancel(self) -> None:
         self.cancelled = True
+        self._stop_waiting.set()  # the line thread leaves at its next look (or at once)
+        if self._posted is not None:
+            self._posted.put_nowait(None)  # and the run stops listening now, not then
         await self.stop()
 
     async def stop(self) -> None:

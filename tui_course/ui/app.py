@@ -26,6 +26,8 @@ from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline, legend_lines
 
 if TYPE_CHECKING:
+    from tui_course.classroom.link import ClassLink
+    from tui_course.classroom.submission import SubmitOutcome
     from tui_course.content.session import QuizSession
     from tui_course.training.options import TrainOptions
     from tui_course.training.runner import TrainingRun
@@ -127,6 +129,7 @@ class CourseApp(App[None]):
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # tests fix the clock
         self.training_extra_installed: Callable[[], bool] = _train_extra_installed
         store.on_problem = self._store_problem
+        self.class_link: ClassLink | None = None
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -163,6 +166,7 @@ class CourseApp(App[None]):
                 timeout=15,
                 markup=False,
             )
+        self._join_class()
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
             return
@@ -355,9 +359,48 @@ class CourseApp(App[None]):
         self.store.mark_lesson_done(event.lesson_id)
         self.refresh_outline()
 
-    def on_quiz_view_finished(self) -> None:
+    def on_quiz_view_finished(self, event: Message) -> None:
         """QuizView.Finished: a run ended, so a score in the outline may have changed."""
         self.refresh_outline()
+        self._submit(event.quiz_id)  # type: ignore[attr-defined]
+
+    # the class drop-box (only when the site config names a class folder)
+
+    def _join_class(self) -> None:
+        from tui_course.classroom.link import ClassLink
+
+        self.class_link, problem = ClassLink.from_site(self.settings.data_dir)
+        if problem:
+            self.notify(problem, title="Class", severity="warning", timeout=15, markup=False)
+        if self.class_link is not None and self.class_link.pending():
+            from tui_course.classroom.link import PENDING_LABEL
+
+            self.query_one(Outline).show_notice(PENDING_LABEL)  # until the retry says otherwise
+            self._submit(None)
+
+    def _submit(self, quiz_id: str | None) -> None:
+        """Send in a thread; a failure only leaves "submission pending" under the outline."""
+        link = self.class_link
+        if link is None:
+            return
+        try:
+            payload = None if quiz_id is None else link.payload(self.course, self.store, quiz_id)
+        except StoreError as error:  # the summary is read from the store; it may be busy
+            self._store_problem(f"Your results were not sent. {error}")
+            return
+        if quiz_id is not None and payload is None:
+            return
+
+        def send() -> None:
+            outcome = link.send(payload)
+            self.call_from_thread(self._show_submission, outcome)
+
+        self.run_worker(send, thread=True, group="submit", exit_on_error=False)
+
+    def _show_submission(self, outcome: SubmitOutcome) -> None:
+        from tui_course.classroom.link import PENDING_LABEL
+
+        self.query_one(Outline).show_notice(PENDING_LABEL if outcome.pending else "")
 
     def on_quiz_view_saved(self) -> None:
         """QuizView.Saved: a question closed, so a mark or the review count may have changed."""

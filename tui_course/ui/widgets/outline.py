@@ -65,6 +65,9 @@ class Outline(OptionList):
         **kwargs: object,
     ):
         self.course_items = items
+        self.marks = marks
+        self.review_due = review_due
+        self.notice = ""  # one line under the items, e.g. "submission pending"
         super().__init__(*self._build_options(marks, review_due), **kwargs)  # type: ignore[arg-type]
 
     def _build_options(
@@ -80,11 +83,19 @@ class Outline(OptionList):
             Option(item_label(item, marks.get(item.id, "[ ]")), id=item.id)
             for item in self.course_items
         ]
+        if self.notice:
+            options.append(Option(Text(self.notice, no_wrap=True), disabled=True))
         options.append(None)  # a separator, then the legend (not selectable)
         options += [Option(Text(line, no_wrap=True), disabled=True) for line in OUTLINE_LEGEND]
         return options
 
+    def show_notice(self, text: str) -> None:
+        if text != self.notice:
+            self.notice = text
+            self.update_marks(self.marks, self.review_due)
+
     def update_marks(self, marks: Mapping[str, str], review_due: int | None = None) -> None:
+        self.marks, self.review_due = marks, review_due
         highlighted = self.highlighted_option.id if self.highlighted_option else None
         self.clear_options()
         self.add_options(self._build_options(marks, review_due))

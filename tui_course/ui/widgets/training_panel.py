@@ -29,6 +29,8 @@ from tui_course.training.protocol import (
     Error,
     Event,
     Started,
+    Waiting,
+    waiting_text,
 )
 from tui_course.training.runner import TrainingRun
 from tui_course.ui.widgets.heatmap_view import HeatmapView
@@ -194,8 +196,12 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         run = self.current
         if run is None:
             return
+        waiting = run.process is None  # still in line for a training slot
         await run.cancel()
-        self._status("Cancelled. The training process has been stopped.")
+        if waiting:
+            self._status("Cancelled. You left the line for a training slot.")
+        else:
+            self._status("Cancelled. The training process has been stopped.")
 
     async def stop(self) -> None:
         """Stop any running child (used when the app quits)."""
@@ -228,7 +234,12 @@ class TrainingPanel(VerticalScroll, can_focus=True):
     # events -> screen
 
     def apply(self, event: Event, options: TrainOptions) -> None:
-        if isinstance(event, Started):
+        if isinstance(event, Waiting):
+            self._status(f"{waiting_text(event).capitalize()}. ctrl+x cancels.")
+            self.query_one("#train-status").scroll_visible(
+                animate=False
+            )  # below the form at 24 rows
+        elif isinstance(event, Started):
             self.started = event
             self.query_one("#train-epoch-bar", ProgressBar).update(total=event.epochs, progress=0)
             self.query_one("#train-batch-bar", ProgressBar).update(total=event.batches, progress=0)

@@ -1,0 +1,87 @@
+"""In the app: finishing a quiz drops a submission; a failed one says "submission pending"."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.ui.conftest import build_app, running
+from tests.ui.test_quiz import quiz_text
+from tui_course.classroom.submission import pending_files
+from tui_course.ui.app import CourseApp
+from tui_course.ui.widgets.outline import Outline
+
+__all__ = ["build_app"]  # the UI tests' fixture, used here too
+
+
+async def finish_checkpoint(app: CourseApp) -> str:
+    """Answer the three questions by keys; return the outline's notice line."""
+    async with running(app) as pilot:
+        await pilot.press("enter")  # past the intro
+        await pilot.press("2", "enter", "enter", "1", "enter", "enter", "1", "2", "enter")
+        await pilot.press("enter")
+        assert "First-try score: 3 of 3." in await quiz_text(pilot)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        outline = app.query_one(Outline)
+        if not outline.notice:
+            return ""
+        shown_lines = [outline.get_option_at_index(i) for i in range(outline.option_count)]
+        (line,) = [o for o in shown_lines if str(o.prompt) == outline.notice]
+        assert line.disabled  # under the items, above the legend; it cannot be opened
+        return outline.notice
+
+
+async def test_finishing_a_quiz_submits_it(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path
+) -> None:
+    app = build_app("checkpoint")
+    label = await finish_checkpoint(app)
+    (path,) = (class_dir / "dropbox").iterdir()
+    payload = json.loads(path.read_text())
+    assert [quiz["id"] for quiz in payload["quizzes"]] == ["checkpoint"]
+    assert payload["quizzes"][0]["questions"] == 3
+    assert payload["quizzes"][0]["tries"] == 3
+    assert label == ""
+
+
+async def test_unreachable_dropbox_leaves_it_pending_then_retries(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path, tmp_path: Path
+) -> None:
+    (class_dir / "dropbox").rename(class_dir / "away")
+    app = build_app("checkpoint")
+    assert await finish_checkpoint(app) == "(!) submission pending"
+    assert len(pending_files(tmp_path / "data")) == 1
+    (class_dir / "away").rename(class_dir / "dropbox")
+    again = build_app()
+    async with running(again) as pilot:
+        await again.workers.wait_for_complete()
+        await pilot.pause()
+        assert again.query_one(Outline).notice == ""
+    assert pending_files(tmp_path / "data") == []
+    assert len(list((class_dir / "dropbox").iterdir())) == 1
+
+
+async def test_broken_site_config_is_a_notice_not_a_crash(
+    build_app: Callable[..., CourseApp], site_config: Path
+) -> None:
+    site_config.write_text("class_dir = 3\n", encoding="utf-8")
+    app = build_app()
+    async with running(app) as pilot:
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+    assert any("site.toml:1: 'class_dir' must be" in m for m in messages)
+
+
+def test_unreadable_progress_sends_nothing_and_does_not_raise(
+    class_dir: Path, tmp_path: Path, course_root: Path
+) -> None:
+    from tui_course.classroom.link import ClassLink
+    from tui_course.content.course import load_course
+    from tui_course.progress.store import ProgressStore
+
+    store = ProgressStore(tmp_path / "data")
+    store.close()  # any read now fails
+    link = ClassLink(class_dir, tmp_path / "data")
+    assert link.payload(load_course(course_root), store, "checkpoint") is None

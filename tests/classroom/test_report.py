@@ -1,0 +1,158 @@
+"""`class report`: latest submission per quiz wins; foreign, tampered and huge files are listed."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui_course.classroom.report import build_report, report_csv, report_json, report_table
+from tui_course.classroom.submission import FORMAT, encode_submission, login_name
+from tui_course.cli import main
+
+QUIZZES = ["checkpoint", "exercises"]
+
+
+def payload(user: str, when: str, **quizzes: tuple[int | None, int]) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "format_version": 1,
+        "user": user,
+        "app_version": "0.1.0",
+        "submitted_at": when,
+        "quizzes": [
+            {
+                "id": quiz_id,
+                "questions": 5,
+                "state": "finished",
+                "first_try": first,
+                "mastered": mastered,
+                "tries": 7,
+                "hints": 0,
+                "reveals": 0,
+                "seconds": 12.5,
+                "last_activity": when,
+            }
+            for quiz_id, (first, mastered) in quizzes.items()
+        ],
+        "lessons": [{"id": "why", "read": True, "last_activity": when}],
+    }
+
+
+def drop(dropbox: Path, name: str, data: bytes | dict[str, Any]) -> Path:
+    path = dropbox / name
+    path.write_bytes(data if isinstance(data, bytes) else encode_submission(data))
+    return path
+
+
+def test_latest_submission_per_quiz_wins(class_dir: Path) -> None:
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    drop(dropbox, "a.json", payload(me, "2026-11-30T08:00:00+00:00", checkpoint=(1, 2)))
+    drop(dropbox, "b.json", payload(me, "2026-11-30T09:00:00+00:00", checkpoint=(3, 5)))
+    drop(dropbox, "c.json", payload(me, "2026-11-30T08:30:00+00:00", exercises=(4, 4)))
+    report = build_report(dropbox, QUIZZES)
+    row = report.students[me]
+    assert row.quizzes["checkpoint"][0].first_try == 3
+    assert row.quizzes["checkpoint"][0].mastered == 5
+    assert row.quizzes["exercises"][0].first_try == 4
+    assert row.last_activity == "2026-11-30T09:00:00+00:00"
+    assert row.submissions == 3
+    rows = list(csv.reader(io.StringIO(report_csv(report))))
+    assert rows[0] == [
+        "username",
+        "checkpoint first_try",
+        "checkpoint mastered",
+        "exercises first_try",
+        "exercises mastered",
+        "lessons_read",
+        "last_activity",
+    ]
+    assert rows[1] == [me, "3", "5", "4", "4", "1", "2026-11-30T09:00:00+00:00"]
+
+
+def test_owner_must_be_the_named_user(class_dir: Path) -> None:
+    dropbox = class_dir / "dropbox"
+    drop(dropbox, "forged.json", payload("someone-else", "2026-11-30T08:00:00Z", checkpoint=(5, 5)))
+    report = build_report(dropbox, QUIZZES)
+    assert report.students == {}
+    assert [(r.name, r.reason) for r in report.impostors] == [
+        ("forged.json", f"names 'someone-else' but belongs to '{login_name()}'")
+    ]
+    assert "Files whose owner is not the student they name" in report_table(report)
+    assert report_json(report)["owner_mismatches"][0]["file"] == "forged.json"
+
+
+def test_hostile_files_are_listed_never_crash(class_dir: Path) -> None:
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    drop(dropbox, "good.json", payload(me, "2026-11-30T08:00:00Z", checkpoint=(2, 3)))
+    drop(dropbox, "huge.json", b" " * (600 * 1024))
+    drop(dropbox, "garbage.json", b"\x00\xff not json")
+    drop(dropbox, "nested.json", b"[" * 200_000)
+    drop(dropbox, "esc\x1b[2J.json", b"{}")
+    (dropbox / "line\nbreak.json").write_bytes(b"{}")
+    os.close(os.open(dropbox.as_posix().encode() + b"/bad-\xff.json", os.O_CREAT | os.O_WRONLY))
+    os.mkfifo(dropbox / "fifo")
+    (dropbox / "folder").mkdir()
+    os.symlink("/etc/shadow", dropbox / "link.json")
+    report = build_report(dropbox, QUIZZES)
+    reasons = {r.name: r.reason for r in report.rejected}
+    assert reasons["huge.json"] == "too large (614400 bytes)"
+    assert reasons["garbage.json"] == "not JSON"
+    assert reasons["nested.json"] == "not JSON"
+    assert reasons["esc[2J.json"] == "not an attn-tui submission"  # the name lost its ESC
+    assert reasons["line?break.json"] == "not an attn-tui submission"
+    assert reasons["bad-\ufffd.json"] == "not JSON"
+    assert reasons["fifo"] == "not a regular file"
+    assert reasons["folder"] == "not a regular file" or "cannot read" in reasons["folder"]
+    assert reasons["link.json"].startswith("cannot read")
+    assert report.students[me].quizzes["checkpoint"][0].first_try == 2
+    assert "\x1b" not in report_table(report)
+
+
+def test_deadlines_mark_late_submissions(class_dir: Path) -> None:
+    import datetime as dt
+
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    drop(
+        dropbox, "a.json", payload(me, "2026-12-02T08:00:00Z", checkpoint=(2, 3), exercises=(1, 1))
+    )
+    deadline = {"checkpoint": dt.datetime(2026, 12, 1, tzinfo=dt.UTC)}
+    report = build_report(dropbox, QUIZZES, deadlines=deadline)
+    row = report.students[me]
+    assert report.late(row, "checkpoint") and not report.late(row, "exercises")
+    assert "2/3 of 5*" in report_table(report)
+
+
+def test_report_command_formats(
+    class_dir: Path, capsys: pytest.CaptureFixture[str], course_root: Path
+) -> None:
+    me = login_name()
+    drop(class_dir / "dropbox", "a.json", payload(me, "2026-11-30T08:00:00Z", exercises=(4, 5)))
+    assert main(["class", "report", str(class_dir), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["students"][0]["user"] == me
+    assert data["students"][0]["quizzes"]["exercises"]["first_try"] == 4
+    assert main(["class", "report", str(class_dir)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Attention 101: 1 student(s)")
+    assert "4/5 of 5" in out  # shipped exercises quiz has 5 questions
+    (class_dir / "dropbox").chmod(0o2777)
+    assert main(["class", "report", str(class_dir)]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().endswith(f"fix: chmod 3773 {class_dir / 'dropbox'}")
+
+
+def test_report_without_dir_uses_the_site_config(
+    class_dir: Path, site_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drop(class_dir / "dropbox", "a.json", payload(login_name(), "2026-11-30T08:00:00Z"))
+    assert main(["class", "report", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith(f"{login_name()},")

@@ -1,0 +1,331 @@
+"""Training slots with N = 1: one run at a time, the line in order, a slot freed by kill -9."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.classroom.conftest import own_group
+from tests.conftest import FIXTURES, REPO
+from tui_course.classroom.config import load_site_config
+from tui_course.classroom.folder import init_class
+from tui_course.classroom.slots import STALE_SECONDS, TrainingSlots, training_slots
+from tui_course.training.protocol import Error, Started, Waiting, decode, encode, waiting_text
+from tui_course.training.runner import LEAVE_GRACE, TrainingRun
+
+DRIVER = FIXTURES / "slot_driver.py"
+FAKE = FIXTURES / "fake_child.py"
+
+
+class Student:
+    """A driver process whose JSON lines are collected by a thread as they come."""
+
+    def __init__(self, name: str, class_dir: Path, scenario: str, tmp: Path) -> None:
+        self.name = name
+        self.lines: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.seen: list[dict[str, Any]] = []
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                str(DRIVER),
+                str(class_dir / "slots"),
+                str(class_dir / "queue"),
+                "1",
+                scenario,
+                str(tmp / f"{name}.log"),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(json.loads(line))
+
+    def until(self, kind: str, timeout: float = 20.0, **fields: object) -> dict[str, Any]:
+        """Wait for an event of `kind` (with these field values); keep everything seen."""
+        for line in self.seen:
+            if line["event"] == kind and all(line.get(k) == v for k, v in fields.items()):
+                return line
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            self.seen.append(line)
+            if line["event"] == kind and all(line.get(k) == v for k, v in fields.items()):
+                return line
+        raise AssertionError(f"{self.name}: no {kind} {fields} within {timeout} s: {self.seen}")
+
+    def kinds(self) -> list[str]:
+        return [line["event"] for line in self.seen]
+
+
+@pytest.fixture
+def one_slot_class(tmp_path: Path) -> Path:
+    directory = tmp_path / "class"
+    init_class(directory, own_group(), 1, "Slots")
+    return directory
+
+
+@pytest.fixture
+def students() -> Iterator[list[Student]]:
+    made: list[Student] = []
+    yield made
+    for student in made:
+        if student.process.poll() is None:
+            student.process.kill()
+        student.process.wait()
+        for line in student.seen:
+            if line["event"] == "child":
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(line["pid"], signal.SIGKILL)  # an orphaned "hang" child
+
+
+def test_one_at_a_time_in_the_order_they_came(
+    one_slot_class: Path, tmp_path: Path, students: list[Student]
+) -> None:
+    ann = Student("ann", one_slot_class, "slow", tmp_path)
+    students.append(ann)
+    ann.until("started")
+    bob = Student("bob", one_slot_class, "slow", tmp_path)
+    students.append(bob)
+    bob.until("waiting", position=1)
+    cat = Student("cat", one_slot_class, "slow", tmp_path)
+    students.append(cat)
+    cat.until("waiting", position=2)
+    for student in (ann, bob, cat):
+        student.until("end", timeout=60)
+        assert student.process.wait(10) == 0
+    runs = [(s.until("started")["t"], s.until("done")["t"], s.name) for s in (ann, bob, cat)]
+    assert [name for _, _, name in sorted(runs)] == ["ann", "bob", "cat"]  # the queue order
+    for (_, done, _), (start, _, _) in zip(sorted(runs), sorted(runs)[1:], strict=False):
+        assert start > done  # never two runs at once
+    assert [line["position"] for line in cat.seen if line["event"] == "waiting"] == [2, 1]
+    assert "waiting" not in ann.kinds()
+    assert list((one_slot_class / "queue").iterdir()) == []  # every ticket was taken back
+
+
+def test_kill_9_frees_the_slot_at_once(
+    one_slot_class: Path, tmp_path: Path, students: list[Student]
+) -> None:
+    ann = Student("ann", one_slot_class, "hang", tmp_path)  # holds the slot for ever
+    students.append(ann)
+    ann.until("child")
+    bob = Student("bob", one_slot_class, "ok", tmp_path)
+    students.append(bob)
+    bob.until("waiting", position=1)
+    time.sleep(0.5)
+    assert "started" not in bob.kinds()
+    ann.process.kill()  # SIGKILL: no cleanup code runs in ann's process
+    killed = time.monotonic()
+    started = bob.until("started", timeout=10)
+    assert started["t"] - killed < 2.0  # one poll of the line, not a timeout
+    bob.until("done")
+
+
+def test_a_dead_waiter_leaves_the_line(
+    one_slot_class: Path, tmp_path: Path, students: list[Student]
+) -> None:
+    ann = Student("ann", one_slot_class, "hang", tmp_path)
+    students.append(ann)
+    ann.until("child")
+    bob = Student("bob", one_slot_class, "ok", tmp_path)
+    students.append(bob)
+    bob.until("waiting", position=1)
+    cat = Student("cat", one_slot_class, "ok", tmp_path)
+    students.append(cat)
+    cat.until("waiting", position=2)
+    bob.process.kill()
+    cat.until("waiting", position=1, timeout=5)  # bob's ticket no longer counts
+
+
+def test_a_stopped_waiter_is_passed_over(
+    one_slot_class: Path, tmp_path: Path, students: list[Student]
+) -> None:
+    ann = Student("ann", one_slot_class, "hang", tmp_path)
+    students.append(ann)
+    ann.until("child")
+    bob = Student("bob", one_slot_class, "ok", tmp_path)
+    students.append(bob)
+    bob.until("waiting", position=1)
+    cat = Student("cat", one_slot_class, "ok", tmp_path)
+    students.append(cat)
+    cat.until("waiting", position=2)
+    bob.process.send_signal(signal.SIGSTOP)  # ctrl+z while in line
+    try:
+        cat.until("waiting", position=1, timeout=STALE_SECONDS + 5)
+        ann.process.kill()
+        cat.until("started", timeout=10)
+    finally:
+        bob.process.send_signal(signal.SIGCONT)
+    cat.until("done")
+    bob.until("started", timeout=10)  # awake again, and the slot is free
+
+
+async def test_cancel_while_waiting_leaves_the_line(one_slot_class: Path, tmp_path: Path) -> None:
+    slots = TrainingSlots(one_slot_class / "slots", one_slot_class / "queue", 1)
+    held = slots.try_take()  # another student is training
+    assert held is not None
+    log = tmp_path / "run.log"
+    run = TrainingRun([sys.executable, str(FAKE), "ok", "--log", str(log)], log, slots=slots)
+    events = run.events()
+    first = await anext(events)
+    assert first == Waiting(position=1, slots=1)
+    assert slots.state().waiting == 1 and slots.state().in_use == 1
+    start = time.perf_counter()
+    await run.cancel()
+    rest = [event async for event in events]
+    assert rest == [] and run.process is None  # no child was ever started
+    assert time.perf_counter() - start < 1.0
+    assert slots.state().waiting == 0
+    assert list((one_slot_class / "queue").iterdir()) == []
+    held.release()
+    assert slots.state().in_use == 0
+
+
+async def test_a_slow_class_folder_never_blocks_the_loop(tmp_path: Path) -> None:
+    """An NFS class folder that hangs for a second: the screen keeps drawing meanwhile."""
+
+    def slow_lookup() -> None:
+        time.sleep(1.0)
+
+    log = tmp_path / "run.log"
+    command = [sys.executable, str(FAKE), "ok", "--log", str(log)]
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.05)
+
+    ticker = asyncio.create_task(tick())
+    events = [event async for event in TrainingRun(command, log, find_slots=slow_lookup).events()]
+    ticker.cancel()
+    assert ticks >= 15  # the loop ran all along the one-second lookup
+    assert type(events[0]).__name__ == "Started" and type(events[-1]).__name__ == "Done"
+
+    def hung_lookup() -> None:
+        time.sleep(4.0)
+
+    run = TrainingRun(command, log, find_slots=hung_lookup)
+    events_of_cancelled = run.events()
+    waiting = asyncio.create_task(anext(events_of_cancelled, None))
+    await asyncio.sleep(0.1)
+    start = time.perf_counter()
+    await run.cancel()
+    assert await waiting is None  # the run ends without starting a child...
+    assert time.perf_counter() - start < LEAVE_GRACE + 0.5  # ...not when the lookup returns
+    assert run.process is None
+
+
+async def test_run_takes_and_gives_back_its_slot(one_slot_class: Path, tmp_path: Path) -> None:
+    slots = TrainingSlots(one_slot_class / "slots", one_slot_class / "queue", 1)
+    log = tmp_path / "run.log"
+    run = TrainingRun([sys.executable, str(FAKE), "ok", "--log", str(log)], log, slots=slots)
+    in_use = []
+    async for event in run.events():
+        if isinstance(event, Started):
+            in_use.append(slots.state().in_use)
+    assert in_use == [1]
+    assert slots.state().in_use == 0
+
+
+async def test_broken_site_config_stops_the_run_with_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site.toml"
+    site.write_text("training_slots = -1\n", encoding="utf-8")
+    monkeypatch.setenv("ATTN_TUI_CONFIG", str(site))
+    from tui_course.training.options import TrainOptions
+
+    run = TrainingRun.for_options(TrainOptions(), tmp_path / "data")
+    events = [event async for event in run.events()]
+    assert len(events) == 1 and isinstance(events[0], Error)
+    assert events[0].message.startswith(f"{site}:1: 'training_slots' must be from 1 to 1024")
+
+
+def test_slot_count_comes_from_the_class_then_the_site(
+    one_slot_class: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site.toml"
+    site.write_text(f'class_dir = "{one_slot_class}"\ntraining_slots = 5\n', encoding="utf-8")
+    monkeypatch.setenv("ATTN_TUI_CONFIG", str(site))
+    slots = training_slots()
+    assert (slots.count, slots.slots_dir, slots.create) == (1, one_slot_class / "slots", False)
+    site.write_text(f'slots_dir = "{tmp_path / "sys"}"\ntraining_slots = 3\n', encoding="utf-8")
+    slots = training_slots(load_site_config())
+    assert (slots.count, slots.slots_dir, slots.create) == (3, tmp_path / "sys", True)
+    assert (tmp_path / "sys").stat().st_mode & 0o7777 == 0o1777
+    taken = [slots.try_take() for _ in range(4)]
+    assert [slot.number if slot else None for slot in taken] == [1, 2, 3, None]
+
+
+def test_waiting_event_text_and_wire_form() -> None:
+    event = Waiting(position=3, slots=2)
+    assert decode(encode(event)) == event
+    assert waiting_text(event) == ("waiting for a training slot: 3rd in line (2 runs at a time)")
+    words = [waiting_text(Waiting(n, 1)).split(": ")[1].split()[0] for n in (1, 2, 11, 12, 22)]
+    assert words == ["1st", "2nd", "11th", "12th", "22nd"]
+
+
+def test_waiting_shows_in_the_training_panel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui_course.training.runner as runner
+
+    monkeypatch.setattr(runner, "train_extra_installed", lambda: True)  # the fake child needs none
+    asyncio.run(_panel_waits(tmp_path))
+
+
+async def _panel_waits(tmp_path: Path) -> None:
+    from tui_course.ui.app import Settings, make_app
+
+    directory = tmp_path / "class"
+    init_class(directory, own_group(), 1, "Slots")
+    slots = TrainingSlots(directory / "slots", directory / "queue", 1)
+    held = slots.try_take()
+    app = make_app(Settings(REPO, tmp_path / "data", "training-lab"))
+    log = tmp_path / "run.log"
+    app.training_runs = lambda options: TrainingRun(
+        [sys.executable, str(FAKE), "ok", "--log", str(log)], log, slots=slots
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(100):
+            if app.current is not None:
+                break
+            await pilot.pause(0.02)
+        await pilot.press("ctrl+t")
+        status = app.query_one("#train-status")
+        for _ in range(100):
+            if "in line" in str(status.render()):
+                break
+            await pilot.pause(0.05)
+        assert str(status.render()) == (
+            "Waiting for a training slot: 1st in line (1 run at a time). ctrl+x cancels."
+        )
+        await pilot.press("ctrl+x")
+        await pilot.pause(0.3)
+        assert str(status.render()) == "Cancelled. You left the line for a training slot."
+        assert slots.state().waiting == 0
+    assert held is not None
+    held.release()

@@ -1,0 +1,232 @@
+"""The class folder: made by `attn-tui class init`, checked before anyone relies on it.
+
+CLASS/            0755  the teacher's; class.toml 0644
+  dropbox/        3773  group = the teachers' group, which lists and reads it.
+                        Students (others) may create files (write + search) but
+                        not list the folder or read a file; setgid gives every
+                        file the teachers' group; sticky keeps a student from
+                        deleting or renaming another's file.
+  slots/          0755  slot-1..slot-N (0444): a training run holds one with flock
+  queue/          1777  waiting runs hold a ticket file here with flock (sticky)
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui_course.classroom.config import CLASS_FILE, MAX_SLOTS
+
+DROPBOX = "dropbox"
+SLOTS = "slots"
+QUEUE = "queue"
+DROPBOX_MODE = 0o3773
+SLOTS_MODE = 0o755
+QUEUE_MODE = 0o1777
+SLOT_FILE_MODE = 0o444
+
+
+class ClassFolderError(Exception):
+    """A class folder that cannot be made or used; the message ends with the fixing command."""
+
+
+@dataclass(frozen=True)
+class FolderProblem:
+    path: Path
+    problem: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}; fix: {self.fix}"
+
+
+def _quote(path: Path) -> str:
+    import shlex
+
+    return shlex.quote(str(path))
+
+
+def slot_name(number: int) -> str:
+    return f"slot-{number}"
+
+
+def class_toml(course: str, slots: int) -> str:
+    import json
+
+    return (
+        "# The class folder's settings, read by attn-tui (students read it too).\n"
+        f"course = {json.dumps(course)}\n"
+        f"training_slots = {slots}\n"
+        "\n"
+        "# Optional: a deadline per quiz id; `attn-tui class report` marks later submissions.\n"
+        "[deadlines]\n"
+        "# exercises = 2026-12-15T23:59:00Z\n"
+    )
+
+
+def init_class(directory: Path, group: str, slots: int, course: str) -> list[str]:
+    """Make (or repair) the class folder; returns what was done, one line each.
+
+    Raises ClassFolderError for an unknown group or a folder this user cannot set up."""
+    if not 1 <= slots <= MAX_SLOTS:
+        raise ClassFolderError(f"--training-slots must be from 1 to {MAX_SLOTS}")
+    try:
+        gid = grp.getgrnam(group).gr_gid
+    except KeyError:
+        raise ClassFolderError(
+            f"--group: no group named '{group}'; make it with: groupadd {group}"
+        ) from None
+    done: list[str] = []
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        directory.chmod(0o755)
+        toml = directory / CLASS_FILE
+        if not toml.exists():
+            toml.write_text(class_toml(course, slots), encoding="utf-8")
+            done.append(f"wrote {toml}")
+        else:
+            _set_slots_in_toml(toml, slots)
+            done.append(f"kept {toml} (training_slots = {slots})")
+        toml.chmod(0o644)
+        for name, mode in ((DROPBOX, DROPBOX_MODE), (SLOTS, SLOTS_MODE), (QUEUE, QUEUE_MODE)):
+            sub = directory / name
+            if sub.is_symlink():
+                raise ClassFolderError(f"{sub}: is a symbolic link; remove it and run again")
+            sub.mkdir(exist_ok=True)
+            os.chown(sub, -1, gid)
+            sub.chmod(mode)
+            done.append(f"{sub} mode {mode:04o} group {group}")
+        slot_dir = directory / SLOTS
+        for number in range(1, slots + 1):
+            path = slot_dir / slot_name(number)
+            if not path.exists():
+                path.touch(mode=SLOT_FILE_MODE)
+            path.chmod(SLOT_FILE_MODE)
+        for extra in slot_dir.glob("slot-*"):
+            suffix = extra.name.removeprefix("slot-")
+            if not suffix.isdigit() or int(suffix) > slots:
+                extra.unlink()
+        done.append(f"{slots} training slot(s) in {slot_dir}")
+    except PermissionError as error:
+        raise ClassFolderError(
+            f"{error.filename or directory}: permission denied; run as a member of '{group}'"
+            " who owns the folder, or as root"
+        ) from None
+    except OSError as error:
+        raise ClassFolderError(
+            f"{error.filename or directory}: {error.strerror or error}"
+        ) from None
+    return done
+
+
+def _set_slots_in_toml(toml: Path, slots: int) -> None:
+    import re
+
+    text = toml.read_text(encoding="utf-8")
+    updated, count = re.subn(
+        r"(?m)^training_slots\s*=.*$", f"training_slots = {slots}", text, count=1
+    )
+    if not count:
+        updated = f"training_slots = {slots}\n" + text
+    if updated != text:
+        toml.write_text(updated, encoding="utf-8")
+
+
+def site_config_lines(directory: Path) -> str:
+    import json
+
+    return f"class_dir = {json.dumps(str(directory))}"
+
+
+def check_folder(directory: Path) -> list[FolderProblem]:
+    """What is wrong with a class folder, each with the command that fixes it."""
+    problems: list[FolderProblem] = []
+    try:
+        info = directory.lstat()
+    except OSError as error:
+        return [
+            FolderProblem(
+                directory,
+                f"cannot open: {error.strerror or error}",
+                f"attn-tui class init {_quote(directory)} --group GROUP",
+            )
+        ]
+    if not stat.S_ISDIR(info.st_mode):
+        return [
+            FolderProblem(
+                directory,
+                "is not a folder",
+                f"attn-tui class init {_quote(directory)} --group GROUP",
+            )
+        ]
+    if info.st_mode & 0o002:
+        problems.append(
+            FolderProblem(
+                directory, "anyone may rename its parts", f"chmod o-w {_quote(directory)}"
+            )
+        )
+    checks = (
+        (DROPBOX, DROPBOX_MODE, _dropbox_problem),
+        (SLOTS, SLOTS_MODE, _slots_problem),
+        (QUEUE, QUEUE_MODE, _queue_problem),
+    )
+    for name, mode, judge in checks:
+        sub = directory / name
+        try:
+            sub_info = sub.lstat()
+        except OSError:
+            problems.append(
+                FolderProblem(
+                    sub, "is missing", f"attn-tui class init {_quote(directory)} --group GROUP"
+                )
+            )
+            continue
+        if not stat.S_ISDIR(sub_info.st_mode):
+            problems.append(FolderProblem(sub, "is not a folder", f"rm {_quote(sub)}"))
+            continue
+        problem = judge(stat.S_IMODE(sub_info.st_mode))
+        if problem:
+            problems.append(FolderProblem(sub, problem, f"chmod {mode:04o} {_quote(sub)}"))
+    return problems
+
+
+def _dropbox_problem(mode: int) -> str | None:
+    if mode & 0o004:
+        return f"mode {mode:04o} lets students list the submissions"
+    if mode & 0o050 != 0o050:
+        return f"mode {mode:04o}: the teachers' group cannot list it"
+    if mode & 0o003 != 0o003:
+        return f"mode {mode:04o}: students cannot put files in it"
+    if not mode & stat.S_ISGID:
+        return f"mode {mode:04o}: lacks setgid, so the teacher's group cannot read new files"
+    if not mode & stat.S_ISVTX:
+        return f"mode {mode:04o}: lacks the sticky bit, so students could delete others' files"
+    return None
+
+
+def _slots_problem(mode: int) -> str | None:
+    if mode & 0o022:
+        return f"mode {mode:04o} lets students add or remove slots"
+    if mode & 0o005 != 0o005:
+        return f"mode {mode:04o}: students cannot reach the slots"
+    return None
+
+
+def _queue_problem(mode: int) -> str | None:
+    if mode & 0o007 != 0o007:
+        return f"mode {mode:04o}: students cannot wait in line"
+    if not mode & stat.S_ISVTX:
+        return f"mode {mode:04o}: lacks the sticky bit, so students could remove others' tickets"
+    return None
+
+
+def class_summary_lines(directory: Path) -> list[str]:
+    """For `class init`: what to add to the site config."""
+    return [
+        "Add this line to /etc/attn-tui/config.toml (or the file named by $ATTN_TUI_CONFIG):",
+        "",
+        f"    {site_config_lines(directory)}",
+    ]

@@ -1,0 +1,108 @@
+"""`attn-tui class init|report`: the teacher's side of a lab."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from tui_course.commands.common import PROG, Parser, add_common, content_dir, fail
+
+DEFAULT_COURSE = "Transformers and self-attention"
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser("class", help="set up a class folder, report on submissions")
+    actions = parser.add_subparsers(dest="class_command", metavar="ACTION", parser_class=Parser)
+    actions.required = True
+    init = actions.add_parser("init", help="make a class folder with a private drop-box")
+    init.add_argument("dir", metavar="DIR", help="the class folder to make (or repair)")
+    init.add_argument("--group", required=True, help="the teachers' Unix group")
+    init.add_argument(
+        "--training-slots",
+        type=int,
+        metavar="N",
+        default=None,
+        help="training runs allowed at once (default: half the cores)",
+    )
+    init.add_argument("--course", default=DEFAULT_COURSE, help="course name for reports")
+    init.set_defaults(run=run_init)
+    report = actions.add_parser("report", help="one row per student from the drop-box")
+    report.add_argument(
+        "dir", metavar="DIR", nargs="?", help="the class folder (default: the site config's)"
+    )
+    report.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    add_common(report, argparse.SUPPRESS)
+    report.set_defaults(run=run_report)
+
+
+def run_init(args: argparse.Namespace) -> int:
+    from tui_course.classroom.config import default_slots
+    from tui_course.classroom.folder import ClassFolderError, class_summary_lines, init_class
+
+    directory = Path(args.dir).expanduser().absolute()
+    slots = args.training_slots if args.training_slots is not None else default_slots()
+    try:
+        done = init_class(directory, args.group, slots, args.course)
+    except ClassFolderError as error:
+        return fail(f"class init: {error}", 2 if str(error).startswith("--") else 1)
+    for line in done:
+        print(line)
+    print()
+    print("\n".join(class_summary_lines(directory)))
+    return 0
+
+
+def class_dir_from(argument: str | None) -> Path:
+    """DIR, or the site config's class_dir; raises ConfigError saying what to do."""
+    from tui_course.classroom.config import ConfigError, load_site_config, site_config_path
+
+    if argument:
+        return Path(argument).expanduser().absolute()
+    site = load_site_config()
+    if site.class_dir is None:
+        raise ConfigError(f"no DIR given and no class_dir in {site_config_path()}")
+    return site.class_dir
+
+
+def run_report(args: argparse.Namespace) -> int:
+    import json
+
+    from tui_course.classroom.config import ConfigError, load_class_config
+    from tui_course.classroom.folder import DROPBOX, check_folder
+    from tui_course.classroom.report import build_report, report_csv, report_json, report_table
+    from tui_course.content.course import load_course
+
+    try:
+        directory = class_dir_from(args.dir)
+        problems = check_folder(directory)
+        if problems:
+            for problem in problems:
+                fail(f"class report: {problem}")
+            return 1
+        settings = load_class_config(directory)
+    except ConfigError as error:
+        return fail(f"class report: {error}")
+    course = load_course(content_dir(args))
+    try:
+        report = build_report(
+            directory / DROPBOX,
+            [quiz.id for quiz in course.quizzes],
+            {quiz.id: quiz.title for quiz in course.quizzes},
+            dict(settings.deadlines),
+        )
+    except PermissionError:
+        return fail(
+            f"class report: {directory / DROPBOX}: permission denied"
+            " (only members of the class folder's group may read it)"
+        )
+    except OSError as error:
+        return fail(f"class report: {directory / DROPBOX}: {error.strerror or error}")
+    if args.format == "json":
+        print(json.dumps(report_json(report), indent=2))
+    elif args.format == "csv":
+        print(report_csv(report), end="")
+    else:
+        print(f"{settings.course}: {len(report.students)} student(s), {PROG} class report")
+        print(report_table(report))
+    return 0
