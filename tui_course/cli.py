@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 from tui_course import __version__
@@ -14,20 +15,36 @@ from tui_course.commands import COMMANDS
 from tui_course.commands.common import PROG, Parser, add_common, content_dir, data_dir, fail
 
 
-def build_parser() -> Parser:
+def build_parser(only: Collection[str] | None = None) -> Parser:
+    """The whole parser, or (given `only`) one whose other commands are bare names.
+
+    A bare name still parses as a choice, so errors read the same, but its
+    module is not imported: starting the app imports no command module at all.
+    """
     parser = Parser(prog=PROG, description="A terminal course on Transformers and self-attention.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("--open", metavar="ID", help="start on this lesson or quiz id")
     add_common(parser, None)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=Parser)
     for name in COMMANDS:
-        importlib.import_module(f"tui_course.commands.{name}").add_parser(commands)
+        if only is None or name in only:
+            importlib.import_module(f"tui_course.commands.{name}").add_parser(commands)
+        else:
+            commands.add_parser(name)
     return parser
 
 
+def commands_needed(argv: list[str]) -> Collection[str] | None:
+    """The command modules a command line may use: those named in it, or all for --help."""
+    if any(word in ("-h", "--help") for word in argv):
+        return None
+    return {word for word in argv if word in COMMANDS}
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(commands_needed(argv)).parse_args(argv)
         if args.command is None:
             return run_app(content_dir(args), data_dir(args), args.open)
         code: int = args.run(args)

@@ -6,7 +6,8 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tui_course.training.task import MODELS
+# Here, not in task.py: the CLI's parser reads these names, and task.py imports NumPy.
+MODELS = ("transformer", "rnn", "lstm")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-MODELS = ("transformer", "rnn", "lstm")
+from tui_course.training.options import MODELS
+
 VOCAB = 10  # digits 1..9, and 0 unused (kept so ids are the digits themselves)
 EMBED_DIM = 32
 HEADS = 4

@@ -189,7 +189,7 @@ class CourseApp(App[None]):
 
     async def _quiz_view(self) -> QuizView:
         """Mounted on first use: most sessions start on a lesson, and start-up is faster."""
-        # Imported on first use too: quizzes, grading and the recorder are not start-up work.
+        # Imported on first use too: the quiz view and the recorder are not start-up work.
         from tui_course.progress.recorder import QuizRecorder
         from tui_course.ui.widgets.quiz_view import QuizView
 

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, ProgressBar, Select, Static
 
 from tui_course.render.plot import line_plot
-from tui_course.training.options import TrainOptions
+from tui_course.training.options import MODELS, TrainOptions
 from tui_course.training.protocol import (
     AttentionSample,
     BatchProgress,
@@ -27,7 +27,6 @@ from tui_course.training.protocol import (
     Started,
 )
 from tui_course.training.runner import TrainingRun
-from tui_course.training.task import MODELS
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 
 RunFactory = Callable[[TrainOptions], TrainingRun]
