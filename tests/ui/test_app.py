@@ -82,7 +82,7 @@ async def test_scrolling_to_the_end_marks_the_lesson_done(
 
 async def test_outline_by_keys_and_mouse(build_app: Callable[..., CourseApp]) -> None:
     app = build_app()
-    async with running(app) as pilot:
+    async with running(app, size=(120, 30)) as pilot:
         outline = app.query_one(Outline)
         outline.focus()
         await pilot.press("j", "j", "enter")
@@ -226,7 +226,7 @@ async def test_toggle_outline_gives_the_lesson_the_full_width(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("queries-keys-values")
-    async with running(app) as pilot:
+    async with running(app, size=(120, 30)) as pilot:  # wide: the outline sits beside
         view = app.query_one(LessonView)
         narrow = view.size.width
         await pilot.press("o")

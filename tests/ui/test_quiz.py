@@ -27,12 +27,12 @@ async def test_checkpoint_by_keys_with_retry_and_summary(
         await pilot.press("2", "enter")
         assert "Correct." in await shown(pilot)
         assert stored(app, "checkpoint") == [(1, "2", True)]  # on disk before we looked
-        await pilot.press("n", "3", "enter")
+        await pilot.press("right", "3", "enter")
         assert "Not quite." in await shown(pilot)
         assert "<- your answer" in str(quiz.query(".option-text").last().render())
         await pilot.press("r", "1", "enter")
         assert "Correct." in await shown(pilot)
-        await pilot.press("right")  # right arrow also moves on
+        await pilot.press("right")  # right arrow skips on
         await pilot.press("1", "down", "space", "enter")  # multi: 1 on, cursor to 2, 2 on
         assert "Correct." in await shown(pilot)
         await pilot.press("enter")  # Enter after a verdict moves on too
@@ -86,7 +86,7 @@ async def test_numeric_exercise_hints_feedback_and_tolerance(
 async def test_text_answer_and_escape_leaves_the_box(build_app: Callable[..., CourseApp]) -> None:
     app = build_app("exercises")
     async with running(app) as pilot:
-        await pilot.press("n", "n")  # skip to the text question (question 3)
+        await pilot.press("escape", "right", "escape", "right")  # Esc leaves a number box; skip
         text_box = app.query_one("#quiz-text", Input)
         assert text_box.has_focus
         await pilot.press(*"X0 .. x3")
@@ -113,7 +113,7 @@ async def test_skipping_everything_then_retrying_missed(
 ) -> None:
     app = build_app("checkpoint")
     async with running(app) as pilot:
-        await pilot.press("n", "n", "n")
+        await pilot.press("right", "right", "right")
         assert "Score: 0 of 3" in await shown(pilot)
         await pilot.press("n")  # after the summary, n moves on in the course
         assert app.current is not None and app.current.id == "exercises"

@@ -14,10 +14,11 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
+from textual.widgets import ContentSwitcher, Header, Input, OptionList
 
 from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
 from tui_course.progress.store import ProgressStore
+from tui_course.ui.widgets.footer import CourseFooter
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from tui_course.ui.widgets.training_panel import RunFactory
 
 LAST_OPENED = "last_opened"
+# Below this many columns the outline is an overlay that o (or Esc) opens over the lesson.
+WIDE_COLUMNS = 100
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
 class CourseApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "attn-tui"
+    # Screen classes: "-narrow" lays the outline over the content instead of beside it.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_COLUMNS, "-wide")]
     SUB_TITLE = "Transformers and self-attention"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
@@ -71,16 +76,21 @@ class CourseApp(App[None]):
             show=False,
             tooltip="Back: leave the answer box first, then go to the outline",
         ),
-        Binding("n", "next_item", "Next", tooltip="Next lesson or quiz in the outline"),
+        Binding("n", "next_item", "Next item", tooltip="Next lesson, lab or quiz in the outline"),
         Binding(
             "p",
             "previous_item",
-            "Previous",
+            "Previous item",
             show=False,
-            tooltip="Previous lesson or quiz in the outline",
+            tooltip="Previous lesson, lab or quiz in the outline",
         ),
         # Not ctrl+b: that is the tmux prefix, and lab servers are used through tmux.
-        Binding("o", "toggle_outline", "Outline", tooltip="Hide or show the outline"),
+        Binding(
+            "o",
+            "toggle_outline",
+            "Outline",
+            tooltip="Show or hide the outline (over the lesson when the terminal is narrow)",
+        ),
         Binding(
             "tab", "focus_next", "Next pane", show=False, tooltip="Move focus to the next pane"
         ),
@@ -115,7 +125,7 @@ class CourseApp(App[None]):
             yield Outline(self.items, outline_marks(self.course, self.store), id="outline")
             with ContentSwitcher(initial="lesson", id="content"):
                 yield LessonView(id="lesson")
-        yield Footer()
+        yield CourseFooter()
 
     def on_mount(self) -> None:
         if self.store.notice:
@@ -218,6 +228,7 @@ class CourseApp(App[None]):
     @on(OptionList.OptionSelected, "#outline")
     async def _outline_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id is not None:
+            self._close_overlay()
             await self.open_item(event.option.id, focus_content=True)
 
     @on(LessonView.Finished)
@@ -268,13 +279,63 @@ class CourseApp(App[None]):
             if owner is not None:
                 owner.focus()
                 return
-        self.query_one(Outline).focus()
+        outline = self.query_one(Outline)
+        if self.narrow and self.overlay_open and outline.has_focus:
+            self._close_overlay()  # a second Esc puts the outline away again
+            return
+        if self.narrow:
+            self.main_screen.add_class("-outline-open")
+        else:
+            self.main_screen.remove_class("-outline-hidden")
+        outline.focus()
+
+    # the outline: beside the content when wide, over it when narrow
+
+    @property
+    def main_screen(self) -> Screen:  # type: ignore[type-arg]
+        """The outline's screen, also while help or the palette is on top of it."""
+        return self.screen_stack[0]
+
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < WIDE_COLUMNS
+
+    @property
+    def overlay_open(self) -> bool:
+        return self.main_screen.has_class("-outline-open")
 
     def action_toggle_outline(self) -> None:
+        if self.narrow:
+            if self.overlay_open:
+                self._close_overlay()
+            else:
+                self.main_screen.add_class("-outline-open")
+                self.query_one(Outline).focus()
+            return
+        self.main_screen.toggle_class("-outline-hidden")
+        self._focus_content_if_outline_hidden()
+
+    def _close_overlay(self) -> None:
+        if self.overlay_open:
+            self.main_screen.remove_class("-outline-open")
+            self._focus_content_if_outline_hidden()
+
+    def _focus_content_if_outline_hidden(self) -> None:
+        """Hidden widgets keep focus in Textual; give it to the content instead."""
         outline = self.query_one(Outline)
-        outline.display = not outline.display
-        if not outline.display and outline.has_focus:
-            self.screen.focus_next()
+        if self.narrow:
+            hidden = not self.overlay_open
+        else:
+            hidden = self.main_screen.has_class("-outline-hidden")
+        if hidden and (outline.has_focus or self.focused is None):
+            switcher = self.query_one(ContentSwitcher)
+            current = switcher.query_one(f"#{switcher.current}") if switcher.current else None
+            if isinstance(current, Widget):
+                current.focus()  # a lab passes focus on to its figure or text box
+
+    def on_resize(self) -> None:
+        """Crossing the breakpoint may hide the focused outline: move focus to the content."""
+        self.call_after_refresh(self._focus_content_if_outline_hidden)
 
     def action_help(self) -> None:
         from tui_course.ui.screens.help import HelpScreen, help_text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Self
+
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -14,13 +16,15 @@ from tui_course.ui.widgets.pe_view import PEView
 from tui_course.ui.widgets.training_panel import RunFactory, TrainingPanel
 
 ATTENTION_GUIDE = (
-    "Type a sentence (up to 64 words); rows are queries. Esc leaves the box, "
+    "Type a sentence (up to 64 words); rows are queries. Esc or Tab leaves the box, "
     "then up/down pick the query and s c m e flip the switches."
 )
 PE_GUIDE = "Rows are positions, columns dimensions. +/- positions, [ ] d_model, up/down compare."
 
 
-class LabView(VerticalScroll):
+class LabView(VerticalScroll, can_focus=False):
+    """Not focusable itself, so Tab moves between the figure and its text box."""
+
     def __init__(self, guide: str, figure: Widget, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.guide = guide
@@ -30,10 +34,11 @@ class LabView(VerticalScroll):
         yield Static(self.guide, classes="lab-guide", markup=False)
         yield self.figure
 
-    def on_focus(self) -> None:
+    def focus(self, scroll_visible: bool = True) -> Self:
         """Typing is the first thing to do in a lab: start in its text box if it has one."""
         boxes = self.figure.query(Input)
-        (boxes.first() if boxes else self.figure).focus()
+        (boxes.first() if boxes else self.figure).focus(scroll_visible)
+        return self
 
 
 def make_lab(

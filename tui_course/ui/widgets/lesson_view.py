@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical, VerticalScroll
 from textual.message import Message
@@ -85,6 +86,14 @@ class LessonView(VerticalScroll):
         if target is not None and self.max_scroll_y >= target:
             self._pending_scroll = None
             self.call_after_refresh(self.scroll_to, y=target, animate=False)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Focusing a figure shows its top (its caption and switches), not its bottom."""
+        figure = next(
+            (node for node in event.widget.ancestors_with_self if node.has_class("figure")), None
+        )
+        if isinstance(figure, Widget):
+            self.call_after_refresh(self.scroll_to_widget, figure, animate=False, top=True)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)

@@ -76,10 +76,7 @@ class QuizView(VerticalScroll, can_focus=True):
     BINDINGS = [
         Binding("enter", "submit", "Submit", tooltip="Submit; after a verdict, go on"),
         Binding("h", "hint", "Hint", tooltip="Show the next hint"),
-        Binding("n", "next", "Next", tooltip="Next question (skips an unanswered one)"),
-        Binding(
-            "right", "next", "Next", show=False, tooltip="Next question (skips an unanswered one)"
-        ),
+        Binding("right", "next", "Skip", tooltip="Next question (skips an unanswered one)"),
         Binding("r", "retry", "Retry", tooltip="Try again; at the end, retry the ones you missed"),
         Binding(
             "a", "restart", "Start over", show=False, tooltip="At the end: start the quiz over"
@@ -205,7 +202,7 @@ class QuizView(VerticalScroll, can_focus=True):
     # actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """After the last question, 'n' falls through to the app: on to the next item."""
+        """After the last question there is nothing left to skip to."""
         if action == "next":
             return self.session is not None and not self.session.finished
         return True
