@@ -17,8 +17,12 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
 
 
+SCROLLS_SIDEWAYS = "wider than this: Tab here, then Left/Right"
+
+
 class Figure(HorizontalScroll):
-    """A computed figure; scrolls sideways rather than wrapping a heatmap into noise."""
+    """A computed figure; scrolls sideways rather than wrapping a heatmap into noise,
+    and says so under its frame when it does not fit."""
 
     def __init__(self, text: str, caption: str) -> None:
         super().__init__(classes="figure")
@@ -27,6 +31,14 @@ class Figure(HorizontalScroll):
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(self._text, markup=False, classes="figure-body")
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._say_if_it_scrolls)
+
+    def _say_if_it_scrolls(self) -> None:
+        subtitle = SCROLLS_SIDEWAYS if self.max_scroll_x > 0 else ""
+        if self.border_subtitle != subtitle:
+            self.border_subtitle = subtitle
 
 
 class LessonView(VerticalScroll):
