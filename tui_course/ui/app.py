@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -332,6 +332,11 @@ class CourseApp(App[None]):
             current = switcher.query_one(f"#{switcher.current}") if switcher.current else None
             if isinstance(current, Widget):
                 current.focus()  # a lab passes focus on to its figure or text box
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A steady text cursor: a blinking one redraws twice a second while nobody types."""
+        if isinstance(event.widget, Input):
+            event.widget.cursor_blink = False
 
     def on_resize(self) -> None:
         """Crossing the breakpoint may hide the focused outline: move focus to the content."""

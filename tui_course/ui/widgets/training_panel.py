@@ -97,10 +97,12 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             yield Button("Train", id="train-start", variant="primary")
             yield Button("Cancel", id="train-cancel", disabled=True)
         yield Static(classes="train-status", markup=False, id="train-status")
-        yield Static("epochs", classes="train-label", markup=False)
-        yield ProgressBar(id="train-epoch-bar", show_eta=False)
-        yield Static("batches in this epoch", classes="train-label", markup=False)
-        yield ProgressBar(id="train-batch-bar", show_eta=False)
+        # Hidden until a run starts: a bar with no total animates, and idle should be idle.
+        with Vertical(id="train-progress"):
+            yield Static("epochs", classes="train-label", markup=False)
+            yield ProgressBar(id="train-epoch-bar", show_eta=False)
+            yield Static("batches in this epoch", classes="train-label", markup=False)
+            yield ProgressBar(id="train-batch-bar", show_eta=False)
         yield Static(classes="train-plot", markup=False, id="train-plot")
         yield Static(classes="train-results", markup=False, id="train-results")
         yield Static(classes="train-attention-title", markup=False, id="train-attention-title")
@@ -109,6 +111,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
 
     def on_mount(self) -> None:
         self.query_one("#train-attention").display = False
+        self.query_one("#train-progress").display = False
         if self.extra_missing:
             self.query_one("#train-start", Button).disabled = True
             self._status(self.extra_missing)
@@ -148,6 +151,9 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         self.query_one("#train-attention").display = False
         self.query_one("#train-attention-title", Static).update("")
         self.current = self.runs(options)
+        for bar in self.query(ProgressBar).results(ProgressBar):
+            bar.update(total=options.epochs if bar.id == "train-epoch-bar" else 1, progress=0)
+        self.query_one("#train-progress").display = True
         self._set_running(True)
         self._status(f"Starting {options.describe()} (TensorFlow takes a few seconds to load)...")
         self._follow(self.current, options)
