@@ -154,3 +154,42 @@ async def test_tab_reaches_the_attention_lab_switches(build_app: Callable[..., C
         assert (view.setup.scale, view.setup.causal) == (False, True)
         await pilot.press("tab")
         assert isinstance(app.focused, Input)
+
+
+async def test_help_wraps_descriptions_in_their_own_column(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("why-transformers")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        lines = (await shown(pilot)).splitlines()
+        column = next(line.index("Quit") for line in lines if "Quit" in line)
+        start = next(i for i, line in enumerate(lines) if "Show or hide the outline" in line)
+        assert lines[start].index("Show or hide") == column
+        continuation = lines[start + 1]  # the description is too long for one line at 80
+        assert continuation[1:column].strip() == "" and continuation[column] != " "
+        await pilot.press("escape")
+    async with running(build_app("why-transformers"), size=(40, 12)) as pilot:
+        await pilot.press("f1")
+        lines = (await shown(pilot)).splitlines()
+        assert lines[0].startswith("╭─ Keys") and len(lines[0].rstrip()) == 40
+
+
+async def test_a_notice_sits_above_the_footer_without_covering_feedback(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("checkpoint")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("h", "4", "enter")  # a hint, then a wrong answer: feedback shows
+        before = await shown(pilot)
+        assert "Not quite." in before
+        app.notify("Training finished: [b]test[/b] accuracy 0.990", title="Training lab")
+        text = await shown(pilot)
+        lines = text.splitlines()
+        assert lines[-2].strip() == "Training lab: Training finished: [b]test[/b] accuracy 0.990"
+        feedback = [line[:-3] for line in before.splitlines() if "Not quite." in line]
+        hints = [line[:-3] for line in before.splitlines() if "Hint" in line]
+        assert feedback and hints
+        for line in feedback + hints:  # still on screen, not under a toast
+            assert line in text
+        assert len(app.screen.query("Toast")) == 0

@@ -76,7 +76,7 @@ async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_pa
         assert heatmap.display and heatmap.selected == 29 and heatmap.labels[0] == "1:7"
         title = widget_text(app, "#train-attention-title")
         assert "looks hardest at position 1 (digit 7)" in title
-        assert any("Training finished" in n.message for n in app._notifications)
+        assert any("Training finished" in line for line in app.notices)
         assert app.query_one("#train-cancel", Button).disabled
 
 

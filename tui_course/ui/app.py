@@ -20,9 +20,12 @@ from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
 from tui_course.progress.store import ProgressStore
 from tui_course.ui.widgets.footer import CourseFooter
 from tui_course.ui.widgets.lesson_view import LessonView
+from tui_course.ui.widgets.notices import SEVERITY_WORDS, NoticeLines, plain
 from tui_course.ui.widgets.outline import Outline
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from tui_course.content.session import QuizSession
     from tui_course.training.options import TrainOptions
     from tui_course.training.runner import TrainingRun
@@ -112,6 +115,7 @@ class CourseApp(App[None]):
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
+        self.notices: list[str] = []  # every notice of this session, as shown
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -125,6 +129,7 @@ class CourseApp(App[None]):
             yield Outline(self.items, outline_marks(self.course, self.store), id="outline")
             with ContentSwitcher(initial="lesson", id="content"):
                 yield LessonView(id="lesson")
+        yield NoticeLines(id="notices")
         yield CourseFooter()
 
     def on_mount(self) -> None:
@@ -333,6 +338,23 @@ class CourseApp(App[None]):
             if isinstance(current, Widget):
                 current.focus()  # a lab passes focus on to its figure or text box
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notice goes to the line above the footer, as plain text (never markup):
+        a toast in the corner would cover a quiz's hints and feedback."""
+        del markup  # shown as text whatever the caller asked
+        line = plain(f"{SEVERITY_WORDS.get(severity, '')}{f'{title}: ' if title else ''}{message}")
+        self.notices.append(line)
+        for lines in self.main_screen.query(NoticeLines):  # also while help is open
+            lines.add(line, timeout if timeout is not None else 8.0)
+
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """A steady text cursor: a blinking one redraws twice a second while nobody types."""
         if isinstance(event.widget, Input):
@@ -343,7 +365,7 @@ class CourseApp(App[None]):
         self.call_after_refresh(self._focus_content_if_outline_hidden)
 
     def action_help(self) -> None:
-        from tui_course.ui.screens.help import HelpScreen, help_text
+        from tui_course.ui.screens.help import HelpScreen, help_sections
         from tui_course.ui.widgets.attention_view import AttentionView
         from tui_course.ui.widgets.pe_view import PEView
         from tui_course.ui.widgets.quiz_view import QuizView
@@ -360,18 +382,21 @@ class CourseApp(App[None]):
             ("Positional-encoding figure (in lessons and the PE lab)", PEView.BINDINGS),
             ("Training lab", TrainingPanel.BINDINGS),
         ]
-        notes = [
-            "Other keys",
-            "  Up / Down              Move in the outline, scroll a lesson, move between options",
-            "  Enter                  Open the highlighted outline item",
-            "  PgUp / PgDn            Scroll a page",
-            "  ctrl+p                 Command palette: open any lesson or quiz by name",
-            "",
-            "While typing (an answer, a sentence), letters go into the box: press Esc once",
-            "to leave it, then the keys above work. Tab moves into a lesson's live figure.",
-            "The mouse works too: click outline items, quiz options and heatmap rows.",
+        other_keys = [
+            ("Up / Down", "Move in the outline, scroll a lesson, move between options"),
+            ("Enter", "Open the highlighted outline item"),
+            ("PgUp / PgDn", "Scroll a page"),
+            ("ctrl+p", "Command palette: open any lesson or quiz by name"),
         ]
-        self.push_screen(HelpScreen(help_text(sections, notes)))
+        footnote = (
+            "While typing (an answer, a sentence), letters go into the box: press Esc once "
+            "to leave it, then the keys above work. Tab moves into a lesson's live figure. "
+            "Below 100 columns the outline opens over the lesson (o or Esc). "
+            "The mouse works too: click outline items, quiz options and heatmap rows."
+        )
+        self.push_screen(
+            HelpScreen(help_sections(sections, [("Other keys", other_keys)]), footnote)
+        )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
         for item in self.items:

@@ -298,7 +298,7 @@ class QuizView(VerticalScroll, can_focus=True):
         box.set_classes(f"quiz-verdict {'-correct' if verdict.correct else '-incorrect'}")
         for input_box in self.query(Input):
             input_box.disabled = True
-        keys = "Enter or n: next question"
+        keys = "Enter or Right: next question"
         if not verdict.correct:
             keys = "r: try again  |  " + keys
         self._set("#quiz-keys", keys)
