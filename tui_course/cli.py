@@ -24,6 +24,13 @@ def build_parser(only: Collection[str] | None = None) -> Parser:
     parser = Parser(prog=PROG, description="A terminal course on Transformers and self-attention.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("--open", metavar="ID", help="start on this lesson or quiz id")
+    parser.add_argument(
+        "--ascii",
+        action="store_true",
+        dest="ascii_app",
+        help="draw the app in ASCII only: no box drawing or block glyphs "
+        "(the default when the locale is not UTF-8; also ATTN_TUI_ASCII=1)",
+    )
     add_common(parser, None)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=Parser)
     for name in COMMANDS:
@@ -46,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser(commands_needed(argv)).parse_args(argv)
         if args.command is None:
+            if args.ascii_app:
+                import os
+
+                from tui_course.terminal import ASCII_ENV
+
+                os.environ[ASCII_ENV] = "1"  # every glyph choice reads it (terminal.py)
             return run_app(content_dir(args), data_dir(args), args.open)
         code: int = args.run(args)
         return code

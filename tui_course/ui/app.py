@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,13 +12,15 @@ from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Header, Input, OptionList
+from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.models import Course, Item, Lab, Lesson, Quiz
 from tui_course.progress.store import ProgressStore
+from tui_course.terminal import locale_is_utf8
 from tui_course.ui.widgets.footer import CourseFooter
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.notices import SEVERITY_WORDS, NoticeLines, plain
@@ -33,6 +36,8 @@ if TYPE_CHECKING:
     from tui_course.ui.widgets.training_panel import RunFactory
 
 LAST_OPENED = "last_opened"
+# Footer key names when arrows (⏎, →) cannot be drawn.
+ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "down": "Down"}
 # Below this many columns the outline is an overlay that o (or Esc) opens over the lesson.
 WIDE_COLUMNS = 100
 
@@ -108,6 +113,14 @@ class CourseApp(App[None]):
 
     def __init__(self, course: Course, store: ProgressStore, settings: Settings) -> None:
         super().__init__()
+        self.ascii_only = not locale_is_utf8()  # LANG=C, or --ascii (ATTN_TUI_ASCII=1)
+        if self.ascii_only or "tui_course.ui.ascii_theme" in sys.modules:
+            # Imported only when needed (it loads Markdown); switched back for a later app.
+            from tui_course.ui.ascii_theme import use_ascii_glyphs
+
+            use_ascii_glyphs(self.ascii_only)
+        if self.ascii_only:
+            self.add_class("-ascii")
         self.course = course
         self.store = store
         self.settings = settings
@@ -124,7 +137,7 @@ class CourseApp(App[None]):
         return TrainingRun.for_options(options, self.settings.data_dir)
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon="*" if self.ascii_only else None)
         with Horizontal(id="main"):
             yield Outline(self.items, outline_marks(self.course, self.store), id="outline")
             with ContentSwitcher(initial="lesson", id="content"):
@@ -200,6 +213,11 @@ class CourseApp(App[None]):
             return found.first()
         view = make_lab(lab, self.training_runs, id=f"lab-{lab.id}")
         await self.query_one(ContentSwitcher).mount(view)
+        if self.ascii_only:  # a Select draws its arrows as text, not from a glyph table
+            for arrow in view.query(".down-arrow").results(Static):
+                arrow.update("v")
+            for arrow in view.query(".up-arrow").results(Static):
+                arrow.update("^")
         return view
 
     async def _quiz_view(self) -> QuizView:
@@ -354,6 +372,19 @@ class CourseApp(App[None]):
         self.notices.append(line)
         for lines in self.main_screen.query(NoticeLines):  # also while help is open
             lines.add(line, timeout if timeout is not None else 8.0)
+
+    def format_title(self, title: str, sub_title: str) -> Content:
+        """The header's title; a hyphen instead of the em dash in ASCII mode."""
+        if not (self.ascii_only and sub_title):
+            return super().format_title(title, sub_title)
+        return Content.assemble(Content(title), (" - ", "dim"), Content(sub_title).stylize("dim"))
+
+    def get_key_display(self, binding: Binding) -> str:
+        """Key names in the footer; words instead of arrow glyphs in ASCII mode."""
+        shown = super().get_key_display(binding)
+        if self.ascii_only and not shown.isascii():
+            return ASCII_KEYS.get(binding.key, binding.key)
+        return shown
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """A steady text cursor: a blinking one redraws twice a second while nobody types."""
