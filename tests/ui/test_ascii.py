@@ -68,7 +68,7 @@ def test_ascii_flag_reaches_the_app(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         seen.append(os.environ.get(ASCII_ENV))
         return 0
 
-    monkeypatch.delenv(ASCII_ENV, raising=False)
+    monkeypatch.setenv(ASCII_ENV, "0")  # so the flag's setting is undone after the test
     monkeypatch.setattr(cli, "run_app", fake_run_app)
     assert cli.main(["--ascii", "--data-dir", str(tmp_path)]) == 0
     assert seen == ["1"]

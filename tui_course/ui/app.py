@@ -72,6 +72,9 @@ class CourseApp(App[None]):
     TITLE = "attn-tui"
     # Screen classes: "-narrow" lays the outline over the content instead of beside it.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_COLUMNS, "-wide")]
+    # on_mount picks the first focus: the outline only where it shows (a hidden outline
+    # holding focus made the first Tab vanish at 80 columns).
+    AUTO_FOCUS = None
     SUB_TITLE = "Transformers and self-attention"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
@@ -129,6 +132,7 @@ class CourseApp(App[None]):
         self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
         self.notices: list[str] = []  # every notice of this session, as shown
+        self.tabs_pressed = 0  # focus moves the student made (open_item leaves them be)
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -146,6 +150,9 @@ class CourseApp(App[None]):
         yield CourseFooter()
 
     def on_mount(self) -> None:
+        # The breakpoint class, now: Textual sets it on the first resize, after the first frame.
+        self.main_screen.set_class(self.narrow, "-narrow").set_class(not self.narrow, "-wide")
+        (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
         if self.store.notice:
             self.notify(self.store.notice, title="Progress", severity="warning", timeout=15)
         if self.course.problems:
@@ -180,6 +187,7 @@ class CourseApp(App[None]):
             return
         self._remember_position()
         self.current = item
+        tabs_before = self.tabs_pressed  # opening a lesson can take seconds on a busy server
         self.store.set_setting(LAST_OPENED, item.id)
         self.query_one(Outline).select_id(item.id)
         switcher = self.query_one(ContentSwitcher)
@@ -201,7 +209,8 @@ class CourseApp(App[None]):
             target = await self._lab_view(item)
             switcher.current = target.id
             self.sub_title = item.title
-        if focus_content and not isinstance(item, Quiz):  # a quiz focuses its own answer box
+        # A quiz focuses its own answer box; and a Tab pressed while this opened wins.
+        if focus_content and not isinstance(item, Quiz) and self.tabs_pressed == tabs_before:
             target.focus()
 
     async def _lab_view(self, lab: Lab) -> Widget:
@@ -385,6 +394,14 @@ class CourseApp(App[None]):
         if self.ascii_only and not shown.isascii():
             return ASCII_KEYS.get(binding.key, binding.key)
         return shown
+
+    def action_focus_next(self) -> None:
+        self.tabs_pressed += 1
+        super().action_focus_next()
+
+    def action_focus_previous(self) -> None:
+        self.tabs_pressed += 1
+        super().action_focus_previous()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """A steady text cursor: a blinking one redraws twice a second while nobody types."""

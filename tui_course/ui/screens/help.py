@@ -90,6 +90,7 @@ def section_table(rows: Rows, keys_width: int) -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
+    AUTO_FOCUS = "#help-box"  # the app sets none; the help scrolls with the keys
     BINDINGS = [
         Binding("escape,q,f1,question_mark", "dismiss", "Close help"),
     ]
