@@ -27,7 +27,7 @@ def not_ascii(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("item_id", "keys"), SCREENS)
-@pytest.mark.parametrize("size", [(80, 24), (120, 30)])
+@pytest.mark.parametrize("size", [(40, 12), (80, 24), (120, 30)])
 async def test_c_locale_draws_only_ascii(
     build_app: Callable[..., CourseApp],
     monkeypatch: pytest.MonkeyPatch,

@@ -16,6 +16,7 @@ from rich.color import Color
 from rich.segment import Segment, Segments
 from rich.style import Style
 from textual import _border
+from textual.content import Content
 from textual.renderables.bar import Bar
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.widgets import Markdown
@@ -55,6 +56,18 @@ class AsciiScrollBarRender(ScrollBarRender):
         return Segments(segments[:size], new_lines=vertical)
 
 
+_truncate = Content.truncate
+
+
+def _ascii_truncate(
+    self: Content, max_width: int, *, ellipsis: bool = False, pad: bool = False
+) -> Content:
+    """Content.truncate with '~' where Textual puts a '…' (header, border titles)."""
+    if ellipsis and max_width and self.cell_length > max_width:
+        return _truncate(self, max_width - 1) + Content("~")
+    return _truncate(self, max_width, ellipsis=ellipsis, pad=pad)
+
+
 _UNICODE: dict[str, Any] = {
     "border_chars": dict(_border.BORDER_CHARS),
     "border_locations": dict(_border.BORDER_LOCATIONS),
@@ -82,4 +95,5 @@ def use_ascii_glyphs(ascii_only: bool) -> None:
     ToggleButton.BUTTON_LEFT, ToggleButton.BUTTON_INNER, ToggleButton.BUTTON_RIGHT = (
         ("[", "X", "]") if ascii_only else _UNICODE["toggle"]
     )
+    Content.truncate = _ascii_truncate if ascii_only else _truncate  # type: ignore[method-assign]
     Markdown.BULLETS = ["* ", "- ", "+ ", "* ", "- "] if ascii_only else list(_UNICODE["bullets"])

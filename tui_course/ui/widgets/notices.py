@@ -48,5 +48,5 @@ class NoticeLines(Static):
         return [line for _, line in self._shown[-MAX_SHOWN:]]
 
     def _draw(self) -> None:
-        self.update(Text("\n".join(self.lines), no_wrap=True, overflow="ellipsis"))
+        self.update(Text("\n".join(self.lines), overflow="fold"))
         self.display = bool(self._shown)
