@@ -14,6 +14,7 @@ from tui_course.ui.app import CourseApp
 
 SCREENS = [
     ("self-attention", ("tab",)),  # a focused live figure: borders, bars, scrollbar
+    ("self-attention", ("pagedown",)),  # a Markdown table
     ("why-transformers", ("f1",)),  # help
     ("why-transformers", ("o",)),  # the outline over the lesson
     ("checkpoint", ("2", "enter")),  # a quiz verdict
