@@ -193,3 +193,19 @@ async def test_a_notice_sits_above_the_footer_without_covering_feedback(
         for line in feedback + hints:  # still on screen, not under a toast
             assert line in text
         assert len(app.screen.query("Toast")) == 0
+
+
+async def test_training_form_stacks_its_fields_at_40_columns(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("training-lab")
+    async with running(app, size=(40, 24)) as pilot:
+        await pilot.pause(0.1)
+        digits, epochs, batch = (
+            app.query_one(f"#train-{name}") for name in ("length", "epochs", "batch_size")
+        )
+        assert digits.region.y == epochs.region.y < batch.region.y  # two to a row
+        assert digits.region.width >= 15
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        assert digits.region.y == batch.region.y  # one row when there is room

@@ -40,6 +40,7 @@ LAST_OPENED = "last_opened"
 ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "down": "Down"}
 # Below this many columns the outline is an overlay that o (or Esc) opens over the lesson.
 WIDE_COLUMNS = 100
+TINY_COLUMNS = 60
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,9 @@ def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
 class CourseApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "attn-tui"
-    # Screen classes: "-narrow" lays the outline over the content instead of beside it.
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_COLUMNS, "-wide")]
+    # Screen classes: below WIDE_COLUMNS ("-narrow", "-tiny") the outline lays over the
+    # content instead of beside it; "-tiny" also stacks forms.
+    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (TINY_COLUMNS, "-narrow"), (WIDE_COLUMNS, "-wide")]
     # on_mount picks the first focus: the outline only where it shows (a hidden outline
     # holding focus made the first Tab vanish at 80 columns).
     AUTO_FOCUS = None
@@ -151,7 +153,10 @@ class CourseApp(App[None]):
 
     def on_mount(self) -> None:
         # The breakpoint class, now: Textual sets it on the first resize, after the first frame.
-        self.main_screen.set_class(self.narrow, "-narrow").set_class(not self.narrow, "-wide")
+        width = self.size.width
+        self.main_screen.set_class(width < TINY_COLUMNS, "-tiny")
+        self.main_screen.set_class(TINY_COLUMNS <= width < WIDE_COLUMNS, "-narrow")
+        self.main_screen.set_class(width >= WIDE_COLUMNS, "-wide")
         (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
         if self.store.notice:
             self.notify(self.store.notice, title="Progress", severity="warning", timeout=15)
