@@ -140,7 +140,12 @@ async def test_focusing_a_tall_figure_shows_its_top(build_app: Callable[..., Cou
         assert view.has_focus
         frame = view.parent
         assert frame is not None and frame.region.y == app.query_one(LessonView).region.y
-        assert "live: attention" in (await shown(pilot)).splitlines()[1]
+        assert "╔═ live: attention" in (await shown(pilot)).splitlines()[1]  # double: focused
+    app = build_app("multi-head")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("tab")  # a computed (not live) figure is a Tab stop too
+        assert isinstance(app.focused, Figure)
+        assert "╔═ computed live" in (await shown(pilot)).splitlines()[1]
 
 
 async def test_tab_reaches_the_attention_lab_switches(build_app: Callable[..., CourseApp]) -> None:
