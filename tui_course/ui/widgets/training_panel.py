@@ -97,12 +97,13 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             yield Button("Train", id="train-start", variant="primary")
             yield Button("Cancel", id="train-cancel", disabled=True)
         yield Static(classes="train-status", markup=False, id="train-status")
-        # Hidden until a run starts: a bar with no total animates, and idle should be idle.
+        # Hidden until a run starts, and never without a total: a bar with no total
+        # animates (even hidden, its timer ticks), and idle should be idle.
         with Vertical(id="train-progress"):
             yield Static("epochs", classes="train-label", markup=False)
-            yield ProgressBar(id="train-epoch-bar", show_eta=False)
+            yield ProgressBar(total=1, id="train-epoch-bar", show_eta=False)
             yield Static("batches in this epoch", classes="train-label", markup=False)
-            yield ProgressBar(id="train-batch-bar", show_eta=False)
+            yield ProgressBar(total=1, id="train-batch-bar", show_eta=False)
         yield Static(classes="train-plot", markup=False, id="train-plot")
         yield Static(classes="train-results", markup=False, id="train-results")
         yield Static(classes="train-attention-title", markup=False, id="train-attention-title")
