@@ -151,12 +151,15 @@ class CourseApp(App[None]):
         yield NoticeLines(id="notices")
         yield CourseFooter()
 
-    def on_mount(self) -> None:
-        # The breakpoint class, now: Textual sets it on the first resize, after the first frame.
+    def get_default_screen(self) -> Screen:  # type: ignore[type-arg]
+        """The main screen, born with its breakpoint class: Textual sets it on the first
+        resize, after the first frame, which would draw (and style) the wrong layout once."""
         width = self.size.width
-        self.main_screen.set_class(width < TINY_COLUMNS, "-tiny")
-        self.main_screen.set_class(TINY_COLUMNS <= width < WIDE_COLUMNS, "-narrow")
-        self.main_screen.set_class(width >= WIDE_COLUMNS, "-wide")
+        names = ("-tiny", "-narrow", "-wide")
+        index = 0 if width < TINY_COLUMNS else 1 if width < WIDE_COLUMNS else 2
+        return Screen(id="_default", classes=names[index])
+
+    def on_mount(self) -> None:
         (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
         if self.store.notice:
             self.notify(self.store.notice, title="Progress", severity="warning", timeout=15)
