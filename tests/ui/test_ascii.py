@@ -57,7 +57,7 @@ async def test_ascii_flag_wins_over_a_utf8_locale_and_unicode_comes_back_after(
     app = build_app("self-attention")
     async with running(app) as pilot:
         await pilot.press("tab")
-        assert "╭─ live: attention" in await shown(pilot)  # the glyph tables were put back
+        assert "╔═ live: attention" in await shown(pilot)  # the glyph tables were put back
 
 
 def test_ascii_flag_reaches_the_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
