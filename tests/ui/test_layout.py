@@ -214,3 +214,14 @@ async def test_training_form_stacks_its_fields_at_40_columns(
         await pilot.resize_terminal(80, 24)
         await pilot.pause(0.1)
         assert digits.region.y == batch.region.y  # one row when there is room
+
+
+async def test_outline_labels_keep_to_one_line_when_the_outline_scrolls(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app()
+    async with running(app, size=(120, 12)) as pilot:
+        outline = app.query_one(Outline)
+        await pilot.pause()
+        assert outline.max_scroll_y > 0  # 17 items in 10 rows: a scrollbar shows
+        assert outline.virtual_size.height == outline.option_count  # and nothing wraps
