@@ -67,6 +67,11 @@ async def test_narrowing_the_terminal_moves_focus_off_the_hidden_outline(
         await pilot.pause(0.1)
         assert not app.query_one(Outline).display
         assert app.query_one(LessonView).has_focus
+        await pilot.press("o")  # the overlay, then wide again: it sits beside, and stays put
+        await pilot.resize_terminal(120, 30)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        assert not app.query_one(Outline).display
 
 
 async def test_every_lesson_figure_fits_at_80x24(build_app: Callable[..., CourseApp]) -> None:

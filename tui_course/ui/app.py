@@ -417,7 +417,10 @@ class CourseApp(App[None]):
             event.widget.cursor_blink = False
 
     def on_resize(self) -> None:
-        """Crossing the breakpoint may hide the focused outline: move focus to the content."""
+        """Crossing the breakpoint may hide the focused outline: move focus to the content.
+        Widening puts an open overlay away (the outline now sits beside the content)."""
+        if not self.narrow:
+            self.main_screen.remove_class("-outline-open")
         self.call_after_refresh(self._focus_content_if_outline_hidden)
 
     def action_help(self) -> None:
