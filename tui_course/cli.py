@@ -9,6 +9,7 @@ import argparse
 import importlib
 import io
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 from tui_course import __version__
@@ -16,26 +17,55 @@ from tui_course.commands import COMMANDS
 from tui_course.commands.common import PROG, Parser, add_common, content_dir, data_dir, fail
 
 
-def build_parser() -> Parser:
+def build_parser(only: Collection[str] | None = None) -> Parser:
+    """The whole parser, or (given `only`) one whose other commands are bare names.
+
+    A bare name still parses as a choice, so errors read the same, but its
+    module is not imported: starting the app imports no command module at all.
+    """
     parser = Parser(prog=PROG, description="A terminal course on Transformers and self-attention.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("--open", metavar="ID", help="start on this lesson or quiz id")
+    parser.add_argument(
+        "--ascii",
+        action="store_true",
+        dest="ascii_app",
+        help="draw the app in ASCII only: no box drawing or block glyphs "
+        "(the default when the locale is not UTF-8; also ATTN_TUI_ASCII=1)",
+    )
     add_common(parser, None)
     commands = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", parser_class=Parser)
-    for name in COMMANDS:
-        importlib.import_module(f"tui_course.commands.{name}").add_parser(commands)
+    for name, module in COMMANDS.items():
+        if only is None or name in only:
+            importlib.import_module(f"tui_course.commands.{module}").add_parser(commands)
+        else:
+            commands.add_parser(name)
     return parser
 
 
+def commands_needed(argv: list[str]) -> Collection[str] | None:
+    """The command modules a command line may use: those named in it, or all for --help."""
+    if any(word in ("-h", "--help") for word in argv):
+        return None
+    return {word for word in argv if word in COMMANDS}
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     args = argparse.Namespace()
     for stream in (sys.stdout, sys.stderr):
         # A title in CJK on an ASCII-only terminal prints as '?', it does not stop the command.
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="replace")
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(commands_needed(argv)).parse_args(argv)
         if args.command is None:
+            if args.ascii_app:
+                import os
+
+                from tui_course.terminal import ASCII_ENV
+
+                os.environ[ASCII_ENV] = "1"  # every glyph choice reads it (terminal.py)
             return run_app(content_dir(args), data_dir(args), args.open)
         code: int = args.run(args)
         sys.stdout.flush()  # a pipe closed early fails here, inside the try, not at exit

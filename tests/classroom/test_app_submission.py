@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.ui.conftest import build_app, running
+from tests.ui.conftest import build_app, notices, running
 from tests.ui.test_quiz import quiz_text
 from tui_course.classroom.submission import pending_files
 from tui_course.ui.app import CourseApp
@@ -69,8 +69,7 @@ async def test_broken_site_config_is_a_notice_not_a_crash(
     site_config.write_text("class_dir = 3\n", encoding="utf-8")
     app = build_app()
     async with running(app) as pilot:
-        await pilot.pause()
-        messages = [n.message for n in app._notifications]
+        messages = await notices(pilot)
     assert any("site.toml:1: 'class_dir' must be" in m for m in messages)
 
 

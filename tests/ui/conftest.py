@@ -36,7 +36,8 @@ async def running(
     app: CourseApp, size: tuple[int, int] = (80, 24), notifications: bool = False
 ) -> AsyncIterator[Pilot[None]]:
     """Run the app until its first lesson or quiz is open (that happens after the first frame).
-    With `notifications`, notices show as toasts on the screen (read them with `notices`)."""
+    With `notifications`, Textual's own toasts are drawn too; the app's notices are lines
+    above the footer either way (read them with `notices`)."""
     async with app.run_test(size=size, notifications=notifications) as pilot:
         for _ in range(200):
             if app.current is not None or not app.items:
@@ -54,10 +55,12 @@ async def shown(pilot: Pilot[Any]) -> str:
 
 
 async def notices(pilot: Pilot[Any]) -> list[str]:
-    """The notices on screen now, each as its title and text (a toast wraps long lines, so
-    read the toast's text, not the screen's rows). Needs `running(..., notifications=True)`."""
+    """The notices on screen now: the lines above the footer (CourseApp.notify puts them
+    there, as plain text, instead of toasts that would cover a quiz's feedback)."""
+    from tui_course.ui.widgets.notices import NoticeLines
+
     await pilot.pause()
-    return [str(toast.render()) for toast in pilot.app.screen.query("Toast")]
+    return [line for box in pilot.app.screen.query(NoticeLines) for line in box.lines]
 
 
 def widget_text(app: App[Any], selector: str) -> str:

@@ -89,7 +89,7 @@ async def test_scrolling_to_the_end_marks_the_lesson_done(
 
 async def test_outline_by_keys_and_mouse(build_app: Callable[..., CourseApp]) -> None:
     app = build_app()
-    async with running(app) as pilot:
+    async with running(app, size=(120, 30)) as pilot:
         outline = app.query_one(Outline)
         outline.focus()
         await pilot.press("j", "j", "enter")
@@ -226,16 +226,14 @@ async def test_broken_quiz_does_not_stop_the_course(
     app = build_app(content=root)
     async with running(app, notifications=True) as pilot:
         assert app.current is not None and app.current.id == "one"
-        assert any(
-            "\nquizzes/bad.toml:1: invalid TOML" in notice for notice in await notices(pilot)
-        )
+        assert any("quizzes/bad.toml:1: invalid TOML" in notice for notice in await notices(pilot))
 
 
 async def test_toggle_outline_gives_the_lesson_the_full_width(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("queries-keys-values")
-    async with running(app) as pilot:
+    async with running(app, size=(120, 30)) as pilot:  # wide: the outline sits beside
         view = app.query_one(LessonView)
         narrow = view.size.width
         await pilot.press("o")

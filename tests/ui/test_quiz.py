@@ -180,7 +180,7 @@ async def test_numeric_box_reads_comma_fractions_and_expressions(
 async def test_text_answers_forgive_notation(build_app: Callable[..., CourseApp]) -> None:
     app = build_app("exercises")
     async with running(app) as pilot:
-        await pilot.press("enter", "escape", "n", "escape", "n")  # Esc leaves the box, n skips
+        await pilot.press("enter", "escape", "right", "escape", "right")  # Esc, then Right skips
         text = await quiz_text(pilot)
         assert "Question 3 of 5" in text and "x0-x3" not in text  # the prompt keeps its answer
         await pilot.press(*"x[0], x[1], x[2], x[3]", "enter")
@@ -237,7 +237,7 @@ async def test_a_quiz_left_part_way_is_in_progress_not_a_score(
 async def test_finished_quiz_reopens_on_its_summary(build_app: Callable[..., CourseApp]) -> None:
     app = build_app("checkpoint")
     async with running(app) as pilot:
-        await pilot.press("enter", "n", "n", "n")
+        await pilot.press("enter", "right", "right", "right")
         assert "First-try score: 0 of 3." in await quiz_text(pilot)
         await pilot.press("n")  # after the summary, n moves on in the course
         assert app.current is not None and app.current.id == "exercises"
@@ -251,7 +251,7 @@ async def test_review_item_appears_when_due(build_app: Callable[..., CourseApp])
     app = build_app("checkpoint")
     app.now = lambda: clock[0]
     async with running(app) as pilot:
-        await pilot.press("enter", "v", "enter", "n", "n")  # q1 revealed, q2 q3 skipped
+        await pilot.press("enter", "v", "enter", "right", "right")  # q1 revealed, q2 q3 skipped
         await pilot.pause()
         assert str(app.query_one(Outline).get_option(REVIEW_ID).prompt) == "    Review (0 due)"
         clock[0] += timedelta(minutes=2)  # FSRS brings a miss back after its first step

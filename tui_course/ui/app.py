@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -13,19 +14,25 @@ from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Footer, Header, Input, OptionList
+from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
+from tui_course.terminal import locale_is_utf8
+from tui_course.ui.widgets.footer import CourseFooter
 from tui_course.ui.widgets.lesson_view import LessonView
-from tui_course.ui.widgets.outline import Outline, legend_lines
+from tui_course.ui.widgets.notices import SEVERITY_WORDS, NoticeLines
+from tui_course.ui.widgets.outline import MARKS_LEGEND, Outline
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from tui_course.classroom.link import ClassLink
     from tui_course.classroom.submission import SubmitOutcome
     from tui_course.content.session import QuizSession
@@ -36,6 +43,11 @@ if TYPE_CHECKING:
 
 LAST_OPENED = "last_opened"
 AnswerKeys = Mapping[str, "tuple[Question, ...] | ContentError"]
+# Footer key names when arrows (⏎, →) cannot be drawn.
+ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "down": "Down"}
+# Below this many columns the outline is an overlay that o (or Esc) opens over the lesson.
+WIDE_COLUMNS = 100
+TINY_COLUMNS = 60
 
 
 @dataclass(frozen=True)
@@ -80,6 +92,12 @@ def _train_extra_installed() -> bool:
 class CourseApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "attn-tui"
+    # Screen classes: below WIDE_COLUMNS ("-narrow", "-tiny") the outline lays over the
+    # content instead of beside it; "-tiny" also stacks forms.
+    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (TINY_COLUMNS, "-narrow"), (WIDE_COLUMNS, "-wide")]
+    # on_mount picks the first focus: the outline only where it shows (a hidden outline
+    # holding focus made the first Tab vanish at 80 columns).
+    AUTO_FOCUS = None
     SUB_TITLE = "Transformers and self-attention"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
@@ -92,16 +110,21 @@ class CourseApp(App[None]):
             show=False,
             tooltip="Back: leave the answer box first, then go to the outline",
         ),
-        Binding("n", "next_item", "Next", tooltip="Next lesson or quiz in the outline"),
+        Binding("n", "next_item", "Next item", tooltip="Next lesson, lab or quiz in the outline"),
         Binding(
             "p",
             "previous_item",
-            "Previous",
+            "Previous item",
             show=False,
-            tooltip="Previous lesson or quiz in the outline",
+            tooltip="Previous lesson, lab or quiz in the outline",
         ),
         # Not ctrl+b: that is the tmux prefix, and lab servers are used through tmux.
-        Binding("o", "toggle_outline", "Outline", tooltip="Hide or show the outline"),
+        Binding(
+            "o",
+            "toggle_outline",
+            "Outline",
+            tooltip="Show or hide the outline (over the lesson when the terminal is narrow)",
+        ),
         Binding(
             "tab", "focus_next", "Next pane", show=False, tooltip="Move focus to the next pane"
         ),
@@ -116,6 +139,14 @@ class CourseApp(App[None]):
 
     def __init__(self, course: Course, store: ProgressStore, settings: Settings) -> None:
         super().__init__()
+        self.ascii_only = not locale_is_utf8()  # LANG=C, or --ascii (ATTN_TUI_ASCII=1)
+        if self.ascii_only or "tui_course.ui.ascii_theme" in sys.modules:
+            # Imported only when needed (it loads Markdown); switched back for a later app.
+            from tui_course.ui.ascii_theme import use_ascii_glyphs
+
+            use_ascii_glyphs(self.ascii_only)
+        if self.ascii_only:
+            self.add_class("-ascii")
         self.course = course
         self.store = store
         self.settings = settings
@@ -130,6 +161,8 @@ class CourseApp(App[None]):
         self.training_extra_installed: Callable[[], bool] = _train_extra_installed
         store.on_problem = self._store_problem
         self.class_link: ClassLink | None = None
+        self.notices: list[str] = []  # every notice of this session, as shown
+        self.tabs_pressed = 0  # focus moves the student made (open_item leaves them be)
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -138,15 +171,25 @@ class CourseApp(App[None]):
         return TrainingRun.for_options(options, self.settings.data_dir)
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon="*" if self.ascii_only else None)
         with Horizontal(id="main"):
             marks, due = self._outline_state() or ({}, None)
             yield Outline(self.items, marks, due, id="outline")
             with ContentSwitcher(initial="lesson", id="content"):
                 yield LessonView(id="lesson")
-        yield Footer()
+        yield NoticeLines(id="notices")
+        yield CourseFooter()
+
+    def get_default_screen(self) -> Screen:  # type: ignore[type-arg]
+        """The main screen, born with its breakpoint class: Textual sets it on the first
+        resize, after the first frame, which would draw (and style) the wrong layout once."""
+        width = self.size.width
+        names = ("-tiny", "-narrow", "-wide")
+        index = 0 if width < TINY_COLUMNS else 1 if width < WIDE_COLUMNS else 2
+        return Screen(id="_default", classes=names[index])
 
     def on_mount(self) -> None:
+        (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
         if self.store.notice:
             self.notify(
                 one_line(self.store.notice),
@@ -224,6 +267,7 @@ class CourseApp(App[None]):
                 return
         self._remember_position()
         self.current = item
+        tabs_before = self.tabs_pressed  # opening a lesson can take seconds on a busy server
         self.store.set_setting(LAST_OPENED, item.id)
         self.query_one(Outline).select_id(item.id)
         switcher = self.query_one(ContentSwitcher)
@@ -246,7 +290,8 @@ class CourseApp(App[None]):
             target = await self._lab_view(item)
             switcher.current = target.id
             self.sub_title = one_line(item.title)
-        if focus_content and not isinstance(item, Quiz):  # a quiz focuses its own answer box
+        # A quiz focuses its own answer box; and a Tab pressed while this opened wins.
+        if focus_content and not isinstance(item, Quiz) and self.tabs_pressed == tabs_before:
             target.focus()
 
     async def _lab_view(self, lab: Lab) -> Widget:
@@ -258,11 +303,16 @@ class CourseApp(App[None]):
             return found.first()
         view = make_lab(lab, self.training_runs, self.training_extra_installed, id=f"lab-{lab.id}")
         await self.query_one(ContentSwitcher).mount(view)
+        if self.ascii_only:  # a Select draws its arrows as text, not from a glyph table
+            for arrow in view.query(".down-arrow").results(Static):
+                arrow.update("v")
+            for arrow in view.query(".up-arrow").results(Static):
+                arrow.update("^")
         return view
 
     async def _quiz_view(self) -> QuizView:
         """Mounted on first use: most sessions start on a lesson, and start-up is faster."""
-        # Imported on first use too: quizzes, grading and the recorder are not start-up work.
+        # Imported on first use too: the quiz view and the recorder are not start-up work.
         from tui_course.progress.recorder import QuizRecorder
         from tui_course.ui.widgets.quiz_view import QuizView
 
@@ -352,6 +402,7 @@ class CourseApp(App[None]):
     @on(OptionList.OptionSelected, "#outline")
     async def _outline_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id is not None:
+            self._close_overlay()
             await self.open_item(event.option.id, focus_content=True)
 
     @on(LessonView.Finished)
@@ -443,16 +494,113 @@ class CourseApp(App[None]):
             if owner is not None:
                 owner.focus()
                 return
-        self.query_one(Outline).focus()
+        outline = self.query_one(Outline)
+        if self.narrow and self.overlay_open and outline.has_focus:
+            self._close_overlay()  # a second Esc puts the outline away again
+            return
+        if self.narrow:
+            self.main_screen.add_class("-outline-open")
+        else:
+            self.main_screen.remove_class("-outline-hidden")
+        outline.focus()
+
+    # the outline: beside the content when wide, over it when narrow
+
+    @property
+    def main_screen(self) -> Screen:  # type: ignore[type-arg]
+        """The outline's screen, also while help or the palette is on top of it."""
+        return self.screen_stack[0]
+
+    @property
+    def narrow(self) -> bool:
+        return self.size.width < WIDE_COLUMNS
+
+    @property
+    def overlay_open(self) -> bool:
+        return self.main_screen.has_class("-outline-open")
 
     def action_toggle_outline(self) -> None:
+        if self.narrow:
+            if self.overlay_open:
+                self._close_overlay()
+            else:
+                self.main_screen.add_class("-outline-open")
+                self.query_one(Outline).focus()
+            return
+        self.main_screen.toggle_class("-outline-hidden")
+        self._focus_content_if_outline_hidden()
+
+    def _close_overlay(self) -> None:
+        if self.overlay_open:
+            self.main_screen.remove_class("-outline-open")
+            self._focus_content_if_outline_hidden()
+
+    def _focus_content_if_outline_hidden(self) -> None:
+        """Hidden widgets keep focus in Textual; give it to the content instead."""
         outline = self.query_one(Outline)
-        outline.display = not outline.display
-        if not outline.display and outline.has_focus:
-            self.screen.focus_next()
+        if self.narrow:
+            hidden = not self.overlay_open
+        else:
+            hidden = self.main_screen.has_class("-outline-hidden")
+        if hidden and (outline.has_focus or self.focused is None):
+            switcher = self.query_one(ContentSwitcher)
+            current = switcher.query_one(f"#{switcher.current}") if switcher.current else None
+            if isinstance(current, Widget):
+                current.focus()  # a lab passes focus on to its figure or text box
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notice goes to the line above the footer, as plain text (never markup):
+        a toast in the corner would cover a quiz's hints and feedback."""
+        del markup  # shown as text whatever the caller asked
+        prefix = f"{SEVERITY_WORDS.get(severity, '')}{f'{title}: ' if title else ''}"
+        line = one_line(prefix + message)
+        self.notices.append(line)
+        for lines in self.main_screen.query(NoticeLines):  # also while help is open
+            lines.add(line, timeout if timeout is not None else 8.0)
+
+    def format_title(self, title: str, sub_title: str) -> Content:
+        """The header's title; a hyphen instead of the em dash in ASCII mode."""
+        if not (self.ascii_only and sub_title):
+            return super().format_title(title, sub_title)
+        return Content.assemble(Content(title), (" - ", "dim"), Content(sub_title).stylize("dim"))
+
+    def get_key_display(self, binding: Binding) -> str:
+        """Key names in the footer; words instead of arrow glyphs in ASCII mode."""
+        shown = super().get_key_display(binding)
+        if self.ascii_only and not shown.isascii():
+            return ASCII_KEYS.get(binding.key, binding.key)
+        return shown
+
+    def action_focus_next(self) -> None:
+        self.tabs_pressed += 1
+        super().action_focus_next()
+
+    def action_focus_previous(self) -> None:
+        self.tabs_pressed += 1
+        super().action_focus_previous()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A steady text cursor: a blinking one redraws twice a second while nobody types."""
+        if isinstance(event.widget, Input):
+            event.widget.cursor_blink = False
+
+    def on_resize(self) -> None:
+        """Crossing the breakpoint may hide the focused outline: move focus to the content.
+        Widening puts an open overlay away (the outline now sits beside the content)."""
+        if not self.narrow:
+            self.main_screen.remove_class("-outline-open")
+        self.call_after_refresh(self._focus_content_if_outline_hidden)
 
     def action_help(self) -> None:
-        from tui_course.ui.screens.help import HelpScreen, help_text
+        from tui_course.ui.screens.help import HelpScreen, help_sections
         from tui_course.ui.widgets.attention_view import AttentionView
         from tui_course.ui.widgets.pe_view import PEView
         from tui_course.ui.widgets.quiz_view import QuizView
@@ -471,21 +619,26 @@ class CourseApp(App[None]):
             ("Real-model lab", RealModelView.BINDINGS),
             ("Training lab", TrainingPanel.BINDINGS),
         ]
-        notes = [
-            "Other keys",
-            "  Up / Down              Move in the outline, scroll a lesson, move between options",
-            "  Enter                  Open the highlighted outline item",
-            "  PgUp / PgDn            Scroll a page",
-            "  ctrl+p                 Command palette: open any lesson or quiz by name",
-            "",
-            "While typing (an answer, a sentence), letters go into the box: press Esc once",
-            "to leave it, then the keys above work. Tab moves into a lesson's live figure.",
-            "The mouse works too: click outline items, quiz options and heatmap rows.",
-            "",
-            "Outline marks",
-            *(f"  {line}" for line in legend_lines()),
+        other_keys = [
+            ("Up / Down", "Move in the outline, scroll a lesson, move between options"),
+            ("Enter", "Open the highlighted outline item"),
+            ("PgUp / PgDn", "Scroll a page"),
+            ("ctrl+p", "Command palette: open any lesson or quiz by name"),
         ]
-        self.push_screen(HelpScreen(help_text(sections, notes)))
+        footnote = (
+            "While typing (an answer, a sentence), letters go into the box: press Esc once "
+            "to leave it, then the keys above work. Tab moves into a lesson's live figure. "
+            "Below 100 columns the outline opens over the lesson (o or Esc). "
+            "The mouse works too: click outline items, quiz options and heatmap rows."
+        )
+        self.push_screen(
+            HelpScreen(
+                help_sections(
+                    sections, [("Other keys", other_keys), ("Outline marks", list(MARKS_LEGEND))]
+                ),
+                footnote,
+            )
+        )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
         for item in self.items:

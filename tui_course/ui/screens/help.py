@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -51,27 +53,61 @@ def binding_lines(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
     return [(" / ".join(keys), description) for description, keys in rows.items()]
 
 
-def help_text(sections: list[tuple[str, Iterable[BindingType]]], notes: list[str]) -> str:
+Rows = list[tuple[str, str]]
+
+
+def help_sections(
+    sections: list[tuple[str, Iterable[BindingType]]], notes: list[tuple[str, Rows]]
+) -> list[tuple[str, Rows]]:
+    """Each section's (keys, what they do) rows: the bindings' own, then the notes."""
+    return [(title, binding_lines(bindings)) for title, bindings in sections] + notes
+
+
+def help_text(sections: list[tuple[str, Rows]], footnote: str = "") -> str:
+    """The plain-text form (for searching and tests): a title, then '  keys  description'."""
     lines: list[str] = []
-    for title, bindings in sections:
+    for title, rows in sections:
         lines.append(title)
-        for keys, description in binding_lines(bindings):
-            lines.append(f"  {keys:<22} {description}")
+        lines.extend(f"  {keys:<22} {description}" for keys, description in rows)
         lines.append("")
-    lines.extend(notes)
+    if footnote:
+        lines.append(footnote)
     return "\n".join(lines)
 
 
+KEYS_WIDTH = 22
+
+
+def section_table(rows: Rows, keys_width: int) -> Table:
+    """Keys in one column, what they do in the other: a long description wraps in its
+    own column, so continuation lines stay indented."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(width=keys_width, overflow="fold")
+    table.add_column(ratio=1, overflow="fold")
+    for keys, description in rows:
+        table.add_row(Text(keys, style="bold"), Text(description))
+    return table
+
+
 class HelpScreen(ModalScreen[None]):
+    AUTO_FOCUS = "#help-box"  # the app sets none; the help scrolls with the keys
     BINDINGS = [
         Binding("escape,q,f1,question_mark", "dismiss", "Close help"),
     ]
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, sections: list[tuple[str, Rows]], footnote: str = "") -> None:
         super().__init__()
-        self.text = text
+        self.sections = sections
+        self.footnote = footnote
+        self.text = help_text(sections, footnote)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box") as box:
             box.border_title = "Keys (Esc closes)"
-            yield Static(self.text, markup=False)
+            widest = max((len(keys) for _, rows in self.sections for keys, _ in rows), default=1)
+            keys_width = min(widest, KEYS_WIDTH)
+            for title, rows in self.sections:
+                yield Static(Text(title), classes="help-title")
+                yield Static(section_table(rows, keys_width), classes="help-section")
+            if self.footnote:
+                yield Static(Text(self.footnote), classes="help-footnote")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Self
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -18,7 +19,7 @@ from tui_course.ui.widgets.training_panel import RunFactory, TrainingPanel
 
 ATTENTION_GUIDE = (
     f"Type a sentence (up to {specs.SENTENCE_WORDS.high} words); rows are queries. "
-    "Esc leaves the box, then up/down pick the query and s c m e flip the switches."
+    "Esc or Tab leaves the box, then up/down pick the query and s c m e flip the switches."
 )
 REAL_GUIDE = (
     "all-MiniLM-L6-v2, a pretrained 6-layer, 12-head encoder, reads your sentence. Esc leaves "
@@ -28,7 +29,9 @@ REAL_GUIDE = (
 PE_GUIDE = "Rows are positions, columns dimensions. +/- positions, [ ] d_model, up/down compare."
 
 
-class LabView(VerticalScroll):
+class LabView(VerticalScroll, can_focus=False):
+    """Not focusable itself, so Tab moves between the figure and its text box."""
+
     def __init__(self, guide: str, figure: Widget, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.guide = guide
@@ -38,10 +41,11 @@ class LabView(VerticalScroll):
         yield Static(self.guide, classes="lab-guide", markup=False)
         yield self.figure
 
-    def on_focus(self) -> None:
+    def focus(self, scroll_visible: bool = True) -> Self:
         """Typing is the first thing to do in a lab: start in its text box if it has one."""
         boxes = self.figure.query(Input)
-        (boxes.first() if boxes else self.figure).focus()
+        (boxes.first() if boxes else self.figure).focus(scroll_visible)
+        return self
 
 
 def make_lab(

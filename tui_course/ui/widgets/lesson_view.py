@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical, VerticalScroll
 from textual.message import Message
@@ -17,8 +18,12 @@ if TYPE_CHECKING:
     from textual.widgets import Markdown
 
 
+SCROLLS_SIDEWAYS = "wider than this: Tab here, then Left/Right"
+
+
 class Figure(HorizontalScroll):
-    """A computed figure; scrolls sideways rather than wrapping a heatmap into noise."""
+    """A computed figure; scrolls sideways rather than wrapping a heatmap into noise,
+    and says so under its frame when it does not fit."""
 
     def __init__(self, text: str, caption: str) -> None:
         super().__init__(classes="figure")
@@ -27,6 +32,14 @@ class Figure(HorizontalScroll):
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield Static(self._text, markup=False, classes="figure-body")
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._say_if_it_scrolls)
+
+    def _say_if_it_scrolls(self) -> None:
+        subtitle = SCROLLS_SIDEWAYS if self.max_scroll_x > 0 else ""
+        if self.border_subtitle != subtitle:
+            self.border_subtitle = subtitle
 
 
 class LessonView(VerticalScroll):
@@ -98,6 +111,14 @@ class LessonView(VerticalScroll):
         if target is not None and self.max_scroll_y >= target:
             self._pending_scroll = None
             self.call_after_refresh(self.scroll_to, y=target, animate=False)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Focusing a figure shows its top (its caption and switches), not its bottom."""
+        figure = next(
+            (node for node in event.widget.ancestors_with_self if node.has_class("figure")), None
+        )
+        if isinstance(figure, Widget):
+            self.call_after_refresh(self.scroll_to_widget, figure, animate=False, top=True)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)

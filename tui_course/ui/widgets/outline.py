@@ -44,11 +44,6 @@ def item_label(item: Item, mark: str) -> Text:
     return Text(text, no_wrap=True)
 
 
-def legend_lines() -> list[str]:
-    """The long legend, for the help screen."""
-    return [f"{mark:<8} {meaning}" for mark, meaning in MARKS_LEGEND]
-
-
 class Outline(OptionList):
     """Marks are characters, not colour (see MARKS_LEGEND), with their legend at the end."""
 

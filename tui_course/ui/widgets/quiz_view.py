@@ -49,8 +49,8 @@ _KIND_NAMES = {
     Kind.NUMERIC: "a number, 2/3 or 1/sqrt(2), Enter",
     Kind.TEXT: "type the answer, Enter",
 }
-_BOX_KEYS = "Esc then h hint, v answer, n skip"
-_OPEN_KEYS = "h hint, v answer, n skip"
+_BOX_KEYS = "Esc then h hint, v answer, Right skip"
+_OPEN_KEYS = "h hint, v answer, Right skip"
 
 
 def _plain(text: str) -> Text:
@@ -106,10 +106,8 @@ class QuizView(VerticalScroll, can_focus=True):
         Binding("enter", "submit", "Submit", tooltip="Start; submit; after the answer, go on"),
         Binding("h", "hint", "Hint", tooltip="Show the next hint"),
         Binding("v", "reveal", "Show answer", tooltip="Show the answer (recorded as revealed)"),
-        Binding("n", "next", "Next", tooltip="Next question (skips an unanswered one)"),
-        Binding(
-            "right", "next", "Next", show=False, tooltip="Next question (skips an unanswered one)"
-        ),
+        # Right, not n: n is "next item" everywhere in the app (one meaning per key).
+        Binding("right", "next", "Skip", tooltip="Next question (skips an unanswered one)"),
         Binding("r", "retry", "Retry", tooltip="At the end: go through the missed ones again"),
         Binding(
             "a",
@@ -273,7 +271,7 @@ class QuizView(VerticalScroll, can_focus=True):
             )
             verdict_box.update(_plain(self._closed_text(session)))
             await self._markdown("#quiz-teach", self._explanation(session))
-            self._keys("Enter or n: next question")
+            self._keys("Enter or Right: next question")
 
     def _position_text(self, session: QuizSession) -> str:
         position = f"Question {session.position + 1} of {len(session.order)}"
@@ -422,8 +420,7 @@ class QuizView(VerticalScroll, can_focus=True):
     # actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer each key only when it does something (the footer follows); after the last
-        question, 'n' falls through to the app: on to the next item."""
+        """Offer each key only when it does something (the footer follows)."""
         session = self.session
         phase = None if session is None else session.phase
         if action in ("next", "submit"):

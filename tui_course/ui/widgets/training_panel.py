@@ -109,10 +109,13 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             yield Button("Train", id="train-start", variant="primary")
             yield Button("Cancel", id="train-cancel", disabled=True)
         yield Static(classes="train-status", markup=False, id="train-status")
-        yield Static("epochs", classes="train-label", markup=False)
-        yield ProgressBar(id="train-epoch-bar", show_eta=False)
-        yield Static("batches in this epoch", classes="train-label", markup=False)
-        yield ProgressBar(id="train-batch-bar", show_eta=False)
+        # Hidden until a run starts, and never without a total: a bar with no total
+        # animates (even hidden, its timer ticks), and idle should be idle.
+        with Vertical(id="train-progress"):
+            yield Static("epochs", classes="train-label", markup=False)
+            yield ProgressBar(total=1, id="train-epoch-bar", show_eta=False)
+            yield Static("batches in this epoch", classes="train-label", markup=False)
+            yield ProgressBar(total=1, id="train-batch-bar", show_eta=False)
         yield Static(classes="train-plot", markup=False, id="train-plot")
         yield Static(
             "val acc is the accuracy on the test sequences, which the model never trains on "
@@ -129,6 +132,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
 
     def on_mount(self) -> None:
         self.query_one("#train-attention").display = False
+        self.query_one("#train-progress").display = False
         if self.extra_missing:
             self.query_one("#train-start", Button).disabled = True
             self._status(self.extra_missing)
@@ -173,6 +177,9 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         except OSError as error:  # the logs folder cannot be made (read-only, quota, a link)
             self._status(f"Cannot start: the training log cannot be written ({error}).")
             return
+        for bar in self.query(ProgressBar).results(ProgressBar):
+            bar.update(total=options.epochs if bar.id == "train-epoch-bar" else 1, progress=0)
+        self.query_one("#train-progress").display = True
         self._set_running(True)
         self._status(f"Starting {options.describe()} (TensorFlow takes a few seconds to load)...")
         self._follow(self.current, options)

@@ -1,0 +1,45 @@
+"""Idle means idle: once a screen has settled, nothing is drawn until something changes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.ui.conftest import running
+from tui_course.ui.app import CourseApp
+
+
+@pytest.mark.parametrize(
+    ("item_id", "keys"),
+    [
+        ("why-transformers", ()),
+        ("self-attention", ("tab",)),
+        ("checkpoint", ()),
+        ("exercises", ()),  # a number box has focus
+        ("attention-lab", ()),  # the sentence box has focus
+        ("pe-lab", ()),
+        ("training-lab", ()),
+        ("why-transformers", ("o",)),
+        ("why-transformers", ("f1",)),
+    ],
+)
+async def test_a_settled_screen_draws_nothing(
+    build_app: Callable[..., CourseApp], item_id: str, keys: tuple[str, ...]
+) -> None:
+    app = build_app(item_id)
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press(*keys)
+        await pilot.pause(0.8)  # let it settle (a blink timer would have fired by now)
+        frames: list[Any] = []
+        draw = app._display
+
+        def counting(screen: Any, renderable: Any) -> None:
+            if renderable is not None:
+                frames.append(renderable)
+            draw(screen, renderable)
+
+        app._display = counting  # type: ignore[method-assign]
+        await pilot.pause(1.5)
+        assert frames == [], f"{len(frames)} frames drawn while idle on {item_id}"

@@ -1,0 +1,232 @@
+"""Screens that fit: the outline collapses below 100 columns, figures fit or say they scroll,
+the footer keeps q, f1 and o, focus is visible and reaches every figure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.containers import ScrollableContainer
+from textual.widgets import Input
+from textual.widgets._markdown import MarkdownFence
+
+from tests.ui.conftest import running, shown
+from tui_course.ui.app import CourseApp
+from tui_course.ui.widgets.attention_view import AttentionView
+from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.lesson_view import SCROLLS_SIDEWAYS, Figure, LessonView
+from tui_course.ui.widgets.outline import Outline
+
+
+def footer_line(text: str) -> str:
+    return text.rstrip("\n").splitlines()[-1]
+
+
+async def test_outline_is_an_overlay_below_100_columns(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("self-attention")
+    async with running(app, size=(80, 24)) as pilot:
+        outline, lesson = app.query_one(Outline), app.query_one(LessonView)
+        assert not outline.display
+        assert lesson.region.x == 0 and lesson.size.width >= 78
+        assert lesson.has_focus
+        await pilot.press("o")
+        assert outline.display and outline.has_focus
+        assert outline.region.x == 0  # over the lesson, which keeps its width
+        assert lesson.size.width >= 78
+        assert "[ ]  1 Why a new design was" in await shown(pilot)
+        await pilot.press("down", "enter")
+        assert app.current is not None and app.current.id == "queries-keys-values"
+        assert not outline.display and lesson.has_focus
+        await pilot.press("escape")  # Esc goes back to the outline: over the lesson
+        assert outline.display and outline.has_focus
+        await pilot.press("escape")  # and a second Esc puts it away
+        assert not outline.display and lesson.has_focus
+
+
+async def test_outline_sits_beside_the_lesson_at_200_columns(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("self-attention")
+    async with running(app, size=(200, 60)) as pilot:
+        outline, lesson = app.query_one(Outline), app.query_one(LessonView)
+        assert outline.display and lesson.region.x == outline.region.right
+        await pilot.press("o")
+        assert not outline.display and lesson.region.x == 0
+        await pilot.press("o")
+        assert outline.display and lesson.region.x == 30
+
+
+async def test_narrowing_the_terminal_moves_focus_off_the_hidden_outline(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app()
+    async with running(app, size=(120, 30)) as pilot:
+        app.query_one(Outline).focus()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        assert not app.query_one(Outline).display
+        assert app.query_one(LessonView).has_focus
+        await pilot.press("o")  # the overlay, then wide again: it sits beside, and stays put
+        await pilot.resize_terminal(120, 30)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        assert not app.query_one(Outline).display
+
+
+async def test_every_lesson_figure_fits_at_80x24(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app()
+    async with running(app, size=(80, 24)) as pilot:
+        cut: list[str] = []
+        for lesson in app.course.lessons:
+            await app.open_item(lesson.id)
+            await pilot.pause(0.1)
+            for node in app.query_one(LessonView).query("*"):
+                scrolls = isinstance(node, ScrollableContainer | MarkdownFence)
+                if scrolls and not isinstance(node, Input) and node.max_scroll_x > 0:
+                    cut.append(f"{lesson.id}: {type(node).__name__} {node.max_scroll_x} too wide")
+                if isinstance(node, HeatmapView) and "columns" in str(node.render()):
+                    cut.append(f"{lesson.id}: heatmap shows only some columns")
+        assert cut == []
+
+
+async def test_a_figure_too_wide_for_40_columns_says_it_scrolls(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("multi-head")
+    async with running(app, size=(40, 12)) as pilot:
+        figure = app.query_one(Figure)
+        await pilot.pause(0.1)
+        assert figure.max_scroll_x > 0
+        assert figure.border_subtitle == SCROLLS_SIDEWAYS
+        await pilot.resize_terminal(120, 30)
+        await pilot.pause(0.2)
+        assert figure.max_scroll_x == 0 and figure.border_subtitle == ""
+
+
+async def test_40x12_reads_and_keeps_quit_help_and_outline(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("self-attention")
+    async with running(app, size=(40, 12)) as pilot:
+        text = await shown(pilot)
+        assert "Self-attention turns a list of token" in text
+        for key in ("q Quit", "f1 Help", "o Outline"):
+            assert key in footer_line(text)
+        await pilot.press("tab")  # into the attention figure: its keys join, ours stay
+        assert isinstance(app.focused, AttentionView)
+        for key in ("q Quit", "f1 Help", "o Outline"):
+            assert key in footer_line(await shown(pilot))
+
+
+async def test_focused_pane_is_marked_and_the_footer_shows_its_keys(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("self-attention")
+    async with running(app, size=(120, 30)) as pilot:
+        app.query_one(LessonView).focus()
+        text = await shown(pilot)
+        assert all(line[30] == "▌" for line in text.splitlines()[2:20])  # the lesson's edge
+        assert "s Scale" not in footer_line(text)
+        await pilot.press("tab")  # the live figure
+        assert "s Scale" in footer_line(await shown(pilot))
+        app.query_one(Outline).focus()
+        text = await shown(pilot)
+        assert all(line[29] == "▐" for line in text.splitlines()[2:20])  # the outline's edge
+        assert all(line[30] != "▌" for line in text.splitlines()[2:20])
+
+
+async def test_focusing_a_tall_figure_shows_its_top(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("self-attention")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("tab")
+        await pilot.pause(0.1)
+        view = app.query_one(AttentionView)
+        assert view.has_focus
+        frame = view.parent
+        assert frame is not None and frame.region.y == app.query_one(LessonView).region.y
+        assert "╔═ live: attention" in (await shown(pilot)).splitlines()[1]  # double: focused
+    app = build_app("multi-head")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("tab")  # a computed (not live) figure is a Tab stop too
+        assert isinstance(app.focused, Figure)
+        assert "╔═ computed live" in (await shown(pilot)).splitlines()[1]
+
+
+async def test_tab_reaches_the_attention_lab_switches(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("attention-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        assert isinstance(app.focused, Input)  # a lab starts in its text box
+        await pilot.press("tab")
+        view = app.query_one(AttentionView)
+        assert view.has_focus
+        await pilot.press("s", "c")
+        assert (view.setup.scale, view.setup.causal) == (False, True)
+        await pilot.press("tab")
+        assert isinstance(app.focused, Input)
+
+
+async def test_help_wraps_descriptions_in_their_own_column(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("why-transformers")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        lines = (await shown(pilot)).splitlines()
+        column = next(line.index("Quit") for line in lines if "Quit" in line)
+        start = next(i for i, line in enumerate(lines) if "Show or hide the outline" in line)
+        assert lines[start].index("Show or hide") == column
+        continuation = lines[start + 1]  # the description is too long for one line at 80
+        assert continuation[1:column].strip() == "" and continuation[column] != " "
+        await pilot.press("escape")
+    async with running(build_app("why-transformers"), size=(40, 12)) as pilot:
+        await pilot.press("f1")
+        lines = (await shown(pilot)).splitlines()
+        assert lines[0].startswith("╭─ Keys") and len(lines[0].rstrip()) == 40
+
+
+async def test_a_notice_sits_above_the_footer_without_covering_feedback(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("checkpoint")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("h", "4", "enter")  # a hint, then a wrong answer: feedback shows
+        before = await shown(pilot)
+        assert "Not quite." in before
+        app.notify("Training finished: [b]test[/b] accuracy 0.990", title="Training lab")
+        text = await shown(pilot)
+        lines = text.splitlines()
+        assert lines[-2].strip() == "Training lab: Training finished: [b]test[/b] accuracy 0.990"
+        feedback = [line[:-3] for line in before.splitlines() if "Not quite." in line]
+        hints = [line[:-3] for line in before.splitlines() if "Hint" in line]
+        assert feedback and hints
+        for line in feedback + hints:  # still on screen, not under a toast
+            assert line in text
+        assert len(app.screen.query("Toast")) == 0
+
+
+async def test_training_form_stacks_its_fields_at_40_columns(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("training-lab")
+    async with running(app, size=(40, 24)) as pilot:
+        await pilot.pause(0.1)
+        digits, epochs, batch = (
+            app.query_one(f"#train-{name}") for name in ("length", "epochs", "batch_size")
+        )
+        assert digits.region.y == epochs.region.y < batch.region.y  # two to a row
+        assert digits.region.width >= 15
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        assert digits.region.y == batch.region.y  # one row when there is room
+
+
+async def test_outline_labels_keep_to_one_line_when_the_outline_scrolls(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app()
+    async with running(app, size=(120, 12)) as pilot:
+        outline = app.query_one(Outline)
+        await pilot.pause()
+        assert outline.max_scroll_y > 0  # 17 items in 10 rows: a scrollbar shows
+        assert outline.virtual_size.height == outline.option_count  # and nothing wraps

@@ -1,0 +1,112 @@
+"""What `attn-tui` imports before its first frame: the real entry point on a real pty."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tui_course.commands import COMMANDS
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pty")
+
+# Runs cli.main() exactly as the console script does; the only addition is a
+# hook on App._display that notes sys.modules when the outline is first drawn.
+FIRST_PAINT_PROBE = """
+import json, sys
+from textual.app import App
+
+report_path = sys.argv[1]
+draw = App._display
+
+def display(self, screen, renderable):
+    draw(self, screen, renderable)
+    if renderable is None or not self._running or hasattr(App, "first_paint"):
+        return
+    from tui_course.ui.widgets.outline import Outline
+    outlines = screen.query(Outline)
+    if outlines and outlines.first().option_count and outlines.first().display:
+        App.first_paint = sorted(sys.modules)
+        self.exit()
+
+App._display = display
+from tui_course.cli import main
+sys.argv = ["attn-tui"]
+code = main()
+with open(report_path, "w") as report:
+    json.dump({"code": code, "modules": getattr(App, "first_paint", None)}, report)
+"""
+
+
+def modules_at_first_paint(tmp_path: Path, size: tuple[int, int]) -> list[str]:
+    import fcntl
+    import struct
+    import termios
+
+    columns, rows = size
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    report = tmp_path / "report.json"
+    env = {**os.environ, "ATTN_TUI_DATA_DIR": str(tmp_path / "data"), "TERM": "xterm-256color"}
+    process = subprocess.Popen(
+        [sys.executable, "-c", FIRST_PAINT_PROBE, str(report)],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+    )
+    os.close(slave)
+    screen = bytearray()
+    deadline = time.monotonic() + 60
+    try:
+        while process.poll() is None and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.1)[0]:
+                try:
+                    screen.extend(os.read(master, 65536))
+                except OSError:
+                    break
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        os.close(master)
+    assert report.exists(), f"attn-tui did not reach its first frame: {bytes(screen[-500:])!r}"
+    result = json.loads(report.read_text())
+    assert result["code"] == 0
+    assert result["modules"] is not None, "the outline was never drawn"
+    modules: list[str] = result["modules"]
+    return modules
+
+
+def test_first_paint_imports_no_numpy_markdown_or_command_modules(tmp_path: Path) -> None:
+    modules = modules_at_first_paint(tmp_path, (120, 30))
+    assert "tui_course.ui.widgets.outline" in modules  # the probe saw the app, not a stub
+    heavy = [
+        name
+        for name in modules
+        if name.split(".")[0] in ("numpy", "markdown_it", "tensorflow", "keras")
+        or name.removeprefix("tui_course.commands.") in COMMANDS.values()
+        or name.startswith(("tui_course.training.task", "tui_course.maths"))
+    ]
+    assert heavy == []
+
+
+def test_cli_parses_a_command_whose_module_it_imports_on_demand() -> None:
+    from tui_course.cli import build_parser, commands_needed
+
+    assert commands_needed([]) == set()
+    assert commands_needed(["--open", "x"]) == set()
+    assert commands_needed(["pe", "--dim", "2"]) == {"pe"}
+    assert commands_needed(["--help"]) is None
+    args = build_parser(commands_needed(["pe", "--dim", "6"])).parse_args(["pe", "--dim", "6"])
+    assert (args.command, args.dim, args.positions) == ("pe", 6, 8)
+    with pytest.raises(SystemExit) as raised:
+        build_parser(set()).parse_args(["bogus"])
+    assert raised.value.code == 2
