@@ -190,14 +190,14 @@ async def test_a_notice_sits_above_the_footer_without_covering_feedback(
 ) -> None:
     app = build_app("checkpoint")
     async with running(app, size=(80, 24)) as pilot:
-        await pilot.press("h", "4", "enter")  # a hint, then a wrong answer: feedback shows
+        await pilot.press("enter", "h", "4", "enter")  # past the intro, a hint, a wrong answer
         before = await shown(pilot)
-        assert "Not quite." in before
+        assert "Not yet." in before
         app.notify("Training finished: [b]test[/b] accuracy 0.990", title="Training lab")
         text = await shown(pilot)
         lines = text.splitlines()
         assert lines[-2].strip() == "Training lab: Training finished: [b]test[/b] accuracy 0.990"
-        feedback = [line[:-3] for line in before.splitlines() if "Not quite." in line]
+        feedback = [line[:-3] for line in before.splitlines() if "Not yet." in line]
         hints = [line[:-3] for line in before.splitlines() if "Hint" in line]
         assert feedback and hints
         for line in feedback + hints:  # still on screen, not under a toast

@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _ESCAPES = {
     '"': '\\"',
     "\\": "\\\\",
@@ -47,7 +47,7 @@ def string(text: str) -> str:
 
 
 def _key(name: str) -> str:
-    return name if _BARE_KEY.match(name) else string(name)
+    return name if _BARE_KEY.fullmatch(name) else string(name)  # `$` would let "0\n" through
 
 
 def _is_table_array(value: Any) -> bool:

@@ -32,8 +32,8 @@ PENDING = "pending"
 MAX_PENDING = 100  # the store keeps everything; `attn-tui submit` resends it all
 MAX_SUBMISSION_BYTES = 512 * 1024
 MAX_ITEMS = 1000
-USER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@-]{0,63}\$?$")
-ITEM_ID = re.compile(r"^[A-Za-z0-9_.-]{1,80}$")
+USER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@-]{0,63}\$?\Z")
+ITEM_ID = re.compile(r"^[A-Za-z0-9_.-]{1,80}\Z")
 
 
 class SubmissionError(ValueError):

@@ -72,7 +72,7 @@ def matches_text(answer: str, variants: Any) -> bool:
     return normalise_text(answer) in {normalise_text(v) for v in variants}
 
 
-_DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+$")
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+\Z")
 
 
 def parse_number(raw: str) -> float:

@@ -24,7 +24,7 @@ from tui_course.safe_text import one_line
 CODE_LANGUAGES = frozenset(
     {"", "python", "py", "text", "console", "bash", "sh", "toml", "json", "markdown", "md"}
 )
-_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")  # \Z: `$` also matches before a final newline
 
 MAX_LESSON_BYTES = 256 * 1024  # 50 times the longest shipped lesson; more froze the view
 

@@ -19,7 +19,7 @@ from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
 from tui_course.safe_text import one_line
 
-_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")  # \Z: `$` also matches before a final newline
 _NUMBER = (int, float)
 MAX_OPTIONS = 9  # options are picked with the keys 1-9
 MAX_TRIES = 9

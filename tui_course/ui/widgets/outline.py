@@ -65,11 +65,9 @@ class Outline(OptionList):
         self.notice = ""  # one line under the items, e.g. "submission pending"
         super().__init__(*self._build_options(marks, review_due), **kwargs)  # type: ignore[arg-type]
 
-    def _build_options(
-        self, marks: Mapping[str, str], review_due: int | None
-    ) -> list[Option | None]:
+    def _build_options(self, marks: Mapping[str, str], review_due: int | None) -> list[Option]:
         """`review_due` None: no question was ever scheduled, so no review entry."""
-        options: list[Option | None] = []
+        options: list[Option] = []
         if review_due is not None:
             options.append(
                 Option(Text(f"    Review ({review_due} due)", no_wrap=True), id=REVIEW_ID)
@@ -80,7 +78,9 @@ class Outline(OptionList):
         ]
         if self.notice:
             options.append(Option(Text(self.notice, no_wrap=True), disabled=True))
-        options.append(None)  # a separator, then the legend (not selectable)
+        # A blank line, then the legend (not selectable); not OptionList's separator, whose
+        # rule is a box-drawing glyph even in ASCII mode.
+        options.append(Option(Text(""), disabled=True))
         options += [Option(Text(line, no_wrap=True), disabled=True) for line in OUTLINE_LEGEND]
         return options
 
