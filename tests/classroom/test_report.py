@@ -114,7 +114,7 @@ def test_a_quiz_without_a_finished_first_pass_is_not_a_grade(class_dir: Path) ->
     assert table_row(table, me)[1:3] == ["in progress 2/5", "-"]
     assert "in progress i/n: i of n questions answered" in table
     rows = list(csv.reader(io.StringIO(report_csv(report))))
-    assert rows[1][1:5] == ["", "", "", ""]  # Moodle leaves empty cells alone; 0 is a grade
+    assert rows[1][1:5] == ["", "", "", ""]  # Moodle: empty = no grade; 0 = failed
     quiz = report_json(report)["students"][0]["quizzes"]["checkpoint"]
     assert (quiz["state"], quiz["answered"], quiz["first_try"]) == ("in progress", 2, None)
 

@@ -185,7 +185,8 @@ def build_report(
 def report_csv(report: ClassReport) -> str:
     """For Moodle's grade import (Grades > Import > CSV file): map `username` to the user
     field and each score column to a grade item. A quiz without a finished first pass
-    (not started, or in progress) has empty cells, never a 0 that would count as a grade."""
+    (not started, or in progress) has empty cells, which Moodle reads as "no grade",
+    never a 0 that would count as a failed quiz."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     header = ["username"]
