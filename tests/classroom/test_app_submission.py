@@ -46,6 +46,30 @@ async def test_finishing_a_quiz_submits_it(
     assert label == ""
 
 
+async def test_reading_a_lesson_to_its_end_sends_the_lessons_read(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path
+) -> None:
+    """The report's lessons column must not wait for the next finished quiz."""
+    from tui_course.ui.widgets.lesson_view import LessonView
+
+    app = build_app("why-transformers")
+    async with running(app) as pilot:
+        view = app.query_one(LessonView)
+        await pilot.pause()
+        view.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.press("home", "end")  # read again: nothing new to send
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    (path,) = (class_dir / "dropbox").iterdir()
+    payload = json.loads(path.read_text())
+    assert payload["quizzes"] == []
+    read = [lesson["id"] for lesson in payload["lessons"] if lesson["read"]]
+    assert read == ["why-transformers"]
+
+
 async def test_unreachable_dropbox_leaves_it_pending_then_retries(
     build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path, tmp_path: Path
 ) -> None:
@@ -84,4 +108,4 @@ def test_unreadable_progress_sends_nothing_and_does_not_raise(
     store = ProgressStore(tmp_path / "data")
     store.close()  # any read now fails
     link = ClassLink(class_dir, tmp_path / "data")
-    assert link.payload(load_course(course_root), store, "checkpoint") is None
+    assert link.payload(load_course(course_root), store, ["checkpoint"]) is None

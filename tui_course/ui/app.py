@@ -356,13 +356,16 @@ class CourseApp(App[None]):
 
     @on(LessonView.Finished)
     def _lesson_finished(self, event: LessonView.Finished) -> None:
+        newly_read = event.lesson_id not in self.store.lessons_done()
         self.store.mark_lesson_done(event.lesson_id)
         self.refresh_outline()
+        if newly_read:
+            self._submit(())  # the report's lessons count follows reading, not only quizzes
 
     def on_quiz_view_finished(self, event: Message) -> None:
         """QuizView.Finished: a run ended, so a score in the outline may have changed."""
         self.refresh_outline()
-        self._submit(event.quiz_id)  # type: ignore[attr-defined]
+        self._submit((event.quiz_id,))  # type: ignore[attr-defined]
 
     # the class drop-box (only when the site config names a class folder)
 
@@ -378,17 +381,18 @@ class CourseApp(App[None]):
             self.query_one(Outline).show_notice(PENDING_LABEL)  # until the retry says otherwise
             self._submit(None)
 
-    def _submit(self, quiz_id: str | None) -> None:
-        """Send in a thread; a failure only leaves "submission pending" under the outline."""
+    def _submit(self, quiz_ids: tuple[str, ...] | None) -> None:
+        """Send the lessons read and `quiz_ids` (None: only what is pending) in a thread;
+        a failure only leaves "submission pending" under the outline."""
         link = self.class_link
         if link is None:
             return
         try:
-            payload = None if quiz_id is None else link.payload(self.course, self.store, quiz_id)
+            payload = None if quiz_ids is None else link.payload(self.course, self.store, quiz_ids)
         except StoreError as error:  # the summary is read from the store; it may be busy
             self._store_problem(f"Your results were not sent. {error}")
             return
-        if quiz_id is not None and payload is None:
+        if quiz_ids is not None and payload is None:
             return
 
         def send() -> None:
