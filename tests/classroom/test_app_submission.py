@@ -70,6 +70,32 @@ async def test_reading_a_lesson_to_its_end_sends_the_lessons_read(
     assert read == ["why-transformers"]
 
 
+async def test_a_review_pass_sends_the_quizzes_it_came_from(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path
+) -> None:
+    """Review answers raise mastered (never first-try): the report must see them."""
+    from datetime import UTC, datetime, timedelta
+
+    from tui_course.classroom.report import build_report
+    from tui_course.content.models import REVIEW_ID
+
+    clock = [datetime(2026, 11, 30, 9, 0, tzinfo=UTC)]
+    app = build_app("checkpoint")
+    app.now = lambda: clock[0]
+    async with running(app) as pilot:
+        await pilot.press("enter", "v", "enter", "n", "n", "enter")  # revealed, two skipped
+        await app.workers.wait_for_complete()
+        clock[0] += timedelta(minutes=2)
+        await app.open_item(REVIEW_ID)
+        await pilot.press("2", "enter", "enter", "1", "enter", "enter", "1", "2", "enter", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    report = build_report(class_dir / "dropbox", ["checkpoint"])
+    (row,) = report.students.values()
+    quiz = row.result("checkpoint")
+    assert quiz is not None and (quiz.first_try, quiz.mastered) == (0, 3)
+
+
 async def test_unreachable_dropbox_leaves_it_pending_then_retries(
     build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path, tmp_path: Path
 ) -> None:

@@ -365,7 +365,11 @@ class CourseApp(App[None]):
     def on_quiz_view_finished(self, event: Message) -> None:
         """QuizView.Finished: a run ended, so a score in the outline may have changed."""
         self.refresh_outline()
-        self._submit((event.quiz_id,))  # type: ignore[attr-defined]
+        quiz_id = event.quiz_id  # type: ignore[attr-defined]
+        # a review pass mixes quizzes: send them all, or mastered never moves in the report
+        self._submit(
+            tuple(quiz.id for quiz in self.course.quizzes) if quiz_id == REVIEW_ID else (quiz_id,)
+        )
 
     # the class drop-box (only when the site config names a class folder)
 
