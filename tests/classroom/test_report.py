@@ -174,6 +174,20 @@ def test_deadlines_mark_late_submissions(class_dir: Path) -> None:
     assert "2/3 of 5*" in report_table(report)
 
 
+def test_a_retry_after_the_deadline_is_not_late(class_dir: Path) -> None:
+    import datetime as dt
+
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    drop(dropbox, "in-time.json", payload(me, "2026-11-30T08:00:00Z", checkpoint=(2, 3)))
+    drop(dropbox, "retry.json", payload(me, "2026-11-30T10:00:00Z", checkpoint=(2, 5)))
+    drop(dropbox, "other.json", payload(me, "2026-11-30T10:00:00Z", exercises=(1, 1)))
+    deadline = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    deadlines = {"checkpoint": deadline, "exercises": deadline}
+    report = build_report(dropbox, QUIZZES, deadlines=deadlines)
+    assert table_row(report_table(report), me)[1:3] == ["2/5 of 5", "1/1 of 5*"]
+
+
 def test_report_command_formats(
     class_dir: Path, capsys: pytest.CaptureFixture[str], course_root: Path
 ) -> None:

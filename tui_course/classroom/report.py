@@ -87,8 +87,10 @@ class ClassReport:
     deadlines: dict[str, dt.datetime] = field(default_factory=dict)
 
     def late(self, row: StudentRow, quiz_id: str) -> bool:
+        """Judged on the submission whose first-try score counts: a retry or review sent
+        after the deadline does not make a quiz finished in time late."""
         deadline = self.deadlines.get(quiz_id)
-        held = row.quizzes.get(quiz_id)
+        held = row.graded.get(quiz_id) or row.quizzes.get(quiz_id)
         return deadline is not None and held is not None and held[1] > deadline
 
 
