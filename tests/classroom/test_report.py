@@ -188,6 +188,15 @@ def test_a_retry_after_the_deadline_is_not_late(class_dir: Path) -> None:
     assert table_row(report_table(report), me)[1:3] == ["2/5 of 5", "1/1 of 5*"]
 
 
+def test_table_times_are_utc(class_dir: Path) -> None:
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    drop(dropbox, "a.json", payload(me, "2026-11-30T10:36:56+02:00", checkpoint=(2, 3)))
+    table = report_table(build_report(dropbox, QUIZZES))
+    assert "last activity (UTC)" in table.splitlines()[0]
+    assert table_row(table, me)[-1] == "2026-11-30 08:36:56"
+
+
 def test_report_command_formats(
     class_dir: Path, capsys: pytest.CaptureFixture[str], course_root: Path
 ) -> None:

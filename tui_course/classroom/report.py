@@ -251,14 +251,14 @@ def report_json(report: ClassReport) -> dict[str, Any]:
 
 def report_table(report: ClassReport) -> str:
     """Plain text: `first-try/mastered of questions` per quiz; `*` marks a late submission."""
-    headers = ["student", *report.quiz_ids, "lessons", "last activity"]
+    headers = ["student", *report.quiz_ids, "lessons", "last activity (UTC)"]
     rows: list[list[str]] = []
     for user in sorted(report.students):
         row = report.students[user]
         cells = [user]
         for quiz_id in report.quiz_ids:
             cells.append(_table_cell(report, row, quiz_id))
-        cells += [str(len(row.lessons_read)), (row.last_activity or "-")[:19].replace("T", " ")]
+        cells += [str(len(row.lessons_read)), _utc(row.last_activity)]
         rows.append(cells)
     lines = _columns([headers, *rows]) if rows else ["No submissions yet."]
     if rows:
@@ -274,6 +274,13 @@ def report_table(report: ClassReport) -> str:
     if report.unknown_quizzes:
         lines += ["", "Quiz ids not in this course: " + ", ".join(sorted(report.unknown_quizzes))]
     return "\n".join(lines)
+
+
+def _utc(stamp: str | None) -> str:
+    """A time as UTC: a stamp written with another offset is converted, not cut."""
+    if stamp is None:
+        return "-"
+    return _time(stamp).astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _table_cell(report: ClassReport, row: StudentRow, quiz_id: str) -> str:
