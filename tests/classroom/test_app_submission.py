@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.ui.conftest import build_app, running
 from tests.ui.test_quiz import quiz_text
-from tui_course.classroom.submission import pending_files
+from tui_course.classroom.submission import login_name, pending_files
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.outline import Outline
 
@@ -94,6 +94,33 @@ async def test_a_review_pass_sends_the_quizzes_it_came_from(
     (row,) = report.students.values()
     quiz = row.result("checkpoint")
     assert quiz is not None and (quiz.first_try, quiz.mastered) == (0, 3)
+
+
+async def test_quitting_part_way_sends_the_quiz_in_progress(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path, tmp_path: Path
+) -> None:
+    from tui_course.classroom.report import build_report
+
+    app = build_app("checkpoint")
+    async with running(app) as pilot:
+        await pilot.press("enter", "2", "enter", "enter")  # one of three answered
+        await app.action_quit()
+    report = build_report(class_dir / "dropbox", ["checkpoint"])
+    quiz = report.students[login_name()].result("checkpoint")
+    assert quiz is not None
+    assert (quiz.state, quiz.answered, quiz.first_try) == ("in progress", 1, None)
+    assert pending_files(tmp_path / "data") == []
+    (class_dir / "dropbox").rename(class_dir / "away")  # unreachable: kept for the next start
+    again = build_app("checkpoint")
+    async with running(again) as pilot:
+        await again.action_quit()
+    assert len(pending_files(tmp_path / "data")) == 1
+    finished = build_app("understanding")  # nothing part-way... but checkpoint still is
+    (class_dir / "away").rename(class_dir / "dropbox")
+    async with running(finished) as pilot:
+        await finished.workers.wait_for_complete()  # the start sends what is pending
+        await pilot.pause()
+    assert pending_files(tmp_path / "data") == []
 
 
 async def test_unreachable_dropbox_leaves_it_pending_then_retries(

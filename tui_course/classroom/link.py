@@ -53,6 +53,28 @@ class ClassLink:
         except Exception:
             return None
 
+    def send_before_exit(self, payload: dict[str, Any], wait: float) -> None:
+        """Keep `payload` in pending/ (the local disk: quick), then give the drop-box at most
+        `wait` seconds: a hung network folder never holds up a student who is leaving, and
+        what did not arrive is sent on the next start."""
+        import contextlib
+        import threading
+
+        from tui_course.classroom.submission import (
+            encode_submission,
+            keep_pending,
+            login_name,
+            submit,
+        )
+
+        with contextlib.suppress(OSError):
+            keep_pending(self.data_dir, encode_submission(payload), login_name())
+        sender = threading.Thread(
+            target=submit, args=(None, self.class_dir, self.data_dir), daemon=True
+        )
+        sender.start()
+        sender.join(wait)
+
     def send(self, payload: dict[str, Any] | None) -> SubmitOutcome:
         from tui_course.classroom.submission import submit
 

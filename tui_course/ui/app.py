@@ -405,6 +405,19 @@ class CourseApp(App[None]):
 
         self.run_worker(send, thread=True, group="submit", exit_on_error=False)
 
+    def _submit_part_way(self) -> None:
+        """On quitting with a quiz left part-way, send every quiz: otherwise the report
+        never sees "in progress" from a student whose login is the app (ForceCommand)."""
+        link = self.class_link
+        if link is None:
+            return
+        try:
+            payload = link.payload(self.course, self.store, [q.id for q in self.course.quizzes])
+        except StoreError:
+            return
+        if payload and any(quiz["state"] == "in progress" for quiz in payload["quizzes"]):
+            link.send_before_exit(payload, wait=2.0)
+
     def _show_submission(self, outcome: SubmitOutcome) -> None:
         from tui_course.classroom.link import PENDING_LABEL
 
@@ -527,6 +540,7 @@ class CourseApp(App[None]):
         self._remember_position()
         for panel in self.query("TrainingPanel"):
             await panel.stop()  # type: ignore[attr-defined]
+        self._submit_part_way()
         self.exit()
 
     def on_training_panel_finished(self, event: Message) -> None:
