@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.ui.conftest import build_app, notices, running
 from tests.ui.test_quiz import quiz_text
-from tui_course.classroom.submission import pending_files
+from tui_course.classroom.submission import login_name, pending_files
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.outline import Outline
 
@@ -44,6 +44,83 @@ async def test_finishing_a_quiz_submits_it(
     assert payload["quizzes"][0]["questions"] == 3
     assert payload["quizzes"][0]["tries"] == 3
     assert label == ""
+
+
+async def test_reading_a_lesson_to_its_end_sends_the_lessons_read(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path
+) -> None:
+    """The report's lessons column must not wait for the next finished quiz."""
+    from tui_course.ui.widgets.lesson_view import LessonView
+
+    app = build_app("why-transformers")
+    async with running(app) as pilot:
+        view = app.query_one(LessonView)
+        await pilot.pause()
+        view.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.press("home", "end")  # read again: nothing new to send
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    (path,) = (class_dir / "dropbox").iterdir()
+    payload = json.loads(path.read_text())
+    assert payload["quizzes"] == []
+    read = [lesson["id"] for lesson in payload["lessons"] if lesson["read"]]
+    assert read == ["why-transformers"]
+
+
+async def test_a_review_pass_sends_the_quizzes_it_came_from(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path
+) -> None:
+    """Review answers raise mastered (never first-try): the report must see them."""
+    from datetime import UTC, datetime, timedelta
+
+    from tui_course.classroom.report import build_report
+    from tui_course.content.models import REVIEW_ID
+
+    clock = [datetime(2026, 11, 30, 9, 0, tzinfo=UTC)]
+    app = build_app("checkpoint")
+    app.now = lambda: clock[0]
+    async with running(app) as pilot:
+        await pilot.press("enter", "v", "enter", "n", "n", "enter")  # revealed, two skipped
+        await app.workers.wait_for_complete()
+        clock[0] += timedelta(minutes=2)
+        await app.open_item(REVIEW_ID)
+        await pilot.press("2", "enter", "enter", "1", "enter", "enter", "1", "2", "enter", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    report = build_report(class_dir / "dropbox", ["checkpoint"])
+    (row,) = report.students.values()
+    quiz = row.result("checkpoint")
+    assert quiz is not None and (quiz.first_try, quiz.mastered) == (0, 3)
+
+
+async def test_quitting_part_way_sends_the_quiz_in_progress(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path, tmp_path: Path
+) -> None:
+    from tui_course.classroom.report import build_report
+
+    app = build_app("checkpoint")
+    async with running(app) as pilot:
+        await pilot.press("enter", "2", "enter", "enter")  # one of three answered
+        await app.action_quit()
+    report = build_report(class_dir / "dropbox", ["checkpoint"])
+    quiz = report.students[login_name()].result("checkpoint")
+    assert quiz is not None
+    assert (quiz.state, quiz.answered, quiz.first_try) == ("in progress", 1, None)
+    assert pending_files(tmp_path / "data") == []
+    (class_dir / "dropbox").rename(class_dir / "away")  # unreachable: kept for the next start
+    again = build_app("checkpoint")
+    async with running(again) as pilot:
+        await again.action_quit()
+    assert len(pending_files(tmp_path / "data")) == 1
+    finished = build_app("understanding")  # nothing part-way... but checkpoint still is
+    (class_dir / "away").rename(class_dir / "dropbox")
+    async with running(finished) as pilot:
+        await finished.workers.wait_for_complete()  # the start sends what is pending
+        await pilot.pause()
+    assert pending_files(tmp_path / "data") == []
 
 
 async def test_unreachable_dropbox_leaves_it_pending_then_retries(
@@ -83,4 +160,4 @@ def test_unreadable_progress_sends_nothing_and_does_not_raise(
     store = ProgressStore(tmp_path / "data")
     store.close()  # any read now fails
     link = ClassLink(class_dir, tmp_path / "data")
-    assert link.payload(load_course(course_root), store, "checkpoint") is None
+    assert link.payload(load_course(course_root), store, ["checkpoint"]) is None

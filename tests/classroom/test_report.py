@@ -50,6 +50,14 @@ def drop(dropbox: Path, name: str, data: bytes | dict[str, Any]) -> Path:
     return path
 
 
+def table_row(table: str, user: str) -> list[str]:
+    """The cells of a student's line of the table (columns are two or more spaces apart)."""
+    import re
+
+    line = next(line for line in table.splitlines() if line.startswith(f"{user} "))
+    return re.split(r"\s{2,}", line)
+
+
 def test_latest_submission_per_quiz_wins(class_dir: Path) -> None:
     dropbox = class_dir / "dropbox"
     me = login_name()
@@ -58,8 +66,10 @@ def test_latest_submission_per_quiz_wins(class_dir: Path) -> None:
     drop(dropbox, "c.json", payload(me, "2026-11-30T08:30:00+00:00", exercises=(4, 4)))
     report = build_report(dropbox, QUIZZES)
     row = report.students[me]
-    assert row.quizzes["checkpoint"][0].first_try == 3
     assert row.quizzes["checkpoint"][0].mastered == 5
+    assert row.quizzes["checkpoint"][0].first_try == 3  # what the latest file says, but
+    assert row.result("checkpoint") is not None
+    assert row.result("checkpoint").first_try == 1  # type: ignore[union-attr]  # the first counts
     assert row.quizzes["exercises"][0].first_try == 4
     assert row.last_activity == "2026-11-30T09:00:00+00:00"
     assert row.submissions == 3
@@ -73,7 +83,40 @@ def test_latest_submission_per_quiz_wins(class_dir: Path) -> None:
         "lessons_read",
         "last_activity",
     ]
-    assert rows[1] == [me, "3", "5", "4", "4", "1", "2026-11-30T09:00:00+00:00"]
+    assert rows[1] == [me, "1", "5", "4", "4", "1", "2026-11-30T09:00:00+00:00"]
+
+
+def test_a_second_first_pass_never_raises_the_first_try_score(class_dir: Path) -> None:
+    """`attn-tui reset QUIZ` (or a lost database) and a second go make a new first pass
+    whose first-try score the student's app reports; the report keeps the first one."""
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    drop(dropbox, "first.json", payload(me, "2026-11-30T08:36:18+00:00", checkpoint=(0, 2)))
+    drop(dropbox, "retry.json", payload(me, "2026-11-30T08:36:37+00:00", checkpoint=(0, 3)))
+    drop(dropbox, "again.json", payload(me, "2026-11-30T08:38:14+00:00", checkpoint=(5, 5)))
+    report = build_report(dropbox, QUIZZES)
+    assert table_row(report_table(report), me)[1] == "0/5 of 5"
+    rows = list(csv.reader(io.StringIO(report_csv(report))))
+    assert rows[1][1:3] == ["0", "5"]
+    quiz = report_json(report)["students"][0]["quizzes"]["checkpoint"]
+    assert (quiz["first_try"], quiz["mastered"]) == (0, 5)
+
+
+def test_a_quiz_without_a_finished_first_pass_is_not_a_grade(class_dir: Path) -> None:
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    data = payload(me, "2026-11-30T08:37:17+00:00", checkpoint=(None, 2), exercises=(None, 0))
+    data["quizzes"][0].update(state="in progress", answered=2, tries=2)
+    data["quizzes"][1].update(state="not started", tries=0, last_activity=None)
+    drop(dropbox, "a.json", data)
+    report = build_report(dropbox, QUIZZES)
+    table = report_table(report)
+    assert table_row(table, me)[1:3] == ["in progress 2/5", "-"]
+    assert "in progress i/n: i of n questions answered" in table
+    rows = list(csv.reader(io.StringIO(report_csv(report))))
+    assert rows[1][1:5] == ["", "", "", ""]  # Moodle: empty = no grade; 0 = failed
+    quiz = report_json(report)["students"][0]["quizzes"]["checkpoint"]
+    assert (quiz["state"], quiz["answered"], quiz["first_try"]) == ("in progress", 2, None)
 
 
 def test_owner_must_be_the_named_user(class_dir: Path) -> None:
@@ -129,6 +172,29 @@ def test_deadlines_mark_late_submissions(class_dir: Path) -> None:
     row = report.students[me]
     assert report.late(row, "checkpoint") and not report.late(row, "exercises")
     assert "2/3 of 5*" in report_table(report)
+
+
+def test_a_retry_after_the_deadline_is_not_late(class_dir: Path) -> None:
+    import datetime as dt
+
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    drop(dropbox, "in-time.json", payload(me, "2026-11-30T08:00:00Z", checkpoint=(2, 3)))
+    drop(dropbox, "retry.json", payload(me, "2026-11-30T10:00:00Z", checkpoint=(2, 5)))
+    drop(dropbox, "other.json", payload(me, "2026-11-30T10:00:00Z", exercises=(1, 1)))
+    deadline = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    deadlines = {"checkpoint": deadline, "exercises": deadline}
+    report = build_report(dropbox, QUIZZES, deadlines=deadlines)
+    assert table_row(report_table(report), me)[1:3] == ["2/5 of 5", "1/1 of 5*"]
+
+
+def test_table_times_are_utc(class_dir: Path) -> None:
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    drop(dropbox, "a.json", payload(me, "2026-11-30T10:36:56+02:00", checkpoint=(2, 3)))
+    table = report_table(build_report(dropbox, QUIZZES))
+    assert "last activity (UTC)" in table.splitlines()[0]
+    assert table_row(table, me)[-1] == "2026-11-30 08:36:56"
 
 
 def test_report_command_formats(

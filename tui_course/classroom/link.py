@@ -8,6 +8,7 @@ without a class folder pays only for reading the site config.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,16 +39,41 @@ class ClassLink:
             return None, None
         return cls(site.class_dir, data_dir), None
 
-    def payload(self, course: Course, store: ProgressStore, quiz_id: str) -> dict[str, Any] | None:
-        """None when the progress cannot be read now: the next finish or `attn-tui submit`
+    def payload(
+        self, course: Course, store: ProgressStore, quiz_ids: Collection[str]
+    ) -> dict[str, Any] | None:
+        """The lessons read and the quizzes `quiz_ids` (none: a lesson was just read).
+        None when the progress cannot be read now: the next finish or `attn-tui submit`
         sends it, since everything stays in the store. A submission never stops the app."""
         from tui_course.classroom.submission import build_submission
         from tui_course.progress.report import progress_report
 
         try:
-            return build_submission(progress_report(course, store), [quiz_id])
+            return build_submission(progress_report(course, store), quiz_ids)
         except Exception:
             return None
+
+    def send_before_exit(self, payload: dict[str, Any], wait: float) -> None:
+        """Keep `payload` in pending/ (the local disk: quick), then give the drop-box at most
+        `wait` seconds: a hung network folder never holds up a student who is leaving, and
+        what did not arrive is sent on the next start."""
+        import contextlib
+        import threading
+
+        from tui_course.classroom.submission import (
+            encode_submission,
+            keep_pending,
+            login_name,
+            submit,
+        )
+
+        with contextlib.suppress(OSError):
+            keep_pending(self.data_dir, encode_submission(payload), login_name())
+        sender = threading.Thread(
+            target=submit, args=(None, self.class_dir, self.data_dir), daemon=True
+        )
+        sender.start()
+        sender.join(wait)
 
     def send(self, payload: dict[str, Any] | None) -> SubmitOutcome:
         from tui_course.classroom.submission import submit

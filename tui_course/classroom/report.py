@@ -14,7 +14,7 @@ import os
 import pwd
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,9 @@ class StudentRow:
     lessons_at: dt.datetime | None = None  # the submission the lesson count comes from
     last_activity: str | None = None
     submissions: int = 0
+    # the first-try score of the earliest submission with a finished first pass: a reset
+    # and a second go (or a lost database) make a new first pass, which must not replace it
+    graded: dict[str, tuple[int, dt.datetime]] = field(default_factory=dict)
 
     def add(self, submission: Submission) -> None:
         self.submissions += 1
@@ -52,6 +55,9 @@ class StudentRow:
             held = self.quizzes.get(quiz.id)
             if held is None or held[1] <= when:
                 self.quizzes[quiz.id] = (quiz, when)
+            first = self.graded.get(quiz.id)
+            if quiz.first_try is not None and (first is None or when < first[1]):
+                self.graded[quiz.id] = (quiz.first_try, when)
         if self.lessons_at is None or self.lessons_at <= when:
             self.lessons_read, self.lessons_at = submission.lessons_read, when
         if submission.last_activity and (
@@ -59,6 +65,15 @@ class StudentRow:
             or _time(submission.last_activity) > _time(self.last_activity)
         ):
             self.last_activity = submission.last_activity
+
+    def result(self, quiz_id: str) -> QuizResult | None:
+        """The latest submission's numbers, with the first-try score that counts."""
+        held = self.quizzes.get(quiz_id)
+        return None if held is None else self.with_grade(held[0])
+
+    def with_grade(self, quiz: QuizResult) -> QuizResult:
+        first = self.graded.get(quiz.id)
+        return quiz if first is None else replace(quiz, first_try=first[0])
 
 
 @dataclass
@@ -72,8 +87,10 @@ class ClassReport:
     deadlines: dict[str, dt.datetime] = field(default_factory=dict)
 
     def late(self, row: StudentRow, quiz_id: str) -> bool:
+        """Judged on the submission whose first-try score counts: a retry or review sent
+        after the deadline does not make a quiz finished in time late."""
         deadline = self.deadlines.get(quiz_id)
-        held = row.quizzes.get(quiz_id)
+        held = row.graded.get(quiz_id) or row.quizzes.get(quiz_id)
         return deadline is not None and held is not None and held[1] > deadline
 
 
@@ -167,13 +184,11 @@ def build_report(
 # output
 
 
-def _score(value: int | None) -> str:
-    return "" if value is None else str(value)
-
-
 def report_csv(report: ClassReport) -> str:
     """For Moodle's grade import (Grades > Import > CSV file): map `username` to the user
-    field and each score column to a grade item; empty cells are left alone."""
+    field and each score column to a grade item. A quiz without a finished first pass
+    (not started, or in progress) has empty cells, which Moodle reads as "no grade",
+    never a 0 that would count as a failed quiz."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     header = ["username"]
@@ -185,10 +200,11 @@ def report_csv(report: ClassReport) -> str:
         row = report.students[user]
         cells = [user]
         for quiz_id in report.quiz_ids:
-            held = row.quizzes.get(quiz_id)
-            cells += (
-                ["", ""] if held is None else [_score(held[0].first_try), str(held[0].mastered)]
-            )
+            quiz = row.result(quiz_id)
+            if quiz is None or quiz.first_try is None:
+                cells += ["", ""]
+            else:
+                cells += [str(quiz.first_try), str(quiz.mastered)]
         cells += [str(len(row.lessons_read)), row.last_activity or ""]
         writer.writerow(cells)
     return out.getvalue()
@@ -199,9 +215,11 @@ def report_json(report: ClassReport) -> dict[str, Any]:
     for user in sorted(report.students):
         row = report.students[user]
         quizzes = {}
-        for quiz_id, (quiz, when) in sorted(row.quizzes.items()):
+        for quiz_id, (latest, when) in sorted(row.quizzes.items()):
+            quiz = row.with_grade(latest)
             quizzes[quiz_id] = {
                 "questions": quiz.questions,
+                "answered": quiz.answered,
                 "first_try": quiz.first_try,
                 "mastered": quiz.mastered,
                 "state": quiz.state,
@@ -233,25 +251,22 @@ def report_json(report: ClassReport) -> dict[str, Any]:
 
 def report_table(report: ClassReport) -> str:
     """Plain text: `first-try/mastered of questions` per quiz; `*` marks a late submission."""
-    headers = ["student", *report.quiz_ids, "lessons", "last activity"]
+    headers = ["student", *report.quiz_ids, "lessons", "last activity (UTC)"]
     rows: list[list[str]] = []
     for user in sorted(report.students):
         row = report.students[user]
         cells = [user]
         for quiz_id in report.quiz_ids:
-            held = row.quizzes.get(quiz_id)
-            if held is None:
-                cells.append("-")
-                continue
-            quiz = held[0]
-            first = "-" if quiz.first_try is None else str(quiz.first_try)
-            late = "*" if report.late(row, quiz_id) else ""
-            cells.append(f"{first}/{quiz.mastered} of {quiz.questions}{late}")
-        cells += [str(len(row.lessons_read)), (row.last_activity or "-")[:19].replace("T", " ")]
+            cells.append(_table_cell(report, row, quiz_id))
+        cells += [str(len(row.lessons_read)), _utc(row.last_activity)]
         rows.append(cells)
     lines = _columns([headers, *rows]) if rows else ["No submissions yet."]
     if rows:
-        lines += ["", "Each quiz: first-try score / mastered of questions; * after its deadline."]
+        lines += [
+            "",
+            "Each quiz: first-try score / mastered of questions; * after its deadline;",
+            "in progress i/n: i of n questions answered in the first pass, no score yet.",
+        ]
     lines += _listing(
         "Files whose owner is not the student they name (left out):", report.impostors
     )
@@ -259,6 +274,23 @@ def report_table(report: ClassReport) -> str:
     if report.unknown_quizzes:
         lines += ["", "Quiz ids not in this course: " + ", ".join(sorted(report.unknown_quizzes))]
     return "\n".join(lines)
+
+
+def _utc(stamp: str | None) -> str:
+    """A time as UTC: a stamp written with another offset is converted, not cut."""
+    if stamp is None:
+        return "-"
+    return _time(stamp).astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _table_cell(report: ClassReport, row: StudentRow, quiz_id: str) -> str:
+    quiz = row.result(quiz_id)
+    if quiz is None or (quiz.first_try is None and quiz.state != "in progress"):
+        return "-"
+    if quiz.first_try is None:
+        return f"in progress {quiz.answered}/{quiz.questions}"
+    late = "*" if report.late(row, quiz_id) else ""
+    return f"{quiz.first_try}/{quiz.mastered} of {quiz.questions}{late}"
 
 
 def _listing(title: str, entries: Iterable[Rejected]) -> list[str]:

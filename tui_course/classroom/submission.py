@@ -267,6 +267,7 @@ class QuizResult:
     seconds: float
     state: str
     last_activity: str | None
+    answered: int = 0  # questions closed in the first pass (what "in progress i/n" shows)
 
 
 @dataclass(frozen=True)
@@ -348,6 +349,8 @@ def parse_submission(data: bytes) -> Submission:
         )
         state = row.get("state", "")
         _require(state in ("not started", "in progress", "finished"), f"quiz {quiz_id}: bad state")
+        answered = _count(row, "answered", optional=True) or 0
+        _require(answered <= questions, f"quiz {quiz_id}: more answered than questions")
         activity = _stamp(row.get("last_activity"), "last_activity")
         if activity:
             latest.append(activity)
@@ -363,6 +366,7 @@ def parse_submission(data: bytes) -> Submission:
                 seconds=float(seconds),
                 state=state,
                 last_activity=activity,
+                answered=answered,
             )
         )
     read = set()

@@ -8,6 +8,7 @@ answered, first_try, mastered, best, tries, hints, reveals, seconds, last_activi
 from __future__ import annotations
 
 import getpass
+import os
 from dataclasses import asdict
 from typing import Any
 
@@ -16,7 +17,15 @@ from tui_course.progress.store import ProgressStore
 
 
 def user_name() -> str:
-    """The login name; a container without a passwd entry still gets something useful."""
+    """The name the kernel knows this process by, as the class report's owner check uses:
+    USER and LOGNAME are the student's to set. Without a passwd entry (a container), the
+    environment's name, else "unknown"."""
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        pass
     try:
         return getpass.getuser()
     except (KeyError, OSError):

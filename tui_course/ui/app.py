@@ -407,13 +407,20 @@ class CourseApp(App[None]):
 
     @on(LessonView.Finished)
     def _lesson_finished(self, event: LessonView.Finished) -> None:
+        newly_read = event.lesson_id not in self.store.lessons_done()
         self.store.mark_lesson_done(event.lesson_id)
         self.refresh_outline()
+        if newly_read:
+            self._submit(())  # the report's lessons count follows reading, not only quizzes
 
     def on_quiz_view_finished(self, event: Message) -> None:
         """QuizView.Finished: a run ended, so a score in the outline may have changed."""
         self.refresh_outline()
-        self._submit(event.quiz_id)  # type: ignore[attr-defined]
+        quiz_id = event.quiz_id  # type: ignore[attr-defined]
+        # a review pass mixes quizzes: send them all, or mastered never moves in the report
+        self._submit(
+            tuple(quiz.id for quiz in self.course.quizzes) if quiz_id == REVIEW_ID else (quiz_id,)
+        )
 
     # the class drop-box (only when the site config names a class folder)
 
@@ -429,17 +436,18 @@ class CourseApp(App[None]):
             self.query_one(Outline).show_notice(PENDING_LABEL)  # until the retry says otherwise
             self._submit(None)
 
-    def _submit(self, quiz_id: str | None) -> None:
-        """Send in a thread; a failure only leaves "submission pending" under the outline."""
+    def _submit(self, quiz_ids: tuple[str, ...] | None) -> None:
+        """Send the lessons read and `quiz_ids` (None: only what is pending) in a thread;
+        a failure only leaves "submission pending" under the outline."""
         link = self.class_link
         if link is None:
             return
         try:
-            payload = None if quiz_id is None else link.payload(self.course, self.store, quiz_id)
+            payload = None if quiz_ids is None else link.payload(self.course, self.store, quiz_ids)
         except StoreError as error:  # the summary is read from the store; it may be busy
             self._store_problem(f"Your results were not sent. {error}")
             return
-        if quiz_id is not None and payload is None:
+        if quiz_ids is not None and payload is None:
             return
 
         def send() -> None:
@@ -447,6 +455,19 @@ class CourseApp(App[None]):
             self.call_from_thread(self._show_submission, outcome)
 
         self.run_worker(send, thread=True, group="submit", exit_on_error=False)
+
+    def _submit_part_way(self) -> None:
+        """On quitting with a quiz left part-way, send every quiz: otherwise the report
+        never sees "in progress" from a student whose login is the app (ForceCommand)."""
+        link = self.class_link
+        if link is None:
+            return
+        try:
+            payload = link.payload(self.course, self.store, [q.id for q in self.course.quizzes])
+        except StoreError:
+            return
+        if payload and any(quiz["state"] == "in progress" for quiz in payload["quizzes"]):
+            link.send_before_exit(payload, wait=2.0)
 
     def _show_submission(self, outcome: SubmitOutcome) -> None:
         from tui_course.classroom.link import PENDING_LABEL
@@ -672,6 +693,7 @@ class CourseApp(App[None]):
         self._remember_position()
         for panel in self.query("TrainingPanel"):
             await panel.stop()  # type: ignore[attr-defined]
+        self._submit_part_way()
         self.exit()
 
     def on_training_panel_finished(self, event: Message) -> None:
