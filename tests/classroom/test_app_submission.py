@@ -83,7 +83,7 @@ async def test_a_review_pass_sends_the_quizzes_it_came_from(
     app = build_app("checkpoint")
     app.now = lambda: clock[0]
     async with running(app) as pilot:
-        await pilot.press("enter", "v", "enter", "n", "n", "enter")  # revealed, two skipped
+        await pilot.press("enter", "v", "enter", "right", "right", "enter")  # revealed, 2 skipped
         await app.workers.wait_for_complete()
         clock[0] += timedelta(minutes=2)
         await app.open_item(REVIEW_ID)
