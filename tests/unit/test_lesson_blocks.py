@@ -78,10 +78,10 @@ def test_a_loader_bug_in_one_file_skips_that_file_only(
     (folder / "b.md").write_text(FRONT.replace('"l"', '"b"'), encoding="utf-8")
     real = lessons.load_lesson
 
-    def broken_for_b(path: Path, root: Path | None = None) -> object:
+    def broken_for_b(path: Path, root: Path | None = None, *, blocks: bool = True) -> object:
         if path.name == "b.md":
             raise RecursionError("maximum recursion depth exceeded")
-        return real(path, root)
+        return real(path, root, blocks=blocks)
 
     monkeypatch.setattr(lessons, "load_lesson", broken_for_b)
     loaded, problems = lessons.load_lessons(folder, tmp_path)

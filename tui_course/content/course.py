@@ -11,10 +11,12 @@ from tui_course.content.models import Course, Lesson, Quiz
 from tui_course.content.quizzes import load_quizzes
 
 
-def load_course(root: Path) -> Course:
+def load_course(root: Path, *, lesson_blocks: bool = True) -> Course:
     """Everything that loads; each problem is kept as a ContentError instead of raised.
 
     A broken quiz or lesson is left out and reported, so the rest of the course still opens.
+    Without `lesson_blocks` (the app's start), lessons' live blocks are checked on first use
+    (Lesson.segments) instead of now.
     """
     problems: list[ContentError] = []
     lessons: list[Lesson] = []
@@ -27,7 +29,7 @@ def load_course(root: Path) -> Course:
         if not folder.is_dir():
             problems.append(ContentError(f"{name}/", None, "folder not found"))
     if (root / "lessons").is_dir():
-        lessons, found = load_lessons(root / "lessons", root)
+        lessons, found = load_lessons(root / "lessons", root, blocks=lesson_blocks)
         problems.extend(found)
     if (root / "quizzes").is_dir():
         quizzes, found = load_quizzes(root / "quizzes", root)

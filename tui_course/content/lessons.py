@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-
-from markdown_it import MarkdownIt
+from typing import TYPE_CHECKING
 
 from tui_course.content.blocks import BLOCK_FIELDS, check_block
 from tui_course.content.errors import ContentError, display_path
@@ -20,6 +19,9 @@ from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment, Seg
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
 from tui_course.safe_text import one_line
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 CODE_LANGUAGES = frozenset(
     {"", "python", "py", "text", "console", "bash", "sh", "toml", "json", "markdown", "md"}
@@ -36,8 +38,9 @@ FRONT_MATTER_FIELDS = {
 }
 
 
-def load_lesson(path: Path, root: Path | None = None) -> Lesson:
-    """Parse one lesson file; raise ContentError naming the file and line."""
+def load_lesson(path: Path, root: Path | None = None, *, blocks: bool = True) -> Lesson:
+    """Parse one lesson file; raise ContentError naming the file and line. Without
+    `blocks`, only the front matter is checked now and the live blocks on first use."""
     shown = display_path(path, root)
     text = strip_control(read_text(path, shown, MAX_LESSON_BYTES))
     lines = text.split("\n")
@@ -56,15 +59,23 @@ def load_lesson(path: Path, root: Path | None = None) -> Lesson:
     title = one_line(front["title"]).strip()
     if not title:  # empty, or only characters that are never shown
         raise check.error("'title' must not be empty", "title")
-    segments = _segments(lines, end + 1, shown)
-    return Lesson(
+    lesson = Lesson(
         id=front["id"],
         title=title,
         order=front["order"],
         path=shown,
-        segments=segments,
+        lines=tuple(lines),
+        body_start=end + 1,
         summary=one_line(front.get("summary", "")).strip(),
     )
+    if blocks:
+        _ = lesson.segments  # a broken block is this file's error now
+    return lesson
+
+
+def lesson_segments(lesson: Lesson) -> tuple[Segment, ...]:
+    """The lesson's prose and live blocks (see Lesson.segments)."""
+    return _segments(list(lesson.lines), lesson.body_start, lesson.path)
 
 
 _FENCE_LINE = re.compile(r"^[\s>]*(?P<fence>`{3,}|~{3,})\s*$")
@@ -77,6 +88,8 @@ def _markdown_parser() -> MarkdownIt:
     Only block structure matters here: of the core steps, only normalising the text and
     the block rules run (inline parsing and linkify would triple the time).
     """
+    from markdown_it import MarkdownIt  # on first use: not start-up work
+
     parser = MarkdownIt("gfm-like")
     parser.core.ruler.enableOnly(["normalize", "block"])
     return parser
@@ -144,13 +157,15 @@ def _block(name: str, body: list[str], first_line: int, shown: str) -> BlockSegm
     return BlockSegment(name=name, params=params, line=first_line - 1)
 
 
-def load_lessons(folder: Path, root: Path | None = None) -> tuple[list[Lesson], list[ContentError]]:
+def load_lessons(
+    folder: Path, root: Path | None = None, *, blocks: bool = True
+) -> tuple[list[Lesson], list[ContentError]]:
     """Every *.md lesson in the folder, sorted by order; broken files are reported, not fatal."""
     lessons: list[Lesson] = []
     problems: list[ContentError] = []
     for path in sorted(folder.glob("*.md")):
         try:
-            lessons.append(load_lesson(path, root))
+            lessons.append(load_lesson(path, root, blocks=blocks))
         except ContentError as error:
             problems.append(error)
         except Exception as error:  # a loader bug must not stop the rest of the course

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from tui_course.content.errors import ContentError
@@ -94,8 +95,17 @@ class Lesson:
     title: str
     order: int
     path: str
-    segments: tuple[Segment, ...]
+    lines: tuple[str, ...]  # the whole file, so block errors can name their line
+    body_start: int  # the first line after the front matter (0-based)
     summary: str = ""
+
+    @cached_property
+    def segments(self) -> tuple[Segment, ...]:
+        """Prose and live blocks, found on first use: the parser (markdown-it) is not
+        start-up work. Raises ContentError (path:line) for a broken block."""
+        from tui_course.content.lessons import lesson_segments
+
+        return lesson_segments(self)
 
 
 @dataclass(frozen=True)

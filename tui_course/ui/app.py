@@ -210,6 +210,7 @@ class CourseApp(App[None]):
                 markup=False,
             )
         self._join_class()
+        self.call_after_refresh(self._check_lesson_blocks)
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
             return
@@ -226,6 +227,26 @@ class CourseApp(App[None]):
         # --open means "take me there": the content gets the keyboard.
         self._start_id = item.id
         self.call_after_refresh(self._open_start, self.settings.open_id is not None)
+
+    def _check_lesson_blocks(self) -> None:
+        """Find every lesson's live blocks in a thread, after the first frame (markdown-it is
+        not start-up work), and say which lessons have a broken one."""
+
+        def check() -> None:
+            problems = []
+            for lesson in self.course.lessons:
+                try:
+                    _ = lesson.segments
+                except ContentError as error:
+                    problems.append(str(error))
+            if problems:
+                more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+                message = f"{problems[0]}{more}; run attn-tui validate"
+                self.call_from_thread(
+                    self.notify, message, title="Content problems", severity="warning", timeout=15
+                )
+
+        self.run_worker(check, thread=True, group="lesson-blocks", exit_on_error=False)
 
     async def _open_start(self, focus_content: bool) -> None:
         """Open the start item, unless a key pressed in the first frame already opened another."""
@@ -745,6 +766,7 @@ def make_app(settings: Settings) -> CourseApp:
     for a symlinked data folder or file (any other store problem gives a notice instead)."""
     from tui_course.content.course import load_course
 
-    course = load_course(settings.content_dir)
+    # Lessons' live blocks are found after the first frame (check_lesson_blocks).
+    course = load_course(settings.content_dir, lesson_blocks=False)
     store = ProgressStore(settings.data_dir, interactive=True)
     return CourseApp(course, store, settings)

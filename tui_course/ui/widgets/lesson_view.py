@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tui_course.content.errors import ContentError
 from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment
 from tui_course.safe_text import one_line
 
@@ -63,6 +64,12 @@ class LessonView(VerticalScroll):
         self._pending_scroll: float | None = None
 
     async def show(self, lesson: Lesson, scroll_y: float = 0.0) -> None:
+        try:
+            segments = lesson.segments  # found on first use; a broken block is the lesson's
+        except ContentError as error:
+            await self.remove_children()
+            self.show_message(f"This lesson cannot be shown: {error}")
+            return
         self.lesson = lesson
         self._finished_sent = False
         await self.remove_children()
@@ -70,7 +77,7 @@ class LessonView(VerticalScroll):
 
         widgets: list[Widget] = []
         prose: list[tuple[Markdown, str]] = []
-        for segment in lesson.segments:
+        for segment in segments:
             if isinstance(segment, MarkdownSegment):
                 # A lesson's links are never opened: on a lab server the "browser" may be
                 # lynx taking over the terminal, and the link comes from a content file.
