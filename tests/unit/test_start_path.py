@@ -85,16 +85,13 @@ def modules_at_first_paint(tmp_path: Path, size: tuple[int, int]) -> list[str]:
     return modules
 
 
-def test_first_paint_imports_no_numpy_or_command_modules(tmp_path: Path) -> None:
-    """markdown-it does load before the first frame: loading the course finds each lesson's
-    live blocks with it (the parser the lesson view renders with), so a broken block is
-    reported at start, not when the lesson opens. bench/startup.py measures what it costs."""
+def test_first_paint_imports_no_numpy_markdown_or_command_modules(tmp_path: Path) -> None:
     modules = modules_at_first_paint(tmp_path, (120, 30))
     assert "tui_course.ui.widgets.outline" in modules  # the probe saw the app, not a stub
     heavy = [
         name
         for name in modules
-        if name.split(".")[0] in ("numpy", "tensorflow", "keras")
+        if name.split(".")[0] in ("numpy", "markdown_it", "tensorflow", "keras")
         or name.removeprefix("tui_course.commands.") in COMMANDS.values()
         or name.startswith(("tui_course.training.task", "tui_course.maths"))
     ]
