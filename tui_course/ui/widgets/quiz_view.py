@@ -30,6 +30,7 @@ from tui_course.content.session import (
     QuizSession,
 )
 from tui_course.content.text import strip_control
+from tui_course.progress.store import StoreError
 
 
 class Recorder(Protocol):
@@ -364,7 +365,10 @@ class QuizView(VerticalScroll, can_focus=True):
                     "later and later as you get it right."
                 )
             if session.kind is PassKind.RETRY:
-                score = self.recorder.first_try_score(session.quiz.id, len(session.questions))
+                try:
+                    score = self.recorder.first_try_score(session.quiz.id, len(session.questions))
+                except StoreError:  # the file is held just now: the summary goes without it
+                    score = None
                 if score is not None:
                     lines.append(f"Your first-try score stays {score} of {len(session.questions)}.")
         if session.missed and session.kind is not PassKind.REVIEW:
@@ -561,7 +565,9 @@ class QuizView(VerticalScroll, can_focus=True):
             try:
                 self.recorder.finish(session)
             except Exception as error:  # every answer is saved already; only the end mark is not
-                self.notify(f"The end of this pass could not be saved ({error}).", timeout=8)
+                self.notify(
+                    f"The end of this pass could not be saved ({error}).", timeout=8, markup=False
+                )
             await self.redraw()
             self.post_message(self.Finished(session.quiz.id))
         else:
