@@ -8,6 +8,7 @@ without a class folder pays only for reading the site config.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,14 +39,18 @@ class ClassLink:
             return None, None
         return cls(site.class_dir, data_dir), None
 
-    def payload(self, course: Course, store: ProgressStore, quiz_id: str) -> dict[str, Any] | None:
-        """None when the progress cannot be read now: the next finish or `attn-tui submit`
-        sends it, since everything stays in the store. A submission never stops the app."""
+    def payload(
+        self, course: Course, store: ProgressStore, quiz_ids: str | Collection[str]
+    ) -> dict[str, Any] | None:
+        """None when the progress cannot be read now: the app owes it and sends it with the
+        next finish (or `attn-tui submit` does), since everything stays in the store. A
+        submission never stops the app."""
         from tui_course.classroom.submission import build_submission
         from tui_course.progress.report import progress_report
 
+        wanted = [quiz_ids] if isinstance(quiz_ids, str) else list(quiz_ids)
         try:
-            return build_submission(progress_report(course, store), [quiz_id])
+            return build_submission(progress_report(course, store), wanted)
         except Exception:
             return None
 
