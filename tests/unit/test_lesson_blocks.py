@@ -97,3 +97,38 @@ def test_a_title_of_invisible_characters_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ContentError) as raised:
         load_lesson(path, tmp_path)
     assert str(raised.value) == "l.md:3: 'title' must not be empty"
+
+
+def _table(columns: int, rows: int) -> str:
+    return "|a" * columns + "|\n" + "|-" * columns + "|\n" + ("|x" * columns + "|\n") * rows
+
+
+def test_a_table_too_big_to_draw_is_refused_at_its_line(tmp_path: Path) -> None:
+    """80 x 80 cells froze the app for 11 s (a widget per cell); 20 x 19 still shows."""
+    from tui_course.content.lessons import MAX_TABLE_CELLS
+
+    fine = load_lesson(lesson(tmp_path, "Intro.\n\n" + _table(20, 19)))
+    assert isinstance(fine.segments[0], MarkdownSegment)
+    path = lesson(tmp_path, "Intro.\n\n" + _table(80, 80))
+    with pytest.raises(ContentError) as raised:
+        load_lesson(path)
+    error = raised.value
+    assert error.line is not None and path.read_text().split("\n")[error.line - 1].startswith("|a")
+    assert f"tables with 6,480 cells in all; at most {MAX_TABLE_CELLS}" in str(error)
+
+
+def test_a_quiz_text_with_a_table_too_big_to_draw_is_refused(tmp_path: Path) -> None:
+    from tui_course.content.quizzes import load_quiz
+
+    question = '[[question]]\nkind = "text"\nanswer = "a"\nexplanation = "e"\n'
+    big = _table(80, 80)
+    for text, line, where in (
+        (f'intro = """\n{big}"""\n\n{question}prompt = "p"\n', 3, "intro"),
+        (f'{question}prompt = """\n{big}"""\n', 3, "question 1"),
+        (f'{question}prompt = "p"\nhints = ["""\n{big}"""]\n', 3, "question 1"),
+    ):
+        path = tmp_path / "big.toml"
+        path.write_text(f'id = "big"\ntitle = "Big"\n{text}', encoding="utf-8")
+        with pytest.raises(ContentError, match="tables with 6,480 cells") as raised:
+            load_quiz(path)
+        assert raised.value.line == line, where

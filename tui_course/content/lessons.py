@@ -27,6 +27,9 @@ CODE_LANGUAGES = frozenset(
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 MAX_LESSON_BYTES = 256 * 1024  # 50 times the longest shipped lesson; more froze the view
+# Textual's Markdown makes a widget per table cell (about 600 a second here): a 13 KB table
+# of 80 x 80 froze the app for 11 s. The largest shipped table has 15 cells.
+MAX_TABLE_CELLS = 400
 
 FRONT_MATTER_FIELDS = {
     "id": Field((str,), "a lesson id (lowercase letters, digits, dashes)", required=True),
@@ -82,6 +85,23 @@ def _markdown_parser() -> MarkdownIt:
     return parser
 
 
+def table_problem(markdown: str) -> tuple[int, str] | None:
+    """(line from 0, message) when Markdown's tables have more cells than the view can draw
+    without freezing; None otherwise."""
+    if "|" not in markdown:  # no table without a pipe: skip the parser
+        return None
+    cells, first = 0, None
+    for token in _markdown_parser().parse(markdown):
+        if token.type in ("th_open", "td_open"):
+            cells += 1
+        elif token.type == "table_open" and first is None and token.map is not None:
+            first = token.map[0]
+    if cells <= MAX_TABLE_CELLS:
+        return None
+    message = f"tables with {cells:,} cells in all; at most {MAX_TABLE_CELLS} can be shown"
+    return first or 0, message
+
+
 def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
     """Prose and live blocks, with fences found by markdown-it as the renderer finds them.
 
@@ -89,6 +109,9 @@ def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
     lesson view would show it as code.
     """
     body = "\n".join(lines[start:])
+    too_big = table_problem(body)
+    if too_big is not None:
+        raise ContentError(shown, start + too_big[0] + 1, too_big[1])
     if "```" not in body and "~~~" not in body:  # no fence at all: skip the parser
         return (MarkdownSegment(body.strip("\n")),) if body.strip() else ()
     segments: list[Segment] = []
