@@ -103,32 +103,48 @@ def _table(columns: int, rows: int) -> str:
     return "|a" * columns + "|\n" + "|-" * columns + "|\n" + ("|x" * columns + "|\n") * rows
 
 
-def test_a_table_too_big_to_draw_is_refused_at_its_line(tmp_path: Path) -> None:
-    """80 x 80 cells froze the app for 11 s (a widget per cell); 20 x 19 still shows."""
-    from tui_course.content.lessons import MAX_TABLE_CELLS
+@pytest.mark.parametrize(
+    ("fits", "too_many"),
+    [
+        (_table(20, 15), _table(80, 80)),
+        ("- a\n" * 195, "- a\n" * 2000),
+        ("a\n\n" * 390, "a\n\n" * 2000),
+    ],
+    ids=["table", "list", "paragraphs"],
+)
+def test_markdown_too_big_to_draw_is_refused_at_its_line(
+    tmp_path: Path, fits: str, too_many: str
+) -> None:
+    """Textual draws a widget per block: 2,000 list items froze the app for 24 s, an 80 x 80
+    table for 11 s. What still fits shows."""
+    from tui_course.content.lessons import MAX_MARKDOWN_BLOCKS
 
-    fine = load_lesson(lesson(tmp_path, "Intro.\n\n" + _table(20, 19)))
+    fine = load_lesson(lesson(tmp_path, "Intro.\n\n" + fits))
     assert isinstance(fine.segments[0], MarkdownSegment)
-    path = lesson(tmp_path, "Intro.\n\n" + _table(80, 80))
+    path = lesson(tmp_path, "Intro.\n\n" + too_many)
     with pytest.raises(ContentError) as raised:
         load_lesson(path)
     error = raised.value
-    assert error.line is not None and path.read_text().split("\n")[error.line - 1].startswith("|a")
-    assert f"tables with 6,480 cells in all; at most {MAX_TABLE_CELLS}" in str(error)
+    assert error.line is not None and error.line > FRONT.count("\n") + 2
+    assert f"more than {MAX_MARKDOWN_BLOCKS} Markdown blocks" in str(error)
 
 
-def test_a_quiz_text_with_a_table_too_big_to_draw_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('intro = """\n{big}"""\n\n{question}prompt = "p"\n', 3),
+        ('{question}prompt = """\n{big}"""\n', 3),
+        ('{question}prompt = "p"\nhints = ["""\n{big}"""]\n', 3),
+    ],
+    ids=["intro", "prompt", "hint"],
+)
+def test_a_quiz_text_too_big_to_draw_is_refused(tmp_path: Path, text: str, line: int) -> None:
     from tui_course.content.quizzes import load_quiz
 
     question = '[[question]]\nkind = "text"\nanswer = "a"\nexplanation = "e"\n'
-    big = _table(80, 80)
-    for text, line, where in (
-        (f'intro = """\n{big}"""\n\n{question}prompt = "p"\n', 3, "intro"),
-        (f'{question}prompt = """\n{big}"""\n', 3, "question 1"),
-        (f'{question}prompt = "p"\nhints = ["""\n{big}"""]\n', 3, "question 1"),
-    ):
-        path = tmp_path / "big.toml"
-        path.write_text(f'id = "big"\ntitle = "Big"\n{text}', encoding="utf-8")
-        with pytest.raises(ContentError, match="tables with 6,480 cells") as raised:
-            load_quiz(path)
-        assert raised.value.line == line, where
+    path = tmp_path / "big.toml"
+    body = text.format(big=_table(80, 80), question=question)
+    path.write_text(f'id = "big"\ntitle = "Big"\n{body}', encoding="utf-8")
+    with pytest.raises(ContentError, match="Markdown blocks") as raised:
+        load_quiz(path)
+    assert raised.value.line == line

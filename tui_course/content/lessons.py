@@ -27,9 +27,11 @@ CODE_LANGUAGES = frozenset(
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 MAX_LESSON_BYTES = 256 * 1024  # 50 times the longest shipped lesson; more froze the view
-# Textual's Markdown makes a widget per table cell (about 600 a second here): a 13 KB table
-# of 80 x 80 froze the app for 11 s. The largest shipped table has 15 cells.
-MAX_TABLE_CELLS = 400
+# Textual's Markdown makes a widget per block (paragraph, list item, table cell...), a few
+# hundred a second: 2,000 one-line list items (8 KB) froze the app for 24 s, an 80 x 80
+# table for 11 s. The longest shipped lesson has 48 blocks.
+MAX_MARKDOWN_BLOCKS = 400
+_SINGLE_BLOCKS = frozenset({"fence", "code_block", "hr", "html_block"})
 
 FRONT_MATTER_FIELDS = {
     "id": Field((str,), "a lesson id (lowercase letters, digits, dashes)", required=True),
@@ -85,21 +87,24 @@ def _markdown_parser() -> MarkdownIt:
     return parser
 
 
-def table_problem(markdown: str) -> tuple[int, str] | None:
-    """(line from 0, message) when Markdown's tables have more cells than the view can draw
-    without freezing; None otherwise."""
-    if "|" not in markdown:  # no table without a pipe: skip the parser
+def blocks_problem(markdown: str) -> tuple[int, str] | None:
+    """(line from 0, message) when Markdown has more blocks than the view can draw without
+    freezing; None otherwise. The line is where the limit is passed."""
+    if "\n" not in markdown.strip():  # one line: no table, and nesting stops at 20 deep
         return None
-    cells, first = 0, None
+    blocks = line = 0
     for token in _markdown_parser().parse(markdown):
-        if token.type in ("th_open", "td_open"):
-            cells += 1
-        elif token.type == "table_open" and first is None and token.map is not None:
-            first = token.map[0]
-    if cells <= MAX_TABLE_CELLS:
-        return None
-    message = f"tables with {cells:,} cells in all; at most {MAX_TABLE_CELLS} can be shown"
-    return first or 0, message
+        if token.map is not None:  # table cells have none: their row's line stands
+            line = token.map[0]
+        if token.nesting == 1 or token.type in _SINGLE_BLOCKS:
+            blocks += 1
+            if blocks == MAX_MARKDOWN_BLOCKS + 1:
+                message = (
+                    f"more than {MAX_MARKDOWN_BLOCKS} Markdown blocks (paragraphs, list items,"
+                    " table cells): split the text, the screen cannot draw it all at once"
+                )
+                return line, message
+    return None
 
 
 def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
@@ -109,7 +114,7 @@ def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
     lesson view would show it as code.
     """
     body = "\n".join(lines[start:])
-    too_big = table_problem(body)
+    too_big = blocks_problem(body)
     if too_big is not None:
         raise ContentError(shown, start + too_big[0] + 1, too_big[1])
     if "```" not in body and "~~~" not in body:  # no fence at all: skip the parser

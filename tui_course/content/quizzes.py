@@ -14,7 +14,7 @@ from typing import Any
 
 from tui_course.content.errors import ContentError, display_path
 from tui_course.content.grading import matches_text, normalise_text
-from tui_course.content.lessons import table_problem
+from tui_course.content.lessons import blocks_problem
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
@@ -68,11 +68,11 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
         _question(table, TableCheck(shown, lines, ("question", index), f"question {index + 1}"))
         for index, table in enumerate(data["question"])
     )
-    _check_tables(check, "intro", data.get("intro", ""))
+    _check_blocks(check, "intro", data.get("intro", ""))
     for index, question in enumerate(questions):
         texts = (question.prompt, question.explanation, *question.hints)
         markdown = "\n\n".join((*texts, *(mistake.feedback for mistake in question.mistakes)))
-        _check_tables(
+        _check_blocks(
             TableCheck(shown, lines, ("question", index), f"question {index + 1}"), None, markdown
         )
     return Quiz(
@@ -104,9 +104,9 @@ def _tries(check: TableCheck, table: dict[str, Any]) -> int | None:
     return tries if tries is None else int(tries)
 
 
-def _check_tables(check: TableCheck, key: str | None, markdown: str) -> None:
-    """Markdown shown on the quiz screen must not hold tables too big to draw."""
-    too_big = table_problem(markdown)
+def _check_blocks(check: TableCheck, key: str | None, markdown: str) -> None:
+    """Markdown shown on the quiz screen must not be too many blocks to draw."""
+    too_big = blocks_problem(markdown)
     if too_big is not None:
         raise check.error(too_big[1], key)
 
