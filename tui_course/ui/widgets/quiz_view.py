@@ -32,6 +32,9 @@ from tui_course.content.session import (
 from tui_course.content.text import strip_control
 from tui_course.progress.store import StoreError
 
+# The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
+MAX_LISTED_MISSES = 20
+
 
 class Recorder(Protocol):
     """Where attempts go (tui_course.progress.recorder.QuizRecorder).
@@ -375,10 +378,12 @@ class QuizView(VerticalScroll, can_focus=True):
             lines.append("")
             lines.append("Not right on the first try:")
             lines.append("")
-            for index in session.missed:
+            for index in session.missed[:MAX_LISTED_MISSES]:
                 text = session.questions[index].prompt.replace("\n", " ")
                 short = text if len(text) <= 60 else text[:57] + "..."
                 lines.append(f"- {index + 1}. {short}")
+            if len(session.missed) > MAX_LISTED_MISSES:
+                lines.append(f"- ... and {len(session.missed) - MAX_LISTED_MISSES} more")
         await prompt.update("\n".join(lines))
         await self._markdown("#quiz-teach", "")
         keys = []
