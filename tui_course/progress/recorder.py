@@ -37,8 +37,8 @@ class QuizRecorder:
         transaction: a run that cannot be made fails the answer, and a run rolled back
         with its attempt is not remembered."""
         known = self._runs.get(id(session))
-        if known is not None and known[0] is session:
-            return known[1]
+        if known is not None and known[0] is session and self.store.run_exists(known[1]):
+            return known[1]  # (`attn-tui reset` in another terminal may have removed it)
         first = self.store.first_run(session.quiz.id)
         if session.kind is PassKind.FIRST and first is not None and not first[1]:
             return first[0]

@@ -711,6 +711,9 @@ class ProgressStore:
         )
         return None if not rows else (int(rows[0][0]), bool(rows[0][1]))
 
+    def run_exists(self, run_id: int) -> bool:
+        return bool(self._read("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
+
     def run_rows(self, run_id: int) -> list[AttemptRow]:
         rows = self._read(
             f"SELECT {_ROW_COLUMNS} FROM attempts WHERE run_id = ? ORDER BY id", (run_id,)
