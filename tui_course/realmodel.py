@@ -167,6 +167,8 @@ def read_config(folder: Path) -> EncoderConfig:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ModelError(f"{path}: not readable JSON ({_first_line(error)})") from None
+    except RecursionError:  # json recurses: a list nested 100,000 deep
+        raise ModelError(f"{path}: not readable JSON (nested too deeply)") from None
     if not isinstance(raw, dict):
         raise ModelError(f"{path}: expected a JSON object")
     model_type = raw.get("model_type")
@@ -233,6 +235,8 @@ def map_safetensors(path: Path) -> dict[str, NDArray[Any]]:
         mapped = np.memmap(path, dtype=np.uint8, mode="r")
     except (OSError, ValueError, UnicodeDecodeError) as error:
         raise ModelError(f"{path}: cannot be read ({_first_line(error)})") from None
+    except RecursionError:
+        raise ModelError(f"{path}: the safetensors header is nested too deeply") from None
     start = 8 + header_size
     tensors: dict[str, NDArray[Any]] = {}
     for name, entry in header.items():
@@ -262,7 +266,7 @@ def file_sha256(path: Path, cache_dir: Path | None = None) -> str:
         try:
             loaded = json.loads(cache_file.read_text(encoding="utf-8"))
             known = loaded if isinstance(loaded, dict) else {}
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             known = {}
         entry = known.get(key)
         if isinstance(entry, dict) and all(entry.get(k) == v for k, v in stamp.items()):
@@ -388,7 +392,7 @@ def load_tokenizer(folder: Path) -> Tokenizer:
             try:
                 settings = json.loads((folder / "tokenizer_config.json").read_text("utf-8"))
                 lowercase = bool(settings.get("do_lower_case", True))
-            except (OSError, ValueError, AttributeError):
+            except (OSError, ValueError, AttributeError, RecursionError):
                 pass
             wordpiece = BertWordPieceTokenizer(str(folder / "vocab.txt"), lowercase=lowercase)
             tokenizer = Tokenizer.from_str(wordpiece.to_str())

@@ -161,3 +161,35 @@ def test_unreadable_progress_sends_nothing_and_does_not_raise(
     store.close()  # any read now fails
     link = ClassLink(class_dir, tmp_path / "data")
     assert link.payload(load_course(course_root), store, ["checkpoint"]) is None
+
+
+async def test_a_quiz_finished_while_the_progress_file_is_held_is_sent_with_the_next(
+    build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path, tmp_path: Path
+) -> None:
+    """Its results cannot be read at the finish: the student is told, and they go to the
+    class folder with the next quiz finished (not silently never)."""
+    from tests.conftest import exclusive_lock
+    from tests.ui.conftest import notices
+    from tui_course.progress.store import DB_NAME
+
+    data = tmp_path / "data"
+    app = build_app("checkpoint", data=data)
+    async with running(app, notifications=True) as pilot:
+        await pilot.press("enter", "right", "right", "v")  # last question closed, not finished
+        with exclusive_lock(data / DB_NAME):
+            await pilot.press("enter")  # the pass ends while another program holds the file
+            assert "First-try score: 0 of 3." in await quiz_text(pilot)
+            await app.workers.wait_for_complete()
+            shown_notices = await notices(pilot)
+        assert any("not sent to the class folder" in n for n in shown_notices), shown_notices
+        assert not list((class_dir / "dropbox").iterdir())
+        await app.open_item("exercises")
+        await pilot.press("enter")
+        while "Finished" not in await quiz_text(pilot):  # skip every question
+            await pilot.press("escape", "right")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    (path,) = (class_dir / "dropbox").iterdir()
+    payload = json.loads(path.read_text())
+    assert sorted(quiz["id"] for quiz in payload["quizzes"]) == ["checkpoint", "exercises"]
+    assert {quiz["id"]: quiz["reveals"] for quiz in payload["quizzes"]}["checkpoint"] == 1

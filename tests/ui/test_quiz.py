@@ -347,3 +347,33 @@ async def test_a_store_that_fails_loses_nothing_and_says_so(
         await pilot.press("enter")
         assert "Correct. First try." in await quiz_text(pilot)
         assert stored(app, "checkpoint") == [(1, "2", "right", 1)]
+
+
+async def test_a_finished_pass_of_many_questions_lists_only_the_first_misses(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    """The summary is Markdown, a widget per line: 2,000 missed questions listed in full
+    froze the app for half a minute. The first few are listed, then how many more."""
+    from tui_course.progress.store import ProgressStore
+    from tui_course.ui.widgets.quiz_view import MAX_LISTED_MISSES
+
+    question = '[[question]]\nkind = "text"\nprompt = "P{n}"\nanswer = "a"\nexplanation = "e"\n\n'
+    quiz = 'id = "q"\ntitle = "Q"\n\n' + "".join(question.format(n=n) for n in range(2000))
+    root = _content(tmp_path / "content", quiz)
+    data = tmp_path / "data"
+    with ProgressStore(data) as store:  # a first pass finished with every question skipped
+        store.finish_run(store.start_run("q", 2000))
+    app = build_app("q", content=root, data=data)
+    async with running(app) as pilot:
+        text = widget_text_of_prompt(app)
+        assert "First-try score: 0 of 2000." in text
+        assert f"- {MAX_LISTED_MISSES}. P{MAX_LISTED_MISSES - 1}" in text
+        assert f"P{MAX_LISTED_MISSES}\n" not in text
+        assert f"and {2000 - MAX_LISTED_MISSES} more" in text
+        await pilot.press("r")  # a retry of all of them still starts
+        assert "Question 1 of 2000" in await quiz_text(pilot)
+
+
+def widget_text_of_prompt(app: CourseApp) -> str:
+    """The Markdown source the summary was drawn from."""
+    return str(app.query_one("#quiz-prompt", Markdown).source)

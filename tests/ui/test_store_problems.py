@@ -124,3 +124,23 @@ async def test_a_notice_naming_a_hostile_folder_is_shown_as_text(
             assert app.is_running
     finally:
         data.chmod(0o700)
+
+
+async def test_a_retry_pass_that_ends_under_a_lock_shows_its_summary(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    """The end of a retry pass reads the first-try score from the store: another program
+    holding the file then costs that one line, never the app."""
+    data = tmp_path / "data"
+    app = build_app("checkpoint", data=data)
+    async with running(app, notifications=True) as pilot:
+        await pilot.press("enter", "right", "right", "right")  # first pass: every one skipped
+        await pilot.press("r")
+        await pilot.press("right", "right", "v")  # the retry: two skipped, the last revealed
+        with exclusive_lock(data / DB_NAME):
+            await pilot.press("enter")  # the pass ends while the file is held
+            text = await shown(pilot)
+        assert app.is_running
+        assert "This time: 0 of 3 right." in text
+        assert "first-try score stays" not in text
+    assert [row.verdict for row in ProgressStore(data).quiz_rows("checkpoint")][-1] == "revealed"

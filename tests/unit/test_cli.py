@@ -124,6 +124,22 @@ def test_reset_asks_then_forgets_one_quiz(tmp_path: Path) -> None:
     assert run("reset", "--data-dir", str(tmp_path)).returncode == 2  # neither id nor --all
 
 
+def test_reset_of_a_read_only_progress_file_says_nothing_was_changed(tmp_path: Path) -> None:
+    """It said "Forgot ALL saved progress." having changed only a copy in memory. (A 0444
+    file gives a read-only session even for root.)"""
+    _one_finished_first_pass(tmp_path)
+    (tmp_path / "progress.db").chmod(0o444)
+    for args in (("--all",), ("checkpoint",), ("why-transformers",)):
+        refused = run("reset", *args, "--yes", "--data-dir", str(tmp_path))
+        assert refused.returncode == 1, refused.stdout
+        assert "Forgot" not in refused.stdout
+        assert "nothing was changed" in refused.stderr and "read-only" in refused.stderr
+        assert len(refused.stderr.splitlines()) == 1
+    (tmp_path / "progress.db").chmod(0o600)
+    with ProgressStore(tmp_path) as store:
+        assert len(store.attempts("checkpoint")) == 4  # every row still there
+
+
 def test_list_prints_every_id_with_its_title() -> None:
     lines = run("list").stdout.splitlines()
     assert "lesson  why-transformers             Why a new design was needed" in lines

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tui_course.content.errors import ContentError
 from tui_course.content.lessons import load_lesson
@@ -97,3 +99,65 @@ def test_a_title_of_invisible_characters_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ContentError) as raised:
         load_lesson(path, tmp_path)
     assert str(raised.value) == "l.md:3: 'title' must not be empty"
+
+
+def _table(columns: int, rows: int) -> str:
+    return "|a" * columns + "|\n" + "|-" * columns + "|\n" + ("|x" * columns + "|\n") * rows
+
+
+@pytest.mark.parametrize(
+    ("fits", "too_many"),
+    [
+        (_table(20, 15), _table(80, 80)),
+        ("- a\n" * 195, "- a\n" * 2000),
+        ("a\n\n" * 390, "a\n\n" * 2000),
+    ],
+    ids=["table", "list", "paragraphs"],
+)
+def test_markdown_too_big_to_draw_is_refused_at_its_line(
+    tmp_path: Path, fits: str, too_many: str
+) -> None:
+    """Textual draws a widget per block: 2,000 list items froze the app for 24 s, an 80 x 80
+    table for 11 s. What still fits shows."""
+    from tui_course.content.lessons import MAX_MARKDOWN_BLOCKS
+
+    fine = load_lesson(lesson(tmp_path, "Intro.\n\n" + fits))
+    assert isinstance(fine.segments[0], MarkdownSegment)
+    path = lesson(tmp_path, "Intro.\n\n" + too_many)
+    with pytest.raises(ContentError) as raised:
+        load_lesson(path)
+    error = raised.value
+    assert error.line is not None and error.line > FRONT.count("\n") + 2
+    assert f"more than {MAX_MARKDOWN_BLOCKS} Markdown blocks" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('intro = """\n{big}"""\n\n{question}prompt = "p"\n', 3),
+        ('{question}prompt = """\n{big}"""\n', 3),
+        ('{question}prompt = "p"\nhints = ["""\n{big}"""]\n', 3),
+    ],
+    ids=["intro", "prompt", "hint"],
+)
+def test_a_quiz_text_too_big_to_draw_is_refused(tmp_path: Path, text: str, line: int) -> None:
+    from tui_course.content.quizzes import load_quiz
+
+    question = '[[question]]\nkind = "text"\nanswer = "a"\nexplanation = "e"\n'
+    path = tmp_path / "big.toml"
+    body = text.format(big=_table(80, 80), question=question)
+    path.write_text(f'id = "big"\ntitle = "Big"\n{body}', encoding="utf-8")
+    with pytest.raises(ContentError, match="Markdown blocks") as raised:
+        load_quiz(path)
+    assert raised.value.line == line
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(list("-*+>|#`~=_<1.) ax\n\t")), max_size=300))
+def test_the_cheap_block_bound_is_never_below_markdown_its_count(markdown: str) -> None:
+    """Quizzes skip the parser at start-up when the bound says they are small enough."""
+    from tui_course.content.lessons import _SINGLE_BLOCKS, _markdown_parser, _most_blocks
+
+    tokens = _markdown_parser().parse(markdown)
+    blocks = sum(1 for token in tokens if token.nesting == 1 or token.type in _SINGLE_BLOCKS)
+    assert blocks <= _most_blocks(markdown)

@@ -161,6 +161,25 @@ def test_a_config_that_is_not_json_is_refused(tiny: Path) -> None:
         load_model(tiny)
 
 
+def test_json_nested_100000_deep_is_one_line_not_a_crash(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """json recurses: a config.json, tokenizer_config.json or checksum cache nested
+    100,000 deep is refused (or ignored) like any other unreadable JSON."""
+    deep = "[" * 100_000
+    (tiny / "config.json").write_text(deep, encoding="utf-8")
+    with pytest.raises(ModelError, match=r"config\.json: not readable JSON \(nested too deeply"):
+        load_model(tiny)
+    write_tiny_bert(tmp_path / "again")
+    path = tmp_path / "again" / "model.safetensors"
+    monkeypatch.setattr(realmodel, "KNOWN_SIZE", path.stat().st_size)
+    cache = tmp_path / "data"
+    cache.mkdir()
+    (cache / realmodel.CHECKSUM_CACHE).write_text(deep, encoding="utf-8")
+    note = realmodel.checksum_note(path, cache)
+    assert note is not None and "differs from the recorded" in note
+
+
 # where the weights come from
 
 

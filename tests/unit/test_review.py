@@ -115,3 +115,68 @@ def test_attempt_and_card_stand_or_fall_together(data_dir: Path, course_root: Pa
         assert store.quiz_rows("checkpoint") == []
         QuizRecorder(store, ReviewSchedule(store, lambda: START)).save(session, record)
         assert len(store.quiz_rows("checkpoint")) == 1 and len(store.review_cards_all()) == 1
+
+
+def test_a_write_lock_on_the_first_answer_loses_nothing(data_dir: Path, course_root: Path) -> None:
+    """Another program holds the write lock (readers still pass) when a pass's first answer
+    is saved: the answer fails after one wait, and the one made after the lock ends belongs
+    to the quiz's first pass (it is there when the quiz opens again), never to no pass."""
+    import sqlite3
+    import time
+
+    from tui_course.content.session import QuizSession
+    from tui_course.progress.recorder import QuizRecorder, first_pass_states
+    from tui_course.progress.store import ANSWER_TIMEOUT_MS, DB_NAME, StoreWriteError
+
+    quiz = next(q for q in load_course(course_root).quizzes if q.id == "checkpoint")
+    with ProgressStore(data_dir) as store:
+        recorder = QuizRecorder(store, ReviewSchedule(store, lambda: START))
+        session = QuizSession.start(quiz, quiz.questions)
+        session.begin()
+        record = session.reveal()
+        assert record is not None
+        other = sqlite3.connect(data_dir / DB_NAME, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        start = time.monotonic()
+        with pytest.raises(StoreWriteError):
+            recorder.save(session, record)
+        waited = time.monotonic() - start
+        other.rollback()
+        other.close()
+        assert waited < 1.5 * ANSWER_TIMEOUT_MS / 1000  # one wait, not one per write
+        recorder.save(session, record)
+        first = store.first_run("checkpoint")
+        assert first is not None and first[1] is False
+        assert [row.run_id for row in store.quiz_rows("checkpoint")] == [first[0]]
+        states = first_pass_states(store, "checkpoint", len(quiz.questions))
+        assert states[0].outcome is not None and states[0].outcome.value == "revealed"
+        assert len(store.review_cards_all()) == 1
+
+
+def test_answers_after_a_reset_from_another_terminal_start_a_new_pass(
+    data_dir: Path, course_root: Path
+) -> None:
+    """`attn-tui reset checkpoint` while the app is in the quiz: the next answers open a new
+    first pass (seen when the quiz opens again), not rows under the removed run."""
+    from tui_course.content.session import QuizSession
+    from tui_course.progress.recorder import QuizRecorder, first_pass_states
+
+    quiz = next(q for q in load_course(course_root).quizzes if q.id == "checkpoint")
+    with ProgressStore(data_dir) as store:
+        recorder = QuizRecorder(store, ReviewSchedule(store, lambda: START))
+        session = QuizSession.start(quiz, quiz.questions)
+        session.begin()
+        for _ in range(2):
+            record = session.reveal()
+            assert record is not None
+            recorder.save(session, record)
+            session.apply(record)
+            session.advance()
+            if _ == 0:
+                with ProgressStore(data_dir) as other:
+                    other.forget_quiz("checkpoint")
+        first = store.first_run("checkpoint")
+        assert first is not None
+        assert [row.run_id for row in store.quiz_rows("checkpoint")] == [first[0]]
+        states = first_pass_states(store, "checkpoint", len(quiz.questions))
+        assert list(states) == [1]  # question 2, answered after the reset

@@ -40,16 +40,18 @@ class ClassLink:
         return cls(site.class_dir, data_dir), None
 
     def payload(
-        self, course: Course, store: ProgressStore, quiz_ids: Collection[str]
+        self, course: Course, store: ProgressStore, quiz_ids: str | Collection[str]
     ) -> dict[str, Any] | None:
         """The lessons read and the quizzes `quiz_ids` (none: a lesson was just read).
-        None when the progress cannot be read now: the next finish or `attn-tui submit`
-        sends it, since everything stays in the store. A submission never stops the app."""
+        None when the progress cannot be read now: the app owes it and sends it with the
+        next finish (or `attn-tui submit` does), since everything stays in the store. A
+        submission never stops the app."""
         from tui_course.classroom.submission import build_submission
         from tui_course.progress.report import progress_report
 
+        wanted = [quiz_ids] if isinstance(quiz_ids, str) else list(quiz_ids)
         try:
-            return build_submission(progress_report(course, store), quiz_ids)
+            return build_submission(progress_report(course, store), wanted)
         except Exception:
             return None
 

@@ -53,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
     data = data_dir(args)
     try:
         with ProgressStore(data) as store:
+            if not store.saving:  # a read-only session: forgetting would touch only a copy
+                return fail(f"reset: nothing was changed: {store.notice}")
             if item is None:
                 store.forget_everything()
             elif isinstance(item, Quiz):

@@ -29,6 +29,11 @@ CODE_LANGUAGES = frozenset(
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")  # \Z: `$` also matches before a final newline
 
 MAX_LESSON_BYTES = 256 * 1024  # 50 times the longest shipped lesson; more froze the view
+# Textual's Markdown makes a widget per block (paragraph, list item, table cell...), a few
+# hundred a second: 2,000 one-line list items (8 KB) froze the app for 24 s, an 80 x 80
+# table for 11 s. The longest shipped lesson has 48 blocks.
+MAX_MARKDOWN_BLOCKS = 400
+_SINGLE_BLOCKS = frozenset({"fence", "code_block", "hr", "html_block"})
 
 FRONT_MATTER_FIELDS = {
     "id": Field((str,), "a lesson id (lowercase letters, digits, dashes)", required=True),
@@ -95,6 +100,40 @@ def _markdown_parser() -> MarkdownIt:
     return parser
 
 
+# What can open a Markdown block: quote, list, table, heading, fence, rule and HTML marks,
+# and an ordered-list number. Plain text adds at most a paragraph per line.
+_BLOCK_OPENERS = re.compile(r"[>\-*+|#`~=_<]|\d[.)]")
+
+
+def _most_blocks(markdown: str) -> int:
+    """An upper bound on the blocks markdown-it can make of the text, without parsing it:
+    each line gives at most a few blocks of its own (paragraph, row, heading), and each
+    opening mark at most two more (a list and its item; a table cell)."""
+    return sum(4 + 2 * len(_BLOCK_OPENERS.findall(line)) for line in markdown.split("\n"))
+
+
+def blocks_problem(markdown: str) -> tuple[int, str] | None:
+    """(line from 0, message) when Markdown has more blocks than the view can draw without
+    freezing; None otherwise. The line is where the limit is passed."""
+    if "\n" not in markdown.strip():  # one line: no table, and nesting stops at 20 deep
+        return None
+    if _most_blocks(markdown) <= MAX_MARKDOWN_BLOCKS:  # no parse: quizzes load at start-up
+        return None
+    blocks = line = 0
+    for token in _markdown_parser().parse(markdown):
+        if token.map is not None:  # table cells have none: their row's line stands
+            line = token.map[0]
+        if token.nesting == 1 or token.type in _SINGLE_BLOCKS:
+            blocks += 1
+            if blocks == MAX_MARKDOWN_BLOCKS + 1:
+                message = (
+                    f"more than {MAX_MARKDOWN_BLOCKS} Markdown blocks (paragraphs, list items,"
+                    " table cells): split the text, the screen cannot draw it all at once"
+                )
+                return line, message
+    return None
+
+
 def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
     """Prose and live blocks, with fences found by markdown-it as the renderer finds them.
 
@@ -102,6 +141,9 @@ def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
     lesson view would show it as code.
     """
     body = "\n".join(lines[start:])
+    too_big = blocks_problem(body)
+    if too_big is not None:
+        raise ContentError(shown, start + too_big[0] + 1, too_big[1])
     if "```" not in body and "~~~" not in body:  # no fence at all: skip the parser
         return (MarkdownSegment(body.strip("\n")),) if body.strip() else ()
     segments: list[Segment] = []

@@ -14,6 +14,7 @@ from typing import Any
 
 from tui_course.content.errors import ContentError, display_path
 from tui_course.content.grading import matches_text, normalise_text
+from tui_course.content.lessons import blocks_problem
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
@@ -67,6 +68,13 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
         _question(table, TableCheck(shown, lines, ("question", index), f"question {index + 1}"))
         for index, table in enumerate(data["question"])
     )
+    _check_blocks(check, "intro", data.get("intro", ""))
+    for index, question in enumerate(questions):
+        texts = (question.prompt, question.explanation, *question.hints)
+        markdown = "\n\n".join((*texts, *(mistake.feedback for mistake in question.mistakes)))
+        _check_blocks(
+            TableCheck(shown, lines, ("question", index), f"question {index + 1}"), None, markdown
+        )
     return Quiz(
         id=data["id"],
         title=one_line(_nonempty(check, data, "title")),
@@ -94,6 +102,13 @@ def _tries(check: TableCheck, table: dict[str, Any]) -> int | None:
     if tries is not None and (isinstance(tries, bool) or not 1 <= tries <= MAX_TRIES):
         raise check.error(f"'tries' must be 1 to {MAX_TRIES}, got {tries}", "tries")
     return tries if tries is None else int(tries)
+
+
+def _check_blocks(check: TableCheck, key: str | None, markdown: str) -> None:
+    """Markdown shown on the quiz screen must not be too many blocks to draw."""
+    too_big = blocks_problem(markdown)
+    if too_big is not None:
+        raise check.error(too_big[1], key)
 
 
 def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:

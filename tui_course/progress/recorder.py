@@ -29,28 +29,30 @@ class QuizRecorder:
     def __init__(self, store: ProgressStore, schedule: ReviewSchedule | None = None) -> None:
         self.store = store
         self.schedule = schedule
-        self._runs: dict[int, int] = {}  # id(session) -> run id
+        # id(session) -> (session, run id); the session is kept so its id is never reused
+        self._runs: dict[int, tuple[QuizSession, int]] = {}
 
     def _run(self, session: QuizSession) -> int:
-        run_id = self._runs.get(id(session))
-        if run_id is None:
-            first = self.store.first_run(session.quiz.id)
-            if session.kind is PassKind.FIRST and first is not None and not first[1]:
-                run_id = first[0]
-            else:
-                kind = (
-                    session.kind if first is None or session.kind is not PassKind.FIRST else "retry"
-                )
-                quiz_id = REVIEW_RUN if session.kind is PassKind.REVIEW else session.quiz.id
-                run_id = self.store.start_run(quiz_id, len(session.order), str(kind))
-            self._runs[id(session)] = run_id
-        return run_id
+        """The session's run, made now if it has none. Called inside the attempt's
+        transaction: a run that cannot be made fails the answer, and a run rolled back
+        with its attempt is not remembered."""
+        known = self._runs.get(id(session))
+        if known is not None and known[0] is session and self.store.run_exists(known[1]):
+            return known[1]  # (`attn-tui reset` in another terminal may have removed it)
+        first = self.store.first_run(session.quiz.id)
+        if session.kind is PassKind.FIRST and first is not None and not first[1]:
+            return first[0]
+        kind = session.kind if first is None or session.kind is not PassKind.FIRST else "retry"
+        quiz_id = REVIEW_RUN if session.kind is PassKind.REVIEW else session.quiz.id
+        return self.store.start_run(quiz_id, len(session.order), str(kind), essential=True)
 
     def save(self, session: QuizSession, record: AttemptRecord) -> None:
-        """The attempt and its review card are one transaction: both on disk, or neither."""
-        run_id = self._run(session)
+        """The attempt, its review card and (for a pass's first answer) its run are one
+        transaction: all on disk, or none."""
         with self.store.transaction():
+            run_id = self._run(session)
             self._write(run_id, record)
+        self._runs[id(session)] = (session, run_id)
 
     def _write(self, run_id: int, record: AttemptRecord) -> None:
         self.store.record_attempt(
@@ -80,9 +82,9 @@ class QuizRecorder:
         return self.store.quiz_stats(quiz_id, question_count).first_try
 
     def finish(self, session: QuizSession) -> None:
-        run_id = self._runs.pop(id(session), None)
-        if run_id is not None:
-            self.store.finish_run(run_id)
+        known = self._runs.pop(id(session), None)
+        if known is not None and known[0] is session:
+            self.store.finish_run(known[1])
 
 
 def first_pass_states(

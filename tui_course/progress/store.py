@@ -640,11 +640,15 @@ class ProgressStore:
 
     # quizzes
 
-    def start_run(self, quiz_id: str, total: int, kind: str = "first") -> int:
-        """0 if the run could not be saved: its attempts are still kept, without a run."""
+    def start_run(
+        self, quiz_id: str, total: int, kind: str = "first", *, essential: bool = False
+    ) -> int:
+        """0 if the run could not be saved: its attempts are still kept, without a run.
+        `essential` (the run made with its first attempt) raises StoreWriteError instead."""
         cursor = self._write(
             "INSERT INTO runs (quiz_id, total, started_at, kind) VALUES (?, ?, ?, ?)",
             (quiz_id, total, _now(), kind),
+            essential=essential,
             deferrable=False,  # its id is needed now
         )
         return int(cursor.lastrowid or 0) if cursor is not None else 0
@@ -706,6 +710,9 @@ class ProgressStore:
             (quiz_id,),
         )
         return None if not rows else (int(rows[0][0]), bool(rows[0][1]))
+
+    def run_exists(self, run_id: int) -> bool:
+        return bool(self._read("SELECT 1 FROM runs WHERE id = ?", (run_id,)))
 
     def run_rows(self, run_id: int) -> list[AttemptRow]:
         rows = self._read(

@@ -163,6 +163,7 @@ class CourseApp(App[None]):
         self.class_link: ClassLink | None = None
         self.notices: list[str] = []  # every notice of this session, as shown
         self.tabs_pressed = 0  # focus moves the student made (open_item leaves them be)
+        self._unsent: set[str] = set()  # finished quizzes whose results could not be read yet
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -463,13 +464,19 @@ class CourseApp(App[None]):
         link = self.class_link
         if link is None:
             return
-        try:
-            payload = None if quiz_ids is None else link.payload(self.course, self.store, quiz_ids)
-        except StoreError as error:  # the summary is read from the store; it may be busy
-            self._store_problem(f"Your results were not sent. {error}")
-            return
-        if quiz_ids is not None and payload is None:
-            return
+        payload = None
+        if quiz_ids is not None:  # quizzes owed from a busy moment go with these
+            owed = self._unsent | set(quiz_ids)
+            payload = link.payload(self.course, self.store, sorted(owed))
+            if payload is None:  # the summary is read from the store; it may be busy
+                self._unsent = owed
+                self._store_problem(
+                    "Your results were not sent to the class folder: your progress could not"
+                    " be read just now. They go with the next quiz you finish, or run"
+                    " `attn-tui submit`."
+                )
+                return
+            self._unsent = set()
 
         def send() -> None:
             outcome = link.send(payload)

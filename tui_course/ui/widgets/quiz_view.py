@@ -30,6 +30,10 @@ from tui_course.content.session import (
     QuizSession,
 )
 from tui_course.content.text import strip_control
+from tui_course.progress.store import StoreError
+
+# The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
+MAX_LISTED_MISSES = 20
 
 
 class Recorder(Protocol):
@@ -362,17 +366,22 @@ class QuizView(VerticalScroll, can_focus=True):
                     "later and later as you get it right."
                 )
             if session.kind is PassKind.RETRY:
-                score = self.recorder.first_try_score(session.quiz.id, len(session.questions))
+                try:
+                    score = self.recorder.first_try_score(session.quiz.id, len(session.questions))
+                except StoreError:  # the file is held just now: the summary goes without it
+                    score = None
                 if score is not None:
                     lines.append(f"Your first-try score stays {score} of {len(session.questions)}.")
         if session.missed and session.kind is not PassKind.REVIEW:
             lines.append("")
             lines.append("Not right on the first try:")
             lines.append("")
-            for index in session.missed:
+            for index in session.missed[:MAX_LISTED_MISSES]:
                 text = session.questions[index].prompt.replace("\n", " ")
                 short = text if len(text) <= 60 else text[:57] + "..."
                 lines.append(f"- {index + 1}. {short}")
+            if len(session.missed) > MAX_LISTED_MISSES:
+                lines.append(f"- ... and {len(session.missed) - MAX_LISTED_MISSES} more")
         await prompt.update("\n".join(lines))
         await self._markdown("#quiz-teach", "")
         keys = []
@@ -558,7 +567,9 @@ class QuizView(VerticalScroll, can_focus=True):
             try:
                 self.recorder.finish(session)
             except Exception as error:  # every answer is saved already; only the end mark is not
-                self.notify(f"The end of this pass could not be saved ({error}).", timeout=8)
+                self.notify(
+                    f"The end of this pass could not be saved ({error}).", timeout=8, markup=False
+                )
             await self.redraw()
             self.post_message(self.Finished(session.quiz.id))
         else:
