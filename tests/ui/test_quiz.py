@@ -347,3 +347,16 @@ async def test_a_store_that_fails_loses_nothing_and_says_so(
         await pilot.press("enter")
         assert "Correct. First try." in await quiz_text(pilot)
         assert stored(app, "checkpoint") == [(1, "2", "right", 1)]
+
+
+async def test_a_hint_given_for_a_wrong_answer_shows_once(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("exercises")
+    async with running(app) as pilot:
+        await pilot.press("enter", *"0.5", "enter")  # no mistake matches 0.5: the hint teaches
+        text = await quiz_text(pilot)
+        assert "Not yet. 2 tries left." in text
+        assert "*Hint 1 of 3:* Scores: q.k1 = 1 and q.k2 = 0." in text
+        assert text.count("Scores: q.k1 = 1 and q.k2 = 0.") == 1
+        assert not app.query_one("#quiz-teach", Markdown).display

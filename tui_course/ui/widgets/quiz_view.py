@@ -260,7 +260,9 @@ class QuizView(VerticalScroll, can_focus=True):
                 )
             else:
                 verdict_box.update("")
-            await self._markdown("#quiz-teach", state.message or "")
+            # a hint that taught the last wrong answer already shows in the hint list
+            teach = state.message if state.message not in hints else None
+            await self._markdown("#quiz-teach", teach or "")
             keys = [
                 _KIND_NAMES[question.kind],
                 f"{session.tries_left} of {session.tries_allowed} tries left",
