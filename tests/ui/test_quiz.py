@@ -211,6 +211,13 @@ async def test_retry_leaves_the_first_try_score_alone(
         stats = app.store.quiz_stats("checkpoint", 3)
         assert (stats.first_try, len(stats.mastered)) == (1, 3)
         assert mark(app, "checkpoint").startswith("[x] 1/3")  # all mastered, score unchanged
+        await app.open_item("why-transformers")
+        await app.open_item("checkpoint")  # reopens on the first pass's summary...
+        text = await quiz_text(pilot)
+        assert "First-try score: 1 of 3." in text
+        assert "Right in the end, without showing the answer: 2 of 3." in text
+        # ...which says what the retry mastered since, as the outline and progress do
+        assert "Since then (going again or in review): 3 of 3 right" in text
 
 
 async def test_a_quiz_left_part_way_is_in_progress_not_a_score(

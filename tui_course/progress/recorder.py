@@ -79,6 +79,10 @@ class QuizRecorder:
     def first_try_score(self, quiz_id: str, question_count: int) -> int | None:
         return self.store.quiz_stats(quiz_id, question_count).first_try
 
+    def mastered_count(self, quiz_id: str, question_count: int) -> int:
+        """Questions right without a reveal, in any pass (retries and reviews included)."""
+        return len(self.store.quiz_stats(quiz_id, question_count).mastered)
+
     def finish(self, session: QuizSession) -> None:
         run_id = self._runs.pop(id(session), None)
         if run_id is not None:

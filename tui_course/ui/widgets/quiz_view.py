@@ -358,6 +358,12 @@ class QuizView(VerticalScroll, can_focus=True):
                 f"**First-try score: {session.first_try_count} of {total}.** "
                 f"Right in the end, without showing the answer: {session.right_count} of {total}."
             )
+            mastered = self._mastered(session)
+            if mastered is not None and mastered > session.right_count:
+                lines.append(
+                    f"Since then (going again or in review): {mastered} of {total} "
+                    "right without showing the answer."
+                )
         else:
             lines.append(f"This time: {session.right_count} of {total} right.")
             if session.kind is PassKind.REVIEW:
@@ -389,6 +395,13 @@ class QuizView(VerticalScroll, can_focus=True):
         keys.append("Esc: outline")
         self._keys("  |  ".join(keys))
         self.focus()
+
+    def _mastered(self, session: QuizSession) -> int | None:
+        """Questions right without a reveal in any pass, or None when the store cannot say."""
+        try:
+            return self.recorder.mastered_count(session.quiz.id, len(session.questions))
+        except Exception:  # a busy or broken store: the pass's own summary still stands
+            return None
 
     async def _markdown(self, selector: str, text: str) -> None:
         """Update a Markdown part; an empty one takes no line at all."""
