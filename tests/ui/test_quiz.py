@@ -367,3 +367,20 @@ async def test_a_hint_given_for_a_wrong_answer_shows_once(
         assert "*Hint 1 of 3:* Scores: q.k1 = 1 and q.k2 = 0." in text
         assert text.count("Scores: q.k1 = 1 and q.k2 = 0.") == 1
         assert not app.query_one("#quiz-teach", Markdown).display
+
+
+async def test_a_wrong_answer_repeated_after_resuming_costs_no_try(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    app = build_app("checkpoint", data=data)
+    async with running(app) as pilot:
+        await pilot.press("enter", "4", "enter")  # q1 wrong on try 1, then leave
+        assert "Not yet. 2 tries left." in await quiz_text(pilot)
+    again = build_app("checkpoint", data=data)
+    async with running(again) as pilot:
+        await pilot.press("4", "enter")  # the same wrong answer as before leaving
+        text = await quiz_text(pilot)
+        assert "You tried that one already: it costs no try." in text
+        assert "2 of 3 tries left" in text
+        assert stored(again, "checkpoint") == [(1, "4", "wrong", 1)]

@@ -110,6 +110,8 @@ def first_pass_states(
         if row.verdict in ("right", "wrong"):
             state.tries_used = max(state.tries_used, row.try_number)
             state.last_answer = row.answer
+            if row.verdict == "wrong":  # as typed; the session keeps them as graded
+                state.tried.add(row.answer)
             if row.try_number == 1:
                 state.first_try_right = row.verdict == "right"
         state.hints_seen = max(state.hints_seen, row.hints_seen)
