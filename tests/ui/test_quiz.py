@@ -384,3 +384,19 @@ async def test_a_wrong_answer_repeated_after_resuming_costs_no_try(
         assert "You tried that one already: it costs no try." in text
         assert "2 of 3 tries left" in text
         assert stored(again, "checkpoint") == [(1, "4", "wrong", 1)]
+
+
+async def test_a_review_question_keeps_its_number_in_its_quiz(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    clock = [datetime(2026, 11, 30, 9, 0, tzinfo=UTC)]
+    app = build_app("checkpoint")
+    app.now = lambda: clock[0]
+    async with running(app) as pilot:
+        await pilot.press("enter", "2", "enter", "enter", "v", "enter", "n")  # q2, q3 missed
+        clock[0] += timedelta(minutes=2)
+        app.refresh_outline()
+        await app.open_item(REVIEW_ID)
+        text = await quiz_text(pilot)
+        assert "Question 1 of 2 (review, from checkpoint)" in text
+        assert "**2.** Without positional information" in text  # checkpoint's question 2

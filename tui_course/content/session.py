@@ -150,8 +150,8 @@ class QuizSession:
 
     @property
     def number(self) -> int:
-        """1-based number of the current question within the whole quiz."""
-        return self.index + 1
+        """1-based number of the current question within its quiz (a review's too)."""
+        return self.review_number(self.index)
 
     @property
     def is_full_run(self) -> bool:
