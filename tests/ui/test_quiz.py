@@ -204,7 +204,10 @@ async def test_retry_leaves_the_first_try_score_alone(
         assert mark(app, "checkpoint").startswith("[=] 1/3")
         await pilot.press("r")
         assert "Question 1 of 2 (again: the first-try score stays)" in await quiz_text(pilot)
-        await pilot.press("1", "enter", "enter", "1", "2", "enter", "enter")
+        await pilot.press("1", "enter")
+        # right at once in a retry: not called a first try, which is what the score counts
+        assert "Correct. First try this time." in widget_text(app, "#quiz-verdict")
+        await pilot.press("enter", "1", "2", "enter", "enter")
         text = await quiz_text(pilot)
         assert "This time: 2 of 2 right." in text
         assert "Your first-try score stays 1 of 3." in text
@@ -268,7 +271,7 @@ async def test_review_item_appears_when_due(build_app: Callable[..., CourseApp])
         text = await quiz_text(pilot)
         assert "Question 1 of 3 (review, from checkpoint)" in text
         await pilot.press("2", "enter")
-        assert "Correct. First try." in await quiz_text(pilot)
+        assert "Correct. First try this time." in await quiz_text(pilot)
         rows = app.store.quiz_rows("checkpoint")
         assert (rows[-1].pass_kind, rows[-1].verdict) == ("review", "right")
         assert app.store.quiz_stats("checkpoint", 3).first_try == 0  # review never raises it

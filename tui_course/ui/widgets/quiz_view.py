@@ -303,6 +303,8 @@ class QuizView(VerticalScroll, can_focus=True):
         question = session.question
         if state.outcome is Outcome.RIGHT:
             lines = ["Correct." + (" First try." if state.tries_used == 1 else "")]
+            if state.tries_used == 1 and session.kind is not PassKind.FIRST:
+                lines = ["Correct. First try this time."]  # the first-try score is not this one
         elif state.outcome is Outcome.REVEALED:
             lines = ["Answer shown (recorded as revealed)."]
         elif state.outcome is Outcome.SKIPPED:
