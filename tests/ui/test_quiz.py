@@ -221,6 +221,8 @@ async def test_retry_leaves_the_first_try_score_alone(
         assert "Right in the end, without showing the answer: 2 of 3." in text
         # ...which says what the retry mastered since, as the outline and progress do
         assert "Since then (going again or in review): 3 of 3 right" in text
+        # the missed questions are listed by their first words, cut at a word boundary
+        assert "- 2. Without positional information, how does self-attention ...\n" in text
 
 
 async def test_a_quiz_left_part_way_is_in_progress_not_a_score(

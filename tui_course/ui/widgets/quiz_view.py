@@ -9,6 +9,7 @@ what the student typed is shown as plain Text with control characters removed.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Protocol
 
 from rich.text import Text
@@ -383,9 +384,7 @@ class QuizView(VerticalScroll, can_focus=True):
             lines.append("Not right on the first try:")
             lines.append("")
             for index in session.missed:
-                text = session.questions[index].prompt.replace("\n", " ")
-                short = text if len(text) <= 60 else text[:57] + "..."
-                lines.append(f"- {index + 1}. {short}")
+                lines.append(f"- {index + 1}. {_first_words(session.questions[index].prompt)}")
         await prompt.update("\n".join(lines))
         await self._markdown("#quiz-teach", "")
         keys = []
@@ -608,6 +607,12 @@ class QuizView(VerticalScroll, can_focus=True):
     def _in_phase(session: QuizSession, phase: Phase) -> bool:
         """Read the phase afresh after a change (a narrowed attribute would go stale)."""
         return session.phase is phase
+
+
+def _first_words(text: str, width: int = 60) -> str:
+    """A prompt cut to about a line at a word boundary: "k1 = [1, 0] ...", not "... a..."."""
+    short = textwrap.shorten(text, width, placeholder=" ...")
+    return short if short != "..." else " ".join(text.split())[: width - 3] + "..."
 
 
 def _reading(value: float, question: Question) -> str:
