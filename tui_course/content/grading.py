@@ -93,6 +93,7 @@ def matches_text(answer: str, variants: Any) -> bool:
 
 
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+$")
+NOT_FINITE = "Type a finite number."
 
 
 def parse_number(raw: str) -> float:
@@ -109,7 +110,7 @@ def parse_number(raw: str) -> float:
     except (ValueError, ZeroDivisionError, OverflowError):  # 10**4000/3 overflows a float
         raise AnswerFormatError("Type a number, for example 0.25, 0,25, -1.5 or 1/4.") from None
     if not math.isfinite(value):
-        raise AnswerFormatError("Type a finite number.")
+        raise AnswerFormatError(NOT_FINITE)
     return value * scale
 
 
