@@ -14,6 +14,7 @@ import numpy as np
 
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import (
+    NOT_FINITE,
     AnswerFormatError,
     normalise_text,
     numbers_close,
@@ -162,11 +163,15 @@ def read_number(raw: str) -> float:
     try:
         return parse_number(raw)
     except AnswerFormatError as plain_failure:
+        # one message for every unreadable answer, naming all the box takes
+        unreadable = (
+            plain_failure if str(plain_failure) == NOT_FINITE else AnswerFormatError(UNREADABLE)
+        )
         text = raw.strip().replace("^", "**")
         if len(text) > MAX_EXPRESSION_CHARS or not text:
-            raise plain_failure from None
+            raise unreadable from None
         if not set(_STUDENT_NAMES.findall(text)) <= _SCALAR_NAMES or "[" in text:
-            raise plain_failure from None
+            raise unreadable from None
         if _DECIMAL_COMMA_INSIDE.search(text):
             text = _DECIMAL_COMMA_INSIDE.sub(".", text)
         floats = _WHOLE_NUMBER.sub(r"\1.0", text)  # 9**9**9 overflows as a float, fast
@@ -175,9 +180,10 @@ def read_number(raw: str) -> float:
                 warnings.simplefilter("error")
                 return evaluate_number(floats)
         except (ExpressionError, FloatingPointError, ArithmeticError, RuntimeWarning):
-            raise AnswerFormatError(
-                "Type a number, a fraction like 2/3, or an expression like 1/sqrt(2)."
-            ) from None
+            raise AnswerFormatError(UNREADABLE) from None
+
+
+UNREADABLE = "Type a number (0.25 or 0,25), a fraction like 2/3, or an expression like 1/sqrt(2)."
 
 
 _DECIMAL_COMMA_INSIDE = re.compile(r"(?<=\d),(?=\d)")

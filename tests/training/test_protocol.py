@@ -72,3 +72,18 @@ def test_run_descriptions_are_short() -> None:
 def test_error_text_from_the_child_cannot_drive_the_terminal() -> None:
     line = encode(Error("bad \x1b[2J thing", ["\x1b]0;title\x07log line"]))
     assert decode(line) == Error("bad [2J thing", ["]0;titlelog line"])
+
+
+def test_the_plain_start_line_counts_one_epoch_in_the_singular(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tui_course.commands.train import _print_plain_training
+    from tui_course.training.protocol import Started
+
+    fields = dict(model="rnn", params=13721, batches=125, batch_size=64, train_size=8000)
+    more = dict(test_size=2000, length=30, position=True, seed=0, threads=2)
+    _print_plain_training(Started(epochs=1, **fields, **more))  # type: ignore[arg-type]
+    _print_plain_training(Started(epochs=2, **fields, **more))  # type: ignore[arg-type]
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("training rnn: 13,721 parameters, 1 epoch of 125 batches")
+    assert lines[1].startswith("training rnn: 13,721 parameters, 2 epochs of 125 batches")

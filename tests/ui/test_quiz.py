@@ -204,13 +204,25 @@ async def test_retry_leaves_the_first_try_score_alone(
         assert mark(app, "checkpoint").startswith("[=] 1/3")
         await pilot.press("r")
         assert "Question 1 of 2 (again: the first-try score stays)" in await quiz_text(pilot)
-        await pilot.press("1", "enter", "enter", "1", "2", "enter", "enter")
+        await pilot.press("1", "enter")
+        # right at once in a retry: not called a first try, which is what the score counts
+        assert "Correct. First try this time." in widget_text(app, "#quiz-verdict")
+        await pilot.press("enter", "1", "2", "enter", "enter")
         text = await quiz_text(pilot)
         assert "This time: 2 of 2 right." in text
         assert "Your first-try score stays 1 of 3." in text
         stats = app.store.quiz_stats("checkpoint", 3)
         assert (stats.first_try, len(stats.mastered)) == (1, 3)
         assert mark(app, "checkpoint").startswith("[x] 1/3")  # all mastered, score unchanged
+        await app.open_item("why-transformers")
+        await app.open_item("checkpoint")  # reopens on the first pass's summary...
+        text = await quiz_text(pilot)
+        assert "First-try score: 1 of 3." in text
+        assert "Right in the end, without showing the answer: 2 of 3." in text
+        # ...which says what the retry mastered since, as the outline and progress do
+        assert "Since then (going again or in review): 3 of 3 right" in text
+        # the missed questions are listed by their first words, cut at a word boundary
+        assert "- 2. Without positional information, how does self-attention ...\n" in text
 
 
 async def test_a_quiz_left_part_way_is_in_progress_not_a_score(
@@ -261,7 +273,7 @@ async def test_review_item_appears_when_due(build_app: Callable[..., CourseApp])
         text = await quiz_text(pilot)
         assert "Question 1 of 3 (review, from checkpoint)" in text
         await pilot.press("2", "enter")
-        assert "Correct. First try." in await quiz_text(pilot)
+        assert "Correct. First try this time." in await quiz_text(pilot)
         rows = app.store.quiz_rows("checkpoint")
         assert (rows[-1].pass_kind, rows[-1].verdict) == ("review", "right")
         assert app.store.quiz_stats("checkpoint", 3).first_try == 0  # review never raises it
@@ -377,3 +389,49 @@ async def test_a_finished_pass_of_many_questions_lists_only_the_first_misses(
 def widget_text_of_prompt(app: CourseApp) -> str:
     """The Markdown source the summary was drawn from."""
     return str(app.query_one("#quiz-prompt", Markdown).source)
+
+
+async def test_a_hint_given_for_a_wrong_answer_shows_once(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("exercises")
+    async with running(app) as pilot:
+        await pilot.press("enter", *"0.5", "enter")  # no mistake matches 0.5: the hint teaches
+        text = await quiz_text(pilot)
+        assert "Not yet. 2 tries left." in text
+        assert "*Hint 1 of 3:* Scores: q.k1 = 1 and q.k2 = 0." in text
+        assert text.count("Scores: q.k1 = 1 and q.k2 = 0.") == 1
+        assert not app.query_one("#quiz-teach", Markdown).display
+
+
+async def test_a_wrong_answer_repeated_after_resuming_costs_no_try(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    app = build_app("checkpoint", data=data)
+    async with running(app) as pilot:
+        await pilot.press("enter", "4", "enter")  # q1 wrong on try 1, then leave
+        assert "Not yet. 2 tries left." in await quiz_text(pilot)
+    again = build_app("checkpoint", data=data)
+    async with running(again) as pilot:
+        await pilot.press("4", "enter")  # the same wrong answer as before leaving
+        text = await quiz_text(pilot)
+        assert "You tried that one already: it costs no try." in text
+        assert "2 of 3 tries left" in text
+        assert stored(again, "checkpoint") == [(1, "4", "wrong", 1)]
+
+
+async def test_a_review_question_keeps_its_number_in_its_quiz(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    clock = [datetime(2026, 11, 30, 9, 0, tzinfo=UTC)]
+    app = build_app("checkpoint")
+    app.now = lambda: clock[0]
+    async with running(app) as pilot:
+        await pilot.press("enter", "2", "enter", "enter", "v", "enter", "right")  # q2, q3 missed
+        clock[0] += timedelta(minutes=2)
+        app.refresh_outline()
+        await app.open_item(REVIEW_ID)
+        text = await quiz_text(pilot)
+        assert "Question 1 of 2 (review, from checkpoint)" in text
+        assert "**2.** Without positional information" in text  # checkpoint's question 2

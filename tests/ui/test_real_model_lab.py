@@ -183,8 +183,9 @@ async def test_lab_says_what_is_wrong_with_a_sentence(
         await settled(pilot, view)
         await enter_sentence(pilot, view, "   ")
         assert view.state.attention is None
+        # an empty box is not a model that cannot run: it asks for a sentence
         assert text_of(view, ".real-notes") == (
-            "The real model cannot run here: the sentence is empty: type a few words"
+            "Type a sentence in the box above: the model reads it as you type."
         )
         await enter_sentence(pilot, view, "cat " * 40)
         assert "only the first 12 are used" in text_of(view, ".real-notes")

@@ -69,6 +69,8 @@ def test_progress_table_and_csv_use_env_data_dir(tmp_path: Path) -> None:
     line = next(row for row in table.stdout.splitlines() if row.strip().startswith("checkpoint"))
     # state, first-try, mastered, best, tries, hints, reveals, time
     assert line.split()[1:] == ["finished", "1/3", "2/3", "2/3", "3", "1", "1", "0:09"]
+    lab = next(row for row in table.stdout.splitlines() if " digit-lab " in row)
+    assert "Lab: a Transformer for a long-range task no" in " ".join(lab.split())  # not cut
     rows = list(csv.DictReader(io.StringIO(run("progress", "--format", "csv", env=env).stdout)))
     checkpoint = next(row for row in rows if row["id"] == "checkpoint")
     assert checkpoint["user"] == me

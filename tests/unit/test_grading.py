@@ -105,6 +105,10 @@ def test_decimal_comma_and_fractions() -> None:
         ("{2,10,256}", "(2,10,256)"),
         ("0-3", "0, 1, 2, 3"),
         ("  The   street. ", "the street"),
+        ("[x0, x1, x2, x3]", "x0-x3"),  # a list in brackets is the list
+        ("(x0..x3)", "x0-x3"),
+        ("2, 10, 256", "(2, 10, 256)"),
+        ("((2, 10, 256)).", "(2, 10, 256)"),
     ],
 )
 def test_normalisation_accepts_the_same_answer_written_differently(typed: str, key: str) -> None:
@@ -120,6 +124,8 @@ def test_normalisation_accepts_the_same_answer_written_differently(typed: str, k
         ("(2, 256, 10)", "(2, 10, 256)"),
         ("0-3-5", "0,1,2,3,4,5"),  # not a range: left as typed
         ("1-100", "1,2"),  # longer than MAX_RANGE: not expanded
+        ("(2, 10)(256)", "2, 10, 256"),  # two groups, not one enclosing pair
+        ("f(x)", "x"),
     ],
 )
 def test_normalisation_keeps_different_answers_apart(typed: str, key: str) -> None:

@@ -157,3 +157,10 @@ def test_multi_head_attention_shapes_and_determinism() -> None:
     assert out1.shape == (7, 4) and weights1.shape == (2, 7, 7)
     assert np.array_equal(out1, out2)
     assert np.allclose(weights1.sum(axis=-1), 1.0)
+
+
+def test_typed_emoji_are_words_and_punctuation_is_not() -> None:
+    assert tokenize("the cat 🐈 sat.") == ["the", "cat", "🐈", "sat"]
+    assert tokenize("I ❤️ cats, don't you?") == ["I", "❤️", "cats", "don't", "you"]
+    assert tokenize("👩‍💻 codes 👍🏽") == ["👩‍💻", "codes", "👍🏽"]  # one emoji, joined or toned
+    assert tokenize("a + b = c; (d)") == ["a", "b", "c", "d"]

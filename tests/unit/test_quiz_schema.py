@@ -67,9 +67,7 @@ def test_a_mistake_that_reads_as_a_key_is_refused(tmp_path: Path) -> None:
         HEAD + '[[question]]\nkind = "text"\nprompt = "p"\nexplanation = "e"\n'
         'answer = ["(2, 3)"]\n[[question.mistake]]\nanswer = ["[2,3]"]\nfeedback = "f"\n',
     )
-    with pytest.raises(
-        ContentError, match=r"mistake's answer '\[2,3\]' reads as a key \(\(2,3\)\)"
-    ):
+    with pytest.raises(ContentError, match=r"mistake's answer '\[2,3\]' reads as a key \(2,3\)"):
         load_quiz(path, tmp_path)
 
 

@@ -137,3 +137,14 @@ def test_the_same_wrong_answer_twice_costs_no_try() -> None:
     with pytest.raises(AnswerFormatError, match="tried that one already"):
         session.answer("1/2")  # the same number, written another way
     assert session.state.tries_used == 1 and session.tries_left == 1
+
+
+def test_a_resumed_pass_knows_the_wrong_answers_given_before() -> None:
+    """The store gives wrong answers as typed; the session compares them as graded."""
+    done = {2: QuestionState(tries_used=1, tried={"0,5"})}
+    session = QuizSession.start(QUIZ, QUIZ.questions, done=done)
+    assert session.index == 0  # resumed at the first open question, no intro
+    session.position = 2
+    with pytest.raises(AnswerFormatError, match="tried that one already"):
+        session.answer("1/2")  # 0,5 written another way
+    assert answer(session, "0.6") is Outcome.WRONG  # a new wrong answer still takes a try

@@ -33,3 +33,19 @@ def test_numbers_commas_fractions_and_expressions() -> None:
 def test_what_is_not_a_number_is_refused_quickly(hostile: str) -> None:
     with pytest.raises(AnswerFormatError):
         read_number(hostile)
+
+
+@pytest.mark.parametrize("unreadable", ["x4", "qhnar", "1/0", "sqrt(-1)", "0.670.", "1e999"])
+def test_every_unreadable_answer_gets_the_same_message_naming_what_the_box_takes(
+    unreadable: str,
+) -> None:
+    with pytest.raises(AnswerFormatError) as caught:
+        read_number(unreadable)
+    assert str(caught.value) == (
+        "Type a number (0.25 or 0,25), a fraction like 2/3, or an expression like 1/sqrt(2)."
+    )
+
+
+def test_nan_asks_for_a_finite_number() -> None:
+    with pytest.raises(AnswerFormatError, match=r"^Type a finite number\.$"):
+        read_number("nan")

@@ -96,25 +96,40 @@ def _minutes(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
+_TITLE_CAP = 60
+
+
+def _fit(text: str, width: int) -> str:
+    """Text cut to width, saying so with "..." when it had to be cut."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
 def progress_table(report: dict[str, Any]) -> str:
     lines = [f"Progress of {report['user']}", "", "Lessons"]
-    lines.append(f"  {'':3} {'id':<24} {'title':<36} read")
+    # columns as wide as their longest entry: a cut title or id would hide what it names
+    id_width = max([24, *(len(str(lesson["id"])) for lesson in report["lessons"])])
+    title_width = min(
+        _TITLE_CAP, max([5, *(len(str(lesson["title"])) for lesson in report["lessons"])])
+    )
+    lines.append(f"  {'':3} {'id':<{id_width}} {'title':<{title_width}} read")
     for lesson in report["lessons"]:
         read = "yes" if lesson["read"] else "no"
         lines.append(
-            f"  {lesson['order']!s:>3} {lesson['id']!s:<24} {str(lesson['title'])[:36]:<36} {read}"
+            f"  {lesson['order']!s:>3} {lesson['id']!s:<{id_width}}"
+            f" {_fit(str(lesson['title']), title_width):<{title_width}} {read}"
         )
+    quiz_width = max([13, *(len(str(quiz["id"])) for quiz in report["quizzes"])])
     lines += [
         "",
         "Quizzes (1st try: right on try 1 in the first pass, the graded score;",
         "         mastered: right without showing the answer; best: in one full pass)",
-        f"{'id':<13} {'state':<17} {'1st try':>7} {'mastered':>8} {'best':>5}"
+        f"{'id':<{quiz_width}} {'state':<17} {'1st try':>7} {'mastered':>8} {'best':>5}"
         f" {'tries':>5} {'hints':>5} {'reveals':>7} {'m:ss':>5}",
     ]
     for quiz in report["quizzes"]:
         n = quiz["questions"]
         lines.append(
-            f"{quiz['id']!s:<13} {quiz_standing(quiz):<17}"
+            f"{quiz['id']!s:<{quiz_width}} {quiz_standing(quiz):<17}"
             f" {_score(quiz['first_try'], n):>7} {_score(quiz['mastered'], n):>8}"
             f" {_score(quiz['best'], n):>5} {quiz['tries']!s:>5} {quiz['hints']!s:>5}"
             f" {quiz['reveals']!s:>7} {_minutes(quiz['seconds']):>5}"

@@ -94,7 +94,8 @@ def _print_plain_training(event: Event) -> None:
     elif isinstance(event, Started):
         print(
             f"training {event.model}{'' if event.position else ' without positions'}: "
-            f"{event.params:,} parameters, {event.epochs} epochs of {event.batches} batches "
+            f"{event.params:,} parameters, {event.epochs} epoch{'' if event.epochs == 1 else 's'}"
+            f" of {event.batches} batches "
             f"(log: {event.log})",
             flush=True,
         )

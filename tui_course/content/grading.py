@@ -57,15 +57,35 @@ def normalise_text(text: str) -> str:
     2. an index written x[0] or x_0 is x0;
     3. bracket style is ignored: [ ] and { } read as ( );
     4. runs of spaces are one space, and spaces next to , ; ( ) are dropped;
-    5. punctuation and spaces at either end are dropped;
+    5. punctuation and spaces at either end are dropped, and so are brackets around the
+       whole answer: "[x0, x1, x2, x3]" and "(2, 10, 256)" are the lists inside;
     6. a range of up to 64 numbered names, x0-x3, x0..x3, x0 to x3 (or 0-3), is the
        list x0,x1,x2,x3.
     So "X[0], x[1], x[2], x[3]", "x0 - x3" and "x0..x3" all read as "x0,x1,x2,x3".
     """
     folded = _INDEXED.sub(lambda m: m.group(1) + (m.group(2) or m.group(3)), text.casefold())
     spaced = _SPACES.sub(" ", folded.translate(_BRACKETS))
-    tight = _SPACE_AT_PUNCTUATION.sub(r"\1", spaced).strip(_EDGE_PUNCTUATION)
+    tight = _unwrap(_SPACE_AT_PUNCTUATION.sub(r"\1", spaced))
     return _RANGE.sub(_expand_range, tight)
+
+
+def _unwrap(text: str) -> str:
+    """Drop edge punctuation and brackets that enclose the whole answer, until none is left."""
+    while True:
+        text = text.strip(_EDGE_PUNCTUATION)
+        if not (text.startswith("(") and text.endswith(")") and _closes_at_end(text)):
+            return text
+        text = text[1:-1]
+
+
+def _closes_at_end(text: str) -> bool:
+    """The bracket opening the text is the one closing it: "(a)" yes, "(a)(b)" no."""
+    depth = 0
+    for position, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return position == len(text) - 1
+    return False
 
 
 def matches_text(answer: str, variants: Any) -> bool:
@@ -73,6 +93,7 @@ def matches_text(answer: str, variants: Any) -> bool:
 
 
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+\Z")
+NOT_FINITE = "Type a finite number."
 
 
 def parse_number(raw: str) -> float:
@@ -89,7 +110,7 @@ def parse_number(raw: str) -> float:
     except (ValueError, ZeroDivisionError, OverflowError):  # 10**4000/3 overflows a float
         raise AnswerFormatError("Type a number, for example 0.25, 0,25, -1.5 or 1/4.") from None
     if not math.isfinite(value):
-        raise AnswerFormatError("Type a finite number.")
+        raise AnswerFormatError(NOT_FINITE)
     return value * scale
 
 

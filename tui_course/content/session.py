@@ -120,6 +120,9 @@ class QuizSession:
         states.update(done or {})
         session = cls(quiz, questions, asked, kind, states=states, read_number=read_number)
         session.clock = clock
+        for index, state in (done or {}).items():  # resumed: the stored wrong answers, as graded
+            if 0 <= index < len(questions):
+                state.tried = {session._regraded(index, raw) for raw in state.tried}
         open_positions = [p for p, index in enumerate(asked) if not states[index].closed]
         if not open_positions:
             session.phase = Phase.FINISHED
@@ -147,8 +150,8 @@ class QuizSession:
 
     @property
     def number(self) -> int:
-        """1-based number of the current question within the whole quiz."""
-        return self.index + 1
+        """1-based number of the current question within its quiz (a review's too)."""
+        return self.review_number(self.index)
 
     @property
     def is_full_run(self) -> bool:
@@ -233,13 +236,22 @@ class QuizSession:
         elif verdict is not None:
             state.message = verdict.feedback or self.show_hint()
 
-    def _as_graded(self, raw: str, verdict: Verdict) -> str:
+    def _as_graded(self, raw: str, verdict: Verdict, question: Question | None = None) -> str:
         """An answer as grading sees it, so "0,5" and "1/2" count as the same try."""
         if verdict.read_as is not None:
             return repr(verdict.read_as)
-        if self.question.kind is Kind.TEXT:
+        if (question or self.question).kind is Kind.TEXT:
             return normalise_text(raw)
         return raw.replace(" ", "")
+
+    def _regraded(self, index: int, raw: str) -> str:
+        """A stored wrong answer in the form `tried` keeps, for a resumed pass."""
+        question = self.questions[index]
+        try:
+            verdict = grade(question, raw, self.read_number)
+        except AnswerFormatError:
+            return raw
+        return self._as_graded(raw, verdict, question)
 
     def advance(self) -> None:
         """On to the next open question, or to the end."""

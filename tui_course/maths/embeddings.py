@@ -68,11 +68,16 @@ SETS: dict[str, EmbeddingSet] = {
 }
 
 HASHED_DIM = 16
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+# pictographs (U+2600-27BF, 2B00-2BFF, 1F000-1FAFF), with the joiners, variation selectors
+# and skin tones that make one emoji out of several code points
+_PICTOGRAPH = "\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff"
+_EMOJI_TAIL = "\u200d\ufe0f\U0001f3fb-\U0001f3ff"
+_WORD = re.compile(rf"[^\W_]+(?:'[^\W_]+)?|[{_PICTOGRAPH}][{_PICTOGRAPH}{_EMOJI_TAIL}]*")
 
 
 def tokenize(sentence: str) -> list[str]:
-    """Words as the heatmap labels them: letters and digits, punctuation dropped."""
+    """Words as the heatmap labels them: letters and digits, and emoji (a typed emoji is
+    a word the student meant, not punctuation); punctuation dropped."""
     return _WORD.findall(sentence)
 
 

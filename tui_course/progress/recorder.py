@@ -81,6 +81,10 @@ class QuizRecorder:
     def first_try_score(self, quiz_id: str, question_count: int) -> int | None:
         return self.store.quiz_stats(quiz_id, question_count).first_try
 
+    def mastered_count(self, quiz_id: str, question_count: int) -> int:
+        """Questions right without a reveal, in any pass (retries and reviews included)."""
+        return len(self.store.quiz_stats(quiz_id, question_count).mastered)
+
     def finish(self, session: QuizSession) -> None:
         known = self._runs.pop(id(session), None)
         if known is not None and known[0] is session:
@@ -108,6 +112,8 @@ def first_pass_states(
         if row.verdict in ("right", "wrong"):
             state.tries_used = max(state.tries_used, row.try_number)
             state.last_answer = row.answer
+            if row.verdict == "wrong":  # as typed; the session keeps them as graded
+                state.tried.add(row.answer)
             if row.try_number == 1:
                 state.first_try_right = row.verdict == "right"
         state.hints_seen = max(state.hints_seen, row.hints_seen)

@@ -9,6 +9,7 @@ what the student typed is shown as plain Text with control characters removed.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Protocol
 
 from rich.text import Text
@@ -45,6 +46,7 @@ class Recorder(Protocol):
     def save(self, session: QuizSession, record: AttemptRecord) -> None: ...
     def finish(self, session: QuizSession) -> None: ...
     def first_try_score(self, quiz_id: str, question_count: int) -> int | None: ...
+    def mastered_count(self, quiz_id: str, question_count: int) -> int: ...
 
 
 _KIND_NAMES = {
@@ -262,7 +264,9 @@ class QuizView(VerticalScroll, can_focus=True):
                 )
             else:
                 verdict_box.update("")
-            await self._markdown("#quiz-teach", state.message or "")
+            # a hint that taught the last wrong answer already shows in the hint list
+            teach = state.message if state.message not in hints else None
+            await self._markdown("#quiz-teach", teach or "")
             keys = [
                 _KIND_NAMES[question.kind],
                 f"{session.tries_left} of {session.tries_allowed} tries left",
@@ -302,6 +306,8 @@ class QuizView(VerticalScroll, can_focus=True):
         question = session.question
         if state.outcome is Outcome.RIGHT:
             lines = ["Correct." + (" First try." if state.tries_used == 1 else "")]
+            if state.tries_used == 1 and session.kind is not PassKind.FIRST:
+                lines = ["Correct. First try this time."]  # the first-try score is not this one
         elif state.outcome is Outcome.REVEALED:
             lines = ["Answer shown (recorded as revealed)."]
         elif state.outcome is Outcome.SKIPPED:
@@ -358,6 +364,12 @@ class QuizView(VerticalScroll, can_focus=True):
                 f"**First-try score: {session.first_try_count} of {total}.** "
                 f"Right in the end, without showing the answer: {session.right_count} of {total}."
             )
+            mastered = self._mastered(session)
+            if mastered is not None and mastered > session.right_count:
+                lines.append(
+                    f"Since then (going again or in review): {mastered} of {total} "
+                    "right without showing the answer."
+                )
         else:
             lines.append(f"This time: {session.right_count} of {total} right.")
             if session.kind is PassKind.REVIEW:
@@ -377,9 +389,7 @@ class QuizView(VerticalScroll, can_focus=True):
             lines.append("Not right on the first try:")
             lines.append("")
             for index in session.missed[:MAX_LISTED_MISSES]:
-                text = session.questions[index].prompt.replace("\n", " ")
-                short = text if len(text) <= 60 else text[:57] + "..."
-                lines.append(f"- {index + 1}. {short}")
+                lines.append(f"- {index + 1}. {_first_words(session.questions[index].prompt)}")
             if len(session.missed) > MAX_LISTED_MISSES:
                 lines.append(f"- ... and {len(session.missed) - MAX_LISTED_MISSES} more")
         await prompt.update("\n".join(lines))
@@ -394,6 +404,13 @@ class QuizView(VerticalScroll, can_focus=True):
         keys.append("Esc: outline")
         self._keys("  |  ".join(keys))
         self.focus()
+
+    def _mastered(self, session: QuizSession) -> int | None:
+        """Questions right without a reveal in any pass, or None when the store cannot say."""
+        try:
+            return self.recorder.mastered_count(session.quiz.id, len(session.questions))
+        except Exception:  # a busy or broken store: the pass's own summary still stands
+            return None
 
     async def _markdown(self, selector: str, text: str) -> None:
         """Update a Markdown part; an empty one takes no line at all."""
@@ -598,6 +615,12 @@ class QuizView(VerticalScroll, can_focus=True):
     def _in_phase(session: QuizSession, phase: Phase) -> bool:
         """Read the phase afresh after a change (a narrowed attribute would go stale)."""
         return session.phase is phase
+
+
+def _first_words(text: str, width: int = 60) -> str:
+    """A prompt cut to about a line at a word boundary: "k1 = [1, 0] ...", not "... a..."."""
+    short = textwrap.shorten(text, width, placeholder=" ...")
+    return short if short != "..." else " ".join(text.split())[: width - 3] + "..."
 
 
 def _reading(value: float, question: Question) -> str:

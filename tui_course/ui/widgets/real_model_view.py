@@ -49,6 +49,9 @@ def run_real_model(sentence: str, cache_dir: Path | None) -> RealAttention | str
         return str(ModelError(f"the model could not run ({type(error).__name__}: {error})"))
 
 
+_EMPTY_SENTENCE = "Type a sentence in the box above: the model reads it as you type."
+
+
 class RealModelView(Vertical, can_focus=True):
     """Type a sentence; move between layers, heads and query words; ask which heads link two
     words."""
@@ -153,9 +156,11 @@ class RealModelView(Vertical, can_focus=True):
             heatmap.display = model_view.display = False
             bars.update("")
             links.update("")
-            notes.update(
-                Text(f"The real model cannot run here: {state.problem}" if state.problem else "")
-            )
+            if not self.sentence.strip():  # nothing to read is not a model that cannot run
+                note = _EMPTY_SENTENCE
+            else:
+                note = f"The real model cannot run here: {state.problem}" if state.problem else ""
+            notes.update(Text(note))
             return
         from tui_course.render.real_model import model_view_lines, query_bars
 
