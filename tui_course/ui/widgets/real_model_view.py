@@ -8,6 +8,7 @@ All the state is a render.real_model.LabState; the widget only draws it.
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -263,6 +264,9 @@ def _empty() -> Any:
     return np.zeros((0, 0))
 
 
+NOTE_COLUMNS = 64  # fits a lesson at 80 columns beside the focus bar and the scrollbar
+
+
 class RealAttentionFigure(Vertical):
     """A lesson's ```real-attention``` block: the toy vectors' weights for a query word, then
     the real model's on the same sentence (computed in a thread when the model is present)."""
@@ -305,6 +309,7 @@ class RealAttentionFigure(Vertical):
         lines = real_attention_lines(self.params, self.real, not locale_is_utf8())
         if self.loading:
             lines += ["", "computing the real model's weights..."]
-        elif self.problem:
-            lines += ["", f"The real model is not shown: {self.problem}"]
+        elif self.problem:  # prose, wrapped: the figure's own lines scroll, this must not
+            note = f"The real model is not shown: {self.problem}"
+            lines += ["", *textwrap.wrap(note, NOTE_COLUMNS, break_on_hyphens=False)]
         return "\n".join(lines)
