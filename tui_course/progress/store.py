@@ -139,6 +139,11 @@ class _Unusable(Exception):
     """The file cannot be used this session (the reason is one line); it is left alone."""
 
 
+class _Raced(_Unusable):
+    """The file changed under this open: another session was moving a damaged file aside
+    (between its unlink and the new file). Worth another try once that session is done."""
+
+
 @dataclass(frozen=True)
 class Attempt:
     quiz_id: str
@@ -366,6 +371,26 @@ class ProgressStore:
     # opening
 
     def _open(self) -> sqlite3.Connection:
+        """Open the file; an open that raced another session's move-aside waits for that
+        session's lock and tries again (three times at most)."""
+        for _ in range(2):
+            try:
+                return self._open_once()
+            except _Raced:
+                self._wait_for_move_aside()
+        return self._open_once()
+
+    def _wait_for_move_aside(self) -> None:
+        with contextlib.suppress(OSError):
+            lock = os.open(
+                self.directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600
+            )
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # returns once a move in progress is done
+            finally:
+                os.close(lock)
+
+    def _open_once(self) -> sqlite3.Connection:
         try:
             ensure_private_dir(self.directory)
             info = self._db_info()
@@ -397,6 +422,8 @@ class ProgressStore:
         except LinkRefused:
             raise
         except (sqlite3.Error, OSError) as error:
+            if isinstance(error, sqlite3.Error) and _code(error) == sqlite3.SQLITE_CANTOPEN:
+                raise _Raced(describe(error)) from None  # it vanished between lstat and open
             raise _Unusable(describe(error)) from None
 
     def _db_info(self) -> os.stat_result | None:
@@ -430,7 +457,7 @@ class ProgressStore:
             os.close(create_private_file(self.path))
         info = self._db_info()
         if info is None:  # made and removed again by someone else in between
-            raise _Unusable(f"{self.path} vanished while it was being created")
+            raise _Raced(f"{self.path} vanished while it was being created")
         return info
 
     def _open_file(self, info: os.stat_result) -> sqlite3.Connection:
@@ -438,7 +465,7 @@ class ProgressStore:
         try:
             now = self._db_info()
             if now is None or _identity(now) != _identity(info):
-                raise _Unusable(f"{self.path} was replaced while it was being opened")
+                raise _Raced(f"{self.path} was replaced while it was being opened")
             try:
                 _prepare_schema(conn)
             except sqlite3.Error:
@@ -476,11 +503,15 @@ class ProgressStore:
         _migrate(conn)
         return conn
 
+    def _open_lock(self) -> int:
+        """The lock file held while a damaged file is moved aside."""
+        return os.open(self.directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+
     def _move_aside(self, identity: tuple[int, int]) -> Path | None:
         """Move the damaged file (and its journal) to a new name, never over another file.
         Under an exclusive lock, and only if the file is still the one found damaged: a
         second process that found it too sees a new file and just opens it (returns None)."""
-        lock = os.open(self.directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        lock = self._open_lock()
         try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             current = self._db_info()
