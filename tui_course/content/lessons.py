@@ -13,7 +13,6 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tui_course.content.blocks import BLOCK_FIELDS, check_block
 from tui_course.content.errors import ContentError, display_path
 from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment, Segment
 from tui_course.content.text import strip_control
@@ -146,6 +145,9 @@ def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
         raise ContentError(shown, start + too_big[0] + 1, too_big[1])
     if "```" not in body and "~~~" not in body:  # no fence at all: skip the parser
         return (MarkdownSegment(body.strip("\n")),) if body.strip() else ()
+    # Block checks (and the parameter ranges they use) load with the first lesson opened.
+    from tui_course.content.blocks import BLOCK_FIELDS
+
     segments: list[Segment] = []
     prose_start = start
     for token in _markdown_parser().parse(body):
@@ -192,6 +194,8 @@ def _closed(markup: str, lines: list[str], first: int, end: int) -> bool:
 
 
 def _block(name: str, body: list[str], first_line: int, shown: str) -> BlockSegment:
+    from tui_course.content.blocks import check_block
+
     text = "\n".join(body)
     params = parse_toml(text, shown, first_line=first_line)
     check = TableCheck(shown, TomlLines(text, first_line=first_line), (), f"{name} block")

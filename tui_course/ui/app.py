@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -211,6 +212,7 @@ class CourseApp(App[None]):
                 markup=False,
             )
         self._join_class()
+        self.call_after_refresh(gc.enable)  # cli.run_app pauses it until the first frame
         self.call_after_refresh(self._check_lesson_blocks)
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
