@@ -228,12 +228,11 @@ def reference_similarity(table: Matrix) -> Matrix:
 
 
 def pe_screen_numbers(screen: list[str], first: str, rows: int) -> list[list[float]]:
-    """The numbers of the `rows` lines after the line holding `first`."""
+    """The numbers of the `rows` non-blank lines after the line holding `first` (the view's
+    CSS may leave a blank line under a title)."""
     index = next(i for i, line in enumerate(screen) if first in line)
-    return [
-        [float(n) for n in re.findall(r"-?\d+\.\d+", line)]
-        for line in screen[index + 1 : index + 1 + rows]
-    ]
+    lines = [line for line in screen[index + 1 :] if line.strip()][:rows]
+    return [[float(n) for n in re.findall(r"-?\d+\.\d+", line)] for line in lines]
 
 
 # (positions, dim, start, keys pressed after mounting)

@@ -30,6 +30,23 @@ EMBEDDING_ORDER = ("toy-train", "toy-cat-sat", "toy-it", "hashed")  # the order 
 
 class AttentionView(Vertical, can_focus=True):
     DEFAULT_CSS = """
+    AttentionView, AttentionView .attention-heads {
+        height: auto;
+    }
+    AttentionView .attention-controls {
+        color: $text-muted;
+        margin-bottom: 1;
+    }
+    AttentionView .head-title {
+        text-style: bold;
+    }
+    AttentionView .attention-extras {
+        margin-top: 1;
+    }
+    AttentionView .attention-notes {
+        color: $text-muted;
+        margin-top: 1;
+    }
     AttentionView .attention-summary {
         margin-bottom: 1;
     }

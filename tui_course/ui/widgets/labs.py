@@ -32,6 +32,17 @@ PE_GUIDE = "Rows are positions, columns dimensions. +/- positions, [ ] d_model, 
 class LabView(VerticalScroll, can_focus=False):
     """Not focusable itself, so Tab moves between the figure and its text box."""
 
+    DEFAULT_CSS = """
+    LabView {
+        padding: 0 1 0 0;
+        height: 1fr;
+    }
+    LabView .lab-guide {
+        color: $text-muted;
+        margin-bottom: 1;
+    }
+    """
+
     def __init__(self, guide: str, figure: Widget, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.guide = guide

@@ -17,6 +17,25 @@ from tui_course.ui.widgets.heatmap_view import HeatmapView
 
 
 class PEView(Vertical, can_focus=True):
+    DEFAULT_CSS = """
+    PEView {
+        height: auto;
+    }
+    PEView .pe-controls {
+        color: $text-muted;
+        margin-bottom: 1;
+    }
+    PEView .pe-table, PEView .pe-shaded {
+        height: auto;
+        margin-bottom: 1;
+    }
+    PEView .pe-numbers, PEView .pe-shaded-map {
+        width: auto;
+    }
+    PEView .pe-similarity-title {
+        margin-bottom: 1;
+    }
+    """
     BINDINGS = [
         Binding(
             "plus,equals_sign",

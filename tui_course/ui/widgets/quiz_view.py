@@ -88,8 +88,50 @@ class OptionRow(Horizontal):
 
 
 class QuizView(VerticalScroll, can_focus=True):
-    # Spacing only: Markdown's own margins would push the verdict off an 80x24 screen.
+    # Here, not in app.tcss: parsed when a quiz first opens, not before the first frame.
+    # Markdown's own margins would push the verdict off an 80x24 screen.
     DEFAULT_CSS = """
+    QuizView {
+        padding: 0 1 0 0;
+        height: 1fr;
+    }
+    QuizView .quiz-title {
+        text-style: bold;
+        color: $text-muted;
+        margin-bottom: 1;
+    }
+    QuizView .quiz-prompt, QuizView Input, QuizView .quiz-verdict {
+        margin-bottom: 1;
+    }
+    QuizView #quiz-options {
+        height: auto;
+        margin-bottom: 1;
+    }
+    QuizView .option {
+        height: auto;
+    }
+    QuizView .option-marker {
+        width: auto;
+    }
+    QuizView .option-text {
+        width: 1fr;
+    }
+    QuizView .option.-picked .option-text {
+        text-style: bold;
+    }
+    QuizView .quiz-hints {
+        color: $text-muted;
+        margin-bottom: 1;
+    }
+    QuizView .quiz-verdict.-correct {
+        color: $success;
+    }
+    QuizView .quiz-verdict.-incorrect {
+        color: $warning;
+    }
+    QuizView .quiz-keys {
+        color: $text-muted;
+    }
     QuizView Markdown {
         margin: 0;
         padding: 0;

@@ -55,6 +55,47 @@ def format_eta(seconds: float) -> str:
 
 
 class TrainingPanel(VerticalScroll, can_focus=True):
+    # Under 60 columns the form goes two fields to a row: see Screen.-tiny in app.tcss.
+    DEFAULT_CSS = """
+    TrainingPanel {
+        padding: 0 1 0 0;
+        height: 1fr;
+    }
+    TrainingPanel .lab-guide, TrainingPanel .train-label {
+        color: $text-muted;
+    }
+    TrainingPanel .lab-guide {
+        margin-bottom: 1;
+    }
+    TrainingPanel .train-form, TrainingPanel #train-progress {
+        height: auto;
+    }
+    TrainingPanel .train-field {
+        width: 1fr;
+        height: auto;
+    }
+    TrainingPanel .train-field Input {
+        width: 100%;
+    }
+    TrainingPanel #train-model {
+        width: 24;
+    }
+    TrainingPanel .train-buttons {
+        height: auto;
+        margin: 1 0;
+    }
+    TrainingPanel .train-buttons Button {
+        margin-right: 2;
+    }
+    TrainingPanel #train-status, TrainingPanel #train-plot, TrainingPanel #train-results,
+    TrainingPanel #train-attention-title {
+        margin: 1 0 0 0;
+    }
+    TrainingPanel #train-log {
+        color: $warning;
+        margin-top: 1;
+    }
+    """
     BINDINGS = [
         Binding("ctrl+t", "start", "Train", tooltip="Start training with the options above"),
         # priority: a number box would otherwise take ctrl+x as "cut" and the run go on;
