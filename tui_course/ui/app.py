@@ -191,7 +191,9 @@ class CourseApp(App[None]):
         return Screen(id="_default", classes=names[index])
 
     def on_mount(self) -> None:
-        (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
+        # Giving focus restyles every node (Textual's own CSS has :focus-within rules), so
+        # it waits for the first frame: the outline draws, and takes keys a frame later.
+        self.call_after_refresh(self._first_focus)
         if self.store.notice:
             self.notify(
                 one_line(self.store.notice),
@@ -230,6 +232,10 @@ class CourseApp(App[None]):
         # --open means "take me there": the content gets the keyboard.
         self._start_id = item.id
         self.call_after_refresh(self._open_start, self.settings.open_id is not None)
+
+    def _first_focus(self) -> None:
+        if self.focused is None:
+            (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
 
     def _check_lesson_blocks(self) -> None:
         """Find every lesson's live blocks in a thread, after the first frame (markdown-it is
