@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ne
 # Runs cli.main() exactly as the console script does; the only addition is a
 # hook on App._display that notes sys.modules when the outline is first drawn.
 FIRST_PAINT_PROBE = """
-import json, sys
+import gc, json, sys
 from textual.app import App
 
 report_path = sys.argv[1]
@@ -33,18 +34,26 @@ def display(self, screen, renderable):
     outlines = screen.query(Outline)
     if outlines and outlines.first().option_count and outlines.first().display:
         App.first_paint = sorted(sys.modules)
-        self.exit()
+        App.gc_at_first_paint = gc.isenabled()
+        self.call_after_refresh(after_first_frame, self)
+
+def after_first_frame(app):
+    App.gc_after_first_frame = gc.isenabled()
+    app.exit()
 
 App._display = display
 from tui_course.cli import main
 sys.argv = ["attn-tui"]
 code = main()
 with open(report_path, "w") as report:
-    json.dump({"code": code, "modules": getattr(App, "first_paint", None)}, report)
+    gc_states = [getattr(App, name, None) for name in ("gc_at_first_paint", "gc_after_first_frame")]
+    json.dump({"code": code, "modules": getattr(App, "first_paint", None), "gc": gc_states}, report)
 """
 
 
-def modules_at_first_paint(tmp_path: Path, size: tuple[int, int]) -> list[str]:
+def first_paint(tmp_path: Path, size: tuple[int, int]) -> dict[str, Any]:
+    """The probe's report: exit code, modules loaded at the first frame, and whether cyclic
+    GC was on at the first frame and on the frame after."""
     import fcntl
     import struct
     import termios
@@ -81,12 +90,12 @@ def modules_at_first_paint(tmp_path: Path, size: tuple[int, int]) -> list[str]:
     result = json.loads(report.read_text())
     assert result["code"] == 0
     assert result["modules"] is not None, "the outline was never drawn"
-    modules: list[str] = result["modules"]
-    return modules
+    report_data: dict[str, Any] = result
+    return report_data
 
 
 def test_first_paint_imports_no_numpy_markdown_or_command_modules(tmp_path: Path) -> None:
-    modules = modules_at_first_paint(tmp_path, (120, 30))
+    modules = first_paint(tmp_path, (120, 30))["modules"]
     assert "tui_course.ui.widgets.outline" in modules  # the probe saw the app, not a stub
     heavy = [
         name
@@ -96,6 +105,12 @@ def test_first_paint_imports_no_numpy_markdown_or_command_modules(tmp_path: Path
         or name.startswith(("tui_course.training.task", "tui_course.maths"))
     ]
     assert heavy == []
+
+
+def test_cyclic_gc_waits_for_the_first_frame_and_then_runs_again(tmp_path: Path) -> None:
+    """Start-up objects all live, so collecting them before the first frame is wasted;
+    leaving GC off after it would let a long session's garbage cycles pile up."""
+    assert first_paint(tmp_path, (120, 30))["gc"] == [False, True]
 
 
 def test_cli_parses_a_command_whose_module_it_imports_on_demand() -> None:
