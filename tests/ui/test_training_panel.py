@@ -150,16 +150,32 @@ async def test_cancel_stops_a_hung_child_within_two_seconds(
         assert not app.query_one("#train-start", Button).disabled
 
 
-async def test_quitting_stops_the_child(
+async def test_quitting_mid_run_asks_first_then_stops_the_child(
     build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:
     app = build_app("training-lab")
     runs = with_fake_child(app, "hang", tmp_path)
-    async with running(app) as pilot:
+    async with running(app, notifications=True) as pilot:
         await start_and_wait(pilot, app)
         pid = runs[0].process.pid  # type: ignore[union-attr]
-        await app.action_quit()
+        app.query_one(TrainingPanel).focus()
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.is_running and alive(pid)  # one stray q does not end a run
+        assert any("Press q again" in line for line in await notices(pilot))
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
     assert not alive(pid)
+
+
+async def test_quitting_with_no_run_asks_nothing(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("training-lab")
+    async with running(app) as pilot:
+        app.query_one(TrainingPanel).focus()
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
 
 
 async def test_a_crash_shows_the_log_tail(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -49,6 +50,7 @@ ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "d
 # Below this many columns the outline is an overlay that o (or Esc) opens over the lesson.
 WIDE_COLUMNS = 100
 TINY_COLUMNS = 60
+QUIT_CONFIRM_SECONDS = 5.0  # q during training asks; a second q within this quits
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,7 @@ class CourseApp(App[None]):
         self.notices: list[str] = []  # every notice of this session, as shown
         self.tabs_pressed = 0  # focus moves the student made (open_item leaves them be)
         self._unsent: set[str] = set()  # finished quizzes whose results could not be read yet
+        self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -726,6 +729,19 @@ class CourseApp(App[None]):
         yield from super().get_system_commands(screen)
 
     async def action_quit(self) -> None:
+        running = [panel for panel in self.query("TrainingPanel") if panel.running]  # type: ignore[attr-defined]
+        if running and time.monotonic() > self._quit_armed_until:
+            # A stray q (meant for a box that lost focus) must not throw away a long run.
+            self._quit_armed_until = time.monotonic() + QUIT_CONFIRM_SECONDS
+            self.notify(
+                f"Training is still running. Press q again within {QUIT_CONFIRM_SECONDS:.0f} s"
+                " to stop it and quit.",
+                title="Quit?",
+                severity="warning",
+                timeout=QUIT_CONFIRM_SECONDS,
+                markup=False,
+            )
+            return
         self._remember_position()
         for panel in self.query("TrainingPanel"):
             await panel.stop()  # type: ignore[attr-defined]
