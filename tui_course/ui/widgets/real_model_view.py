@@ -1,7 +1,8 @@
 """A pretrained model's heads in the app: the Real-model lab and the lessons' contrast figure.
 
-The forward pass runs in a thread (asyncio.to_thread inside an exclusive
-worker), never on the UI thread; a newer sentence supersedes an older one.
+The forward pass runs in a thread (asyncio.to_thread inside a worker), never on the
+UI thread, and one at a time: keys typed during a pass wait for it, then the newest
+sentence runs (a fast typist on a shared lab server starts two passes, not twenty).
 All the state is a render.real_model.LabState; the widget only draws it.
 """
 
@@ -86,7 +87,8 @@ class RealModelView(Vertical, can_focus=True):
         self.state = LabState()
         self.result: RealAttention | None = None
         self.loading = True
-        self._generation = 0
+        self._generation = 0  # bumped by every new sentence
+        self._computing = False  # a forward pass is running in its thread
 
     def compose(self) -> ComposeResult:
         yield Input(self.sentence, placeholder="type a sentence", classes="real-sentence")
@@ -113,17 +115,19 @@ class RealModelView(Vertical, can_focus=True):
         self.sentence = sentence
         self._generation += 1
         self.loading = True
-        self.run_worker(
-            self._compute(sentence, self._generation),
-            exclusive=True,
-            group="real-model",
-            exit_on_error=False,
-        )
+        if not self._computing:  # else the running pass picks the newest sentence up
+            self.run_worker(self._compute_newest(), group="real-model", exit_on_error=False)
 
-    async def _compute(self, sentence: str, generation: int) -> None:
-        outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
-        if generation != self._generation:
-            return  # a newer sentence is on its way
+    async def _compute_newest(self) -> None:
+        self._computing = True
+        try:
+            while True:
+                generation, sentence = self._generation, self.sentence
+                outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
+                if generation == self._generation:
+                    break  # no newer sentence was typed meanwhile
+        finally:
+            self._computing = False
         self.loading = False
         if isinstance(outcome, str):
             self.result = None
