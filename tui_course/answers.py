@@ -15,6 +15,7 @@ import numpy as np
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import (
     NOT_FINITE,
+    AmbiguousNumber,
     AnswerFormatError,
     normalise_text,
     numbers_close,
@@ -162,6 +163,8 @@ def read_number(raw: str) -> float:
     """
     try:
         return parse_number(raw)
+    except AmbiguousNumber:
+        raise  # its message says which two readings to choose from
     except AnswerFormatError as plain_failure:
         # one message for every unreadable answer, naming all the box takes
         unreadable = (

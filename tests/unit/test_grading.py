@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import pytest
 
+from tui_course.answers import read_number
 from tui_course.content.grading import (
+    AmbiguousNumber,
     AnswerFormatError,
     grade,
     normalise_text,
@@ -92,6 +94,24 @@ def test_decimal_comma_and_fractions() -> None:
         parse_number("1,000.5")  # a comma with a point is not a decimal comma
     assert grade(NUMERIC, "0,67").correct
     assert grade(NUMERIC, "0,67").read_as == 0.67
+
+
+@pytest.mark.parametrize("typed", ["14,049", "1,000", "-1,000", "999,999"])
+def test_a_comma_before_three_digits_is_asked_about_not_guessed(typed: str) -> None:
+    """14,049 parameters or 14.049? Grading either reading would mark someone wrong."""
+    whole, point = typed.replace(",", ""), typed.replace(",", ".")
+    with pytest.raises(AmbiguousNumber, match=f"could mean {whole} or {point}"):
+        parse_number(typed)
+    with pytest.raises(AmbiguousNumber):
+        read_number(typed)  # the expression reader must not take it as 14.049 either
+
+
+def test_unambiguous_commas_read_one_way() -> None:
+    assert parse_number("1,000,000") == 1_000_000  # only a thousands separator
+    assert parse_number("14,049,000") == 14_049_000
+    assert parse_number("0,500") == 0.5  # a whole part of 0: a decimal comma
+    assert parse_number("1,5") == 1.5
+    assert parse_number("12,3456") == 12.3456  # four decimals: not a thousands group
 
 
 @pytest.mark.parametrize(

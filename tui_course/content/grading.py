@@ -20,6 +20,10 @@ class AnswerFormatError(ValueError):
     """The answer cannot be read (not a number, no option picked): ask again, record nothing."""
 
 
+class AmbiguousNumber(AnswerFormatError):
+    """'14,049' is 14049 to one student and 14.049 to another: ask which, never guess."""
+
+
 @dataclass(frozen=True)
 class Verdict:
     correct: bool
@@ -93,17 +97,29 @@ def matches_text(answer: str, variants: Any) -> bool:
 
 
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+\Z")
+# 1,000 or 14,049: a thousands separator or a decimal comma; 1,000,000 can only be the first.
+_THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+\Z")
 NOT_FINITE = "Type a finite number."
 
 
 def parse_number(raw: str) -> float:
     """A decimal (point or comma: 0,67), scientific or a/b fraction; a trailing % divides
-    by 100. A comma is a decimal comma only when it is the number's one separator."""
+    by 100. A comma is a decimal comma only when it is the number's one separator, and
+    not three digits after a whole number (1,000 is refused as ambiguous; 1,000,000 is a
+    million)."""
     text = raw.strip().replace(" ", "")
     scale = 1.0
     if text.endswith("%"):
         text, scale = text[:-1], 0.01
-    if _DECIMAL_COMMA.match(text):
+    if _THOUSANDS.match(text):
+        whole = text.replace(",", "")
+        if text.count(",") == 1:
+            point = text.replace(",", ".")
+            raise AmbiguousNumber(
+                f"{text} could mean {whole} or {point}: type {whole} or {point} (no comma)."
+            )
+        text = whole
+    elif _DECIMAL_COMMA.match(text):
         text = text.replace(",", ".")
     try:
         value = float(Fraction(text)) if "/" in text else float(text)
