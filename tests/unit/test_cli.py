@@ -188,7 +188,7 @@ def test_attention_command_default_sentence_plain_when_piped() -> None:
     assert "\x1b[" not in result.stdout  # piped: no colour codes
     whole_words = ["The", "train", "left", "the", "station", "on", "time"]
     assert lines[5].split() == whole_words
-    assert ">station   ..  5   ++ 26   ..  7   ..  5   @@ 47   ..  5   ..  5" in lines
+    assert ">station    ..  5    ++ 26    ..  7    ..  5    @@ 47    ..  5    ..  5" in lines
     assert "  station 0.47 " + "\u2588" * 9 + "\u258d  \u2190 strongest" in lines
 
 

@@ -234,6 +234,7 @@ def test_whole_words_when_the_width_has_room() -> None:
     text = heatmap_text(heatmap_cells(weights, LONG_SENTENCE, LONG_SENTENCE, 0, width=120))
     lines = text.splitlines()
     assert lines[0].split() == LONG_SENTENCE
+    assert "street  because" in lines[0]  # a spare cell between whole words when it fits
     assert "~" not in text and "keys:" not in text and "columns" not in text
     header_end = lines[0].index("didn't") + len("didn't")
     caret = lines[len(LONG_SENTENCE) + 1]

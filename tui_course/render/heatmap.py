@@ -166,10 +166,11 @@ def heatmap_layout(
     longest = max((cell_len(label) for label in column_labels), default=1)
     if longest <= KEY_LABEL_CAP:
         row_width = label_width(row_labels, KEY_LABEL_CAP)
-        cell = max(compact, longest)
-        needed = row_width + 2 + len(column_labels) * (cell + 1) - 1
-        if width is None or needed <= width:
-            return HeatmapLayout(row_width, cell, None)
+        # A spare cell keeps two spaces between whole words ('street  because') when it fits.
+        for cell in (max(compact, longest + 1), max(compact, longest)):
+            needed = row_width + 2 + len(column_labels) * (cell + 1) - 1
+            if width is None or needed <= width:
+                return HeatmapLayout(row_width, cell, None)
     row_width = label_width(row_labels)
     if width is None:
         return HeatmapLayout(row_width, compact, None)
