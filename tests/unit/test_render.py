@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from tui_course.content.models import BlockSegment
@@ -291,3 +293,26 @@ def test_markup_and_escape_codes_in_labels_stay_plain_text() -> None:
         assert rich.plain == heatmap_text(cells)
         assert "\x1b" not in rich.plain
         assert "[bold]x[/bold]" in rich.plain and "[31mred" in rich.plain
+
+
+def test_narrow_legends_and_key_lines_wrap_inside_the_width() -> None:
+    from tui_course.render.heatmap import DIVERGING_RAMP
+
+    labels = [str(position) for position in range(10)]
+    similarity = np.eye(10) - 0.5 * np.eye(10, k=1) - 0.5 * np.eye(10, k=-1)
+    for width in (38, 24):
+        lines = heatmap_text(
+            heatmap_cells(similarity, labels, labels, 0, signed=True, width=width)
+        ).splitlines()
+        assert all(len(line) <= width for line in lines), width
+        legend = " ".join(lines[lines.index(next(x for x in lines if "^" in x)) + 1 :])
+        order = re.search(r"shade order -1 (.*) \+1", legend)
+        assert order is not None
+        shades = re.findall(r"'(.)'", order.group(1))
+        assert "".join(shades) == DIVERGING_RAMP  # every shade, in order, nothing cut
+    words = ["a", "b" * 40, "c"]
+    lines = heatmap_text(
+        heatmap_cells(sentence_weights(words, 0), words, words, 0, width=30)
+    ).splitlines()
+    assert all(len(line) <= 30 for line in lines)
+    assert any(line.startswith("      2 bbbb") and line.endswith("~") for line in lines)

@@ -8,6 +8,7 @@ same in both, so colour is only ever an extra cue.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -184,15 +185,17 @@ def _packed(prefix: str, items: Sequence[Piece], width: int | None) -> list[list
     indent = " " * cell_len(prefix)
     lines: list[list[Piece]] = [[(prefix, "")]]
     used = cell_len(prefix)
-    for item in items:
-        size = cell_len(item[0])
+    for text, style in items:
+        if width is not None and cell_len(text) > width - len(indent):
+            text = fit_cells(text, width - len(indent))  # a word longer than the figure
+        size = cell_len(text)
         if used > len(indent) and width is not None and used + 2 + size > width:
             lines.append([(indent, "")])
             used = len(indent)
         if used > len(indent):
             lines[-1].append(("  ", ""))
             used += 2
-        lines[-1].append(item)
+        lines[-1].append((text, style))
         used += size
     return lines
 
@@ -300,14 +303,29 @@ def heatmap_cells(
 
 
 def _legend_lines(parts: Sequence[str], width: int | None) -> list[list[Piece]]:
-    """The legend's parts joined by '; ', broken between parts where `width` needs it."""
+    """The legend's parts joined by '; ', broken between parts where `width` needs it;
+    a part wider than `width` is wrapped between its words."""
     lines: list[str] = []
     for part in parts:
         if lines and (width is None or cell_len(lines[-1]) + 2 + cell_len(part) <= width):
             lines[-1] += "; " + part
-        else:
+        elif width is None or cell_len(part) <= width:
             lines.append(part)
+        else:
+            lines += _wrapped(part, width)
     return [[(line, "")] for line in lines]
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` cells, broken between words; a quoted shade
+    such as "' '" stays one word, and later lines are indented by two."""
+    lines = [""]
+    for word in re.findall(r"'[^']*'|\S+", text):
+        if lines[-1].strip() and cell_len(lines[-1]) + 1 + cell_len(word) > width:
+            lines.append("  ")
+        separator = " " if lines[-1].strip() else ""
+        lines[-1] += separator + word
+    return [fit_cells(line, width) for line in lines]
 
 
 def heatmap_text(cells: list[list[Piece]]) -> str:
