@@ -28,10 +28,9 @@ SENTENCE = " ".join(f"word{i}" for i in range(64))
 
 def recompute_and_render(heads: int) -> None:
     from tui_course.maths.explore import AttentionSetup, explore_attention
-    from tui_course.render.heatmap import columns_that_fit, heatmap_cells, heatmap_rich
+    from tui_course.render.heatmap import heatmap_cells, heatmap_rich
 
     result = explore_attention(AttentionSetup(SENTENCE, "hashed", heads=heads))
-    columns = columns_that_fit(46, result.tokens)
     for head in range(heads):
         heatmap_rich(
             heatmap_cells(
@@ -40,7 +39,7 @@ def recompute_and_render(heads: int) -> None:
                 result.tokens,
                 40,
                 max_rows=12,
-                max_columns=columns,
+                width=46,
             )
         )
 

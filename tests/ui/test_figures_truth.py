@@ -21,7 +21,7 @@ from tests.ui.conftest import screen_text
 from tui_course import specs
 from tui_course.maths.embeddings import SETS, hashed_vector
 from tui_course.maths.explore import AttentionSetup
-from tui_course.render.heatmap import CELL, fit_cells
+from tui_course.render.heatmap import KEY_LABEL_CAP
 from tui_course.ui.widgets.attention_view import EMBEDDING_ORDER, AttentionView
 from tui_course.ui.widgets.pe_view import PEView
 
@@ -85,9 +85,10 @@ def reference_attention(
 
 
 def heatmap_blocks(screen: list[str], tokens: tuple[str, ...]) -> list[Matrix]:
-    """Every heatmap on screen, as the percentages it prints (rows = queries)."""
-    width = min(max(len(t) for t in tokens), 10)
-    header = re.compile(r"\s+".join(re.escape(fit_cells(t, CELL)) for t in tokens) + r"\s*$")
+    """Every heatmap on screen, as the percentages it prints (rows = queries). The screen
+    is wide enough for whole words above the columns."""
+    width = min(max(len(t) for t in tokens), KEY_LABEL_CAP)
+    header = re.compile(r"\s+".join(re.escape(t) for t in tokens) + r"\s*$")
     blocks = []
     for index, line in enumerate(screen):
         if not header.search(line.rstrip()):

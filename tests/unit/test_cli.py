@@ -180,13 +180,36 @@ def test_unusable_data_dir_is_one_line(tmp_path: Path) -> None:
 
 
 def test_attention_command_default_sentence_plain_when_piped() -> None:
-    result = run("attention", "--query", "station", env={"LANG": "C.UTF-8", "LC_ALL": ""})
+    env = {"LANG": "C.UTF-8", "LC_ALL": "", "COLUMNS": "80"}
+    result = run("attention", "--query", "station", env=env)
     assert result.returncode == 0
     lines = result.stdout.splitlines()
     assert lines[:2] == ["toy-train, d = 5, one head: Q = K = V = the vectors", "scores / sqrt(5)"]
     assert "\x1b[" not in result.stdout  # piped: no colour codes
-    assert ">station ..  5 ++ 26 ..  7 ..  5 @@ 47 ..  5 ..  5" in lines
+    whole_words = ["The", "train", "left", "the", "station", "on", "time"]
+    assert lines[5].split() == whole_words
+    assert ">station    ..  5    ++ 26    ..  7    ..  5    @@ 47    ..  5    ..  5" in lines
     assert "  station 0.47 " + "\u2588" * 9 + "\u258d  \u2190 strongest" in lines
+
+
+def test_attention_command_numbers_columns_in_a_narrow_terminal() -> None:
+    sentence = [
+        *["The", "animal", "didn't", "cross", "the", "street"],
+        *["because", "it", "was", "too", "tired"],
+    ]
+    wide = run("attention", *sentence, env={"COLUMNS": "120"}).stdout.splitlines()
+    assert sentence in [line.split() for line in wide]
+    assert not any(line.startswith("keys:") for line in wide)
+    narrow = run("attention", *sentence, env={"COLUMNS": "60"}).stdout.splitlines()
+    header = next(line for line in narrow if line.split()[:3] == ["1", "2", "3"])
+    shown = [sentence[int(number) - 1] for number in header.split()]
+    key_lines = [line for line in narrow if line.startswith("keys: ")]
+    assert len(key_lines) == 1
+    start = narrow.index(key_lines[0])
+    key_text = " ".join(narrow[start : start + 2]).removeprefix("keys: ")
+    assert [pair.split()[1] for pair in key_text.split("  ") if pair.strip()] == shown
+    assert "columns 1-8 of 11" in " ".join(narrow)
+    assert all(len(line) <= 60 for line in narrow[4 : start + 3])
 
 
 def test_attention_command_ascii_by_flag_and_by_locale() -> None:

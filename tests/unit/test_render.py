@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from tui_course.content.models import BlockSegment
@@ -169,7 +171,20 @@ def test_wide_labels_align_by_terminal_cells() -> None:
     assert rows[1].startswith(">😀")
     caret = lines[5]
     assert cell_len(rows[1][: rows[1].index("@@")]) == len(caret) - len(caret.lstrip())
-    assert lines[0].split() == ["猫", "😀", "cat", "東京~"]
+    assert lines[0].split() == ["猫", "😀", "cat", "東京駅です"]  # room enough: whole words
+
+
+def test_narrow_wide_labels_are_numbered_and_named_by_cells() -> None:
+    from rich.cells import cell_len
+
+    labels = ["猫", "😀", "cat", "東京駅です"]
+    weights = np.full((4, 4), 0.25)
+    weights[1] = [0.1, 0.6, 0.2, 0.1]
+    lines = heatmap_text(heatmap_cells(weights, labels, labels, selected=1, width=40)).splitlines()
+    assert lines[0].split() == ["1", "2", "3", "4"]
+    assert len({cell_len(line) for line in lines[:5]}) == 1
+    assert lines[6] == "keys: 1 猫  2 😀  3 cat  4 東京駅です"
+    assert all(cell_len(line) <= 40 for line in lines)
 
 
 def test_signed_shades_keep_the_sign() -> None:
@@ -202,3 +217,102 @@ def test_lesson_2_claim_train_looks_most_at_station_after_itself() -> None:
     row = result.weights[0, 1]
     order = [result.tokens[i] for i in np.argsort(-row)]
     assert order[:2] == ["train", "station"]
+
+
+def sentence_weights(labels: list[str], strongest: int) -> np.ndarray:
+    weights = np.full((len(labels), len(labels)), 0.5 / (len(labels) - 1))
+    weights[:, strongest] = 0.5
+    return weights
+
+
+LONG_SENTENCE = [
+    *["The", "animal", "didn't", "cross", "the", "street"],
+    *["because", "it", "was", "too", "tired"],
+]
+
+
+def test_whole_words_when_the_width_has_room() -> None:
+    weights = sentence_weights(LONG_SENTENCE, 2)
+    text = heatmap_text(heatmap_cells(weights, LONG_SENTENCE, LONG_SENTENCE, 0, width=120))
+    lines = text.splitlines()
+    assert lines[0].split() == LONG_SENTENCE
+    assert "street  because" in lines[0]  # a spare cell between whole words when it fits
+    assert "~" not in text and "keys:" not in text and "columns" not in text
+    header_end = lines[0].index("didn't") + len("didn't")
+    caret = lines[len(LONG_SENTENCE) + 1]
+    assert caret.strip() == "^^^^^" and len(caret) == header_end  # under 'didn't', right-aligned
+    assert lines[1][header_end - 5 : header_end] == "@@ 50"
+    assert all(len(line) <= 120 for line in lines)
+
+
+def key_line_names(lines: list[str]) -> dict[str, str]:
+    """Number -> word from the 'keys:' line and the indented lines that continue it."""
+    start = next(index for index, line in enumerate(lines) if line.startswith("keys: "))
+    text = lines[start].removeprefix("keys: ")
+    for line in lines[start + 1 :]:
+        if not line.startswith("      "):
+            break
+        text += "  " + line.strip()
+    return dict(pair.split(" ", 1) for pair in text.split("  "))
+
+
+def test_compact_numbered_columns_with_a_key_line_when_narrow() -> None:
+    weights = sentence_weights(LONG_SENTENCE, 2)
+    for width in (76, 60):
+        lines = heatmap_text(
+            heatmap_cells(weights, LONG_SENTENCE, LONG_SENTENCE, 0, width=width)
+        ).splitlines()
+        numbers = lines[0].split()
+        assert all(len(line) <= width for line in lines), width
+        named = key_line_names(lines)
+        assert [named[number] for number in numbers] == [
+            LONG_SENTENCE[int(number) - 1] for number in numbers
+        ]
+        assert len(named) == len(numbers)
+    lines = heatmap_text(heatmap_cells(weights, LONG_SENTENCE, LONG_SENTENCE, 0, width=76))
+    assert lines.splitlines()[0].split() == [str(n) for n in range(1, 12)]  # all 11 fit
+    assert "columns" not in lines
+    narrow = heatmap_text(heatmap_cells(weights, LONG_SENTENCE, LONG_SENTENCE, 0, width=60))
+    assert "columns 1-8 of 11" in narrow  # windowing only when compact columns do not fit
+
+
+def test_short_words_stay_in_compact_columns_without_a_key_line() -> None:
+    labels = ["a", "bb", "ccc"]
+    text = heatmap_text(heatmap_cells(sentence_weights(labels, 1), labels, labels, 0, width=30))
+    assert text.splitlines()[0].split() == labels and "keys:" not in text
+
+
+def test_markup_and_escape_codes_in_labels_stay_plain_text() -> None:
+    from tui_course.render.heatmap import heatmap_rich
+
+    labels = ["[bold]x[/bold]", "\x1b[31mred", "[@click=app.quit]q", "ok"]
+    weights = sentence_weights(labels, 0)
+    for width in (None, 30):
+        cells = heatmap_cells(weights, labels, labels, 1, width=width)
+        rich = heatmap_rich(cells)
+        assert rich.plain == heatmap_text(cells)
+        assert "\x1b" not in rich.plain
+        assert "[bold]x[/bold]" in rich.plain and "[31mred" in rich.plain
+
+
+def test_narrow_legends_and_key_lines_wrap_inside_the_width() -> None:
+    from tui_course.render.heatmap import DIVERGING_RAMP
+
+    labels = [str(position) for position in range(10)]
+    similarity = np.eye(10) - 0.5 * np.eye(10, k=1) - 0.5 * np.eye(10, k=-1)
+    for width in (38, 24):
+        lines = heatmap_text(
+            heatmap_cells(similarity, labels, labels, 0, signed=True, width=width)
+        ).splitlines()
+        assert all(len(line) <= width for line in lines), width
+        legend = " ".join(lines[lines.index(next(x for x in lines if "^" in x)) + 1 :])
+        order = re.search(r"shade order -1 (.*) \+1", legend)
+        assert order is not None
+        shades = re.findall(r"'(.)'", order.group(1))
+        assert "".join(shades) == DIVERGING_RAMP  # every shade, in order, nothing cut
+    words = ["a", "b" * 40, "c"]
+    lines = heatmap_text(
+        heatmap_cells(sentence_weights(words, 0), words, words, 0, width=30)
+    ).splitlines()
+    assert all(len(line) <= 30 for line in lines)
+    assert any(line.startswith("      2 bbbb") and line.endswith("~") for line in lines)

@@ -55,6 +55,13 @@ def colour_console() -> Console | None:
     return Console(highlight=False)
 
 
+def terminal_width() -> int:
+    """The columns a printed figure may use: the terminal's, $COLUMNS, or 80 when piped."""
+    import shutil
+
+    return shutil.get_terminal_size((80, 24)).columns
+
+
 def run(args: argparse.Namespace) -> int:
     from tui_course.maths.explore import AttentionSetup, NoWordsError, explore_attention
     from tui_course.render.blocks import (
@@ -89,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
         print()
         if result.heads > 1:
             print(head_title(result, head))
-        cells = heatmap_cells(result.weights[head], result.tokens, result.tokens, row)
+        cells = heatmap_cells(
+            result.weights[head], result.tokens, result.tokens, row, width=terminal_width()
+        )
         if console is not None:
             console.print(heatmap_rich(cells), soft_wrap=True)
         else:

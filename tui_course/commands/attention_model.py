@@ -165,7 +165,7 @@ def _print_head(
     ascii: bool,
 ) -> None:
     from tui_course.commands.attention import colour_console
-    from tui_course.render.heatmap import columns_that_fit, heatmap_rich, heatmap_text
+    from tui_course.render.heatmap import heatmap_rich, heatmap_text
     from tui_course.render.real_model import head_cells, query_bars
 
     chosen_layer, chosen_head = attention.telling_head(query, layer, head)
@@ -176,14 +176,7 @@ def _print_head(
             f" '{attention.labels[query]}' its strongest link to a word not next to it;"
             " choose with --layer and --head)"
         )
-    fit = columns_that_fit(width, attention.labels)
-    cells = head_cells(
-        attention,
-        chosen_layer,
-        chosen_head,
-        query,
-        max_columns=None if fit >= len(attention.labels) else fit,
-    )
+    cells = head_cells(attention, chosen_layer, chosen_head, query, width=width)
     console = colour_console()
     if console is not None:
         console.print(heatmap_rich(cells), soft_wrap=True)

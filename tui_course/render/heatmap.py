@@ -8,7 +8,9 @@ same in both, so colour is only ever an extra cue.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -16,12 +18,16 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
+from tui_course.safe_text import one_line
+
 RAMP = " .:-=+*#%@"
 # Signed values (-1 .. +1): one family of characters below zero, another above,
 # blank at zero, so the sign reads without colour.
 DIVERGING_RAMP = "=-~, .:+#"
 CELL = 5  # two shade characters and a three-digit percentage
 SIGNED_CELL = 7  # two shade characters and a signed number with two decimals
+KEY_LABEL_CAP = 12  # widest key column; longer words are numbered and named on a key line
+ROW_LABEL_CAP = 10  # row labels beside compact columns
 Piece = tuple[str, str]  # (text, style: "", "label", "selected", "strong", "shade-N", "signed-N")
 
 
@@ -126,8 +132,8 @@ def spans(indexes: Sequence[int]) -> str:
     )
 
 
-def label_width(labels: Sequence[str]) -> int:
-    return min(max((cell_len(label) for label in labels), default=1), 10)
+def label_width(labels: Sequence[str], cap: int = ROW_LABEL_CAP) -> int:
+    return min(max((cell_len(label) for label in labels), default=1), cap)
 
 
 def cell_width(signed: bool = False) -> int:
@@ -135,8 +141,63 @@ def cell_width(signed: bool = False) -> int:
 
 
 def columns_that_fit(width: int, labels: Sequence[str], signed: bool = False) -> int:
-    """How many key columns fit in `width` cells next to the row labels."""
+    """How many compact key columns fit in `width` cells next to the row labels."""
     return max(1, (width - label_width(labels) - 2 + 1) // (cell_width(signed) + 1))
+
+
+@dataclass(frozen=True)
+class HeatmapLayout:
+    """How wide the row labels and key columns are, and how many key columns show."""
+
+    row_width: int
+    cell: int
+    max_columns: int | None  # None: every column
+
+
+def heatmap_layout(
+    width: int | None,
+    row_labels: Sequence[str],
+    column_labels: Sequence[str],
+    signed: bool = False,
+) -> HeatmapLayout:
+    """Wide key columns holding whole words when they all fit in `width` (None: no limit);
+    else compact ones, numbered and named on a key line, windowed only if even those
+    do not all fit."""
+    compact = cell_width(signed)
+    longest = max((cell_len(label) for label in column_labels), default=1)
+    if longest <= KEY_LABEL_CAP:
+        row_width = label_width(row_labels, KEY_LABEL_CAP)
+        # A spare cell keeps two spaces between whole words ('street  because') when it fits.
+        for cell in (max(compact, longest + 1), max(compact, longest)):
+            needed = row_width + 2 + len(column_labels) * (cell + 1) - 1
+            if width is None or needed <= width:
+                return HeatmapLayout(row_width, cell, None)
+    row_width = label_width(row_labels)
+    if width is None:
+        return HeatmapLayout(row_width, compact, None)
+    fit = columns_that_fit(width, row_labels, signed)
+    return HeatmapLayout(row_width, compact, None if fit >= len(column_labels) else fit)
+
+
+def _packed(prefix: str, items: Sequence[Piece], width: int | None) -> list[list[Piece]]:
+    """`items` after `prefix`, two spaces apart, on as many lines as `width` needs;
+    later lines are indented under the first item."""
+    indent = " " * cell_len(prefix)
+    lines: list[list[Piece]] = [[(prefix, "")]]
+    used = cell_len(prefix)
+    for text, style in items:
+        if width is not None and cell_len(text) > width - len(indent):
+            text = fit_cells(text, width - len(indent))  # a word longer than the figure
+        size = cell_len(text)
+        if used > len(indent) and width is not None and used + 2 + size > width:
+            lines.append([(indent, "")])
+            used = len(indent)
+        if used > len(indent):
+            lines[-1].append(("  ", ""))
+            used += 2
+        lines[-1].append((text, style))
+        used += size
+    return lines
 
 
 def heatmap_cells(
@@ -150,48 +211,60 @@ def heatmap_cells(
     max_columns: int | None = None,
     signed: bool = False,
     keep_columns: Sequence[int] = (),
+    width: int | None = None,
 ) -> list[list[Piece]]:
     """Rows are queries, columns are keys; '>' marks the selected row and '^' its
     strongest key. Long inputs are windowed around the selected row.
 
+    `width` is the room the figure has: key columns widen to hold whole words when
+    they fit, else compact columns are numbered and a key line under the figure names
+    each shown column in full. `max_columns` forces compact columns, that many at most.
     `signed` is for values from -1 to +1 (cosine similarity): each cell shows the
     value with two decimals on DIVERGING_RAMP, and the legend gives the shade order.
     `keep_columns` stay on screen when the columns are windowed (the trained
     model's first and last positions).
     """
+    row_labels = [one_line(label) for label in row_labels]
+    column_labels = [one_line(label) for label in column_labels]
     matrix = np.asarray(weights, dtype=np.float64)
     top = float(matrix.max()) if matrix.size else 0.0
     low = float(matrix.min()) if shade_from_min and matrix.size else 0.0
-    cell = cell_width(signed)
+    if max_columns is not None:
+        layout = HeatmapLayout(label_width(row_labels), cell_width(signed), max_columns)
+    else:
+        layout = heatmap_layout(width, row_labels, column_labels, signed)
+    cell, row_width = layout.cell, layout.row_width
     rows = window(len(row_labels), max_rows, selected)
     strongest = int(np.argmax(matrix[selected])) if selected is not None else None
     columns = shown_columns(
         len(column_labels),
-        max_columns,
+        layout.max_columns,
         strongest if strongest is not None else selected,
         keep_columns,
     )
-    width = label_width(row_labels)
-    header: list[Piece] = [(" " * (width + 2), "")]
+    # Numbered when a shown word does not fit its column: the key line names them all.
+    numbered = any(cell_len(column_labels[column]) > cell for column in columns)
+    header: list[Piece] = [(" " * (row_width + 2), "")]
     for position, column in enumerate(columns):
         style = "strong" if column == strongest else "label"
-        label = rjust_cells(_fit(column_labels[column], cell), cell)
-        header.append(((" " if position else "") + label, style))
+        name = str(column + 1) if numbered else column_labels[column]
+        header.append(((" " if position else "") + rjust_cells(_fit(name, cell), cell), style))
     lines = [header]
     for row in rows:
         is_selected = row == selected
         line: list[Piece] = [
             (">" if is_selected else " ", "selected" if is_selected else ""),
             (
-                ljust_cells(_fit(row_labels[row], width), width),
+                ljust_cells(_fit(row_labels[row], row_width), row_width),
                 "selected" if is_selected else "label",
             ),
             (" ", ""),
         ]
         for position, column in enumerate(columns):
             value = float(matrix[row, column])
-            if position:
-                line.append((" ", ""))
+            padding = " " * (cell - cell_width(signed) + (1 if position else 0))
+            if padding:
+                line.append((padding, ""))
             if signed:
                 level = signed_index(value)
                 piece, style = DIVERGING_RAMP[level] * 2 + format_signed(value), f"signed-{level}"
@@ -203,24 +276,56 @@ def heatmap_cells(
             line.append((piece, style))
         lines.append(line)
     if signed:
-        legend = f"{unit} from -1 to +1; shade order {signed_legend()}"
+        legend = [f"{unit} from -1 to +1", f"shade order {signed_legend()}"]
     else:
-        legend = (
-            f"{unit} in %; shade ' ' = {format_percent(low).strip()}"
-            f" ... '{RAMP[-1]}' = {format_percent(top).strip()}"
-        )
+        legend = [
+            f"{unit} in %",
+            f"shade ' ' = {format_percent(low).strip()}"
+            f" ... '{RAMP[-1]}' = {format_percent(top).strip()}",
+        ]
     if strongest is not None and selected is not None:
         if strongest in columns:
-            offset = width + 2 + columns.index(strongest) * (cell + 1)
-            lines.append([(" " * offset + "^" * cell, "strong")])
-        legend += f"; ^ strongest key for '{row_labels[selected]}'"
+            value_width = cell_width(signed)
+            offset = row_width + 2 + columns.index(strongest) * (cell + 1) + cell - value_width
+            lines.append([(" " * offset + "^" * value_width, "strong")])
+        legend.append(f"^ strongest key for '{row_labels[selected]}'")
+    if numbered:
+        names = [
+            (f"{column + 1} {column_labels[column]}", "strong" if column == strongest else "label")
+            for column in columns
+        ]
+        lines += _packed("keys: ", names, width)
     if len(rows) < len(row_labels) or len(columns) < len(column_labels):
-        legend += (
-            f"; rows {rows.start + 1}-{rows.stop} and columns"
-            f" {spans(columns)} of {len(column_labels)}"
-        )
-    lines.append([(legend, "")])
+        shown = f"columns {spans(columns)} of {len(column_labels)}"
+        legend.append(f"rows {rows.start + 1}-{rows.stop} and {shown}")
+    lines += _legend_lines(legend, width)
     return lines
+
+
+def _legend_lines(parts: Sequence[str], width: int | None) -> list[list[Piece]]:
+    """The legend's parts joined by '; ', broken between parts where `width` needs it;
+    a part wider than `width` is wrapped between its words."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and (width is None or cell_len(lines[-1]) + 2 + cell_len(part) <= width):
+            lines[-1] += "; " + part
+        elif width is None or cell_len(part) <= width:
+            lines.append(part)
+        else:
+            lines += _wrapped(part, width)
+    return [[(line, "")] for line in lines]
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` cells, broken between words; a quoted shade
+    such as "' '" stays one word, and later lines are indented by two."""
+    lines = [""]
+    for word in re.findall(r"'[^']*'|\S+", text):
+        if lines[-1].strip() and cell_len(lines[-1]) + 1 + cell_len(word) > width:
+            lines.append("  ")
+        separator = " " if lines[-1].strip() else ""
+        lines[-1] += separator + word
+    return [fit_cells(line, width) for line in lines]
 
 
 def heatmap_text(cells: list[list[Piece]]) -> str:

@@ -109,7 +109,7 @@ def head_cells(
     head: int,
     query: int | None,
     max_rows: int | None = None,
-    max_columns: int | None = None,
+    width: int | None = None,
 ) -> list[list[Piece]]:
     cells = heatmap_cells(
         attention.weights[layer, head],
@@ -117,7 +117,7 @@ def head_cells(
         attention.labels,
         query,
         max_rows=max_rows,
-        max_columns=max_columns,
+        width=width,
     )
     return [[(f"layer {layer + 1}, head {head + 1}", "label")], *cells]
 

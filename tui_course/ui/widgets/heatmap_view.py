@@ -1,4 +1,5 @@
-"""A heatmap that fits its width: rows and columns are windowed around the selected row."""
+"""A heatmap that fits its width: whole words when there is room, else numbered columns
+named on a key line; rows and columns are windowed around the selected row."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import numpy as np
 from numpy.typing import NDArray
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
-from tui_course.render.heatmap import columns_that_fit, heatmap_cells, heatmap_rich, window
+from tui_course.render.heatmap import Piece, heatmap_cells, heatmap_rich, window
 
 
 class HeatmapView(Widget):
@@ -62,26 +64,26 @@ class HeatmapView(Widget):
         self.weights, self.labels, self.selected = weights, list(labels), selected
         self.refresh(layout=True)
 
-    def _columns(self) -> int | None:
-        width = self.content_region.width or self.app.size.width
-        fit = columns_that_fit(width, self.labels, self.signed)
-        return None if fit >= len(self.labels) else fit
+    def _cells(self, width: int) -> list[list[Piece]]:
+        return heatmap_cells(
+            self.weights,
+            self.labels,
+            self.labels,
+            self.selected,
+            unit=self.unit,
+            shade_from_min=self.shade_from_min,
+            max_rows=self.max_rows,
+            signed=self.signed,
+            keep_columns=self.keep_columns,
+            width=width,
+        )
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The lines drawn at this width: a narrow heatmap adds a key line."""
+        return len(self._cells(width)) if width else 0
 
     def render(self) -> Text:
-        return heatmap_rich(
-            heatmap_cells(
-                self.weights,
-                self.labels,
-                self.labels,
-                self.selected,
-                unit=self.unit,
-                shade_from_min=self.shade_from_min,
-                max_rows=self.max_rows,
-                max_columns=self._columns(),
-                signed=self.signed,
-                keep_columns=self.keep_columns,
-            )
-        )
+        return heatmap_rich(self._cells(self.content_region.width or self.app.size.width))
 
     def visible_rows(self) -> range:
         return window(len(self.labels), self.max_rows, self.selected)
