@@ -63,11 +63,13 @@ def test_column_count_follows_the_width() -> None:
     ]
 
 
-def test_split_columns_keeps_reading_order_and_balances() -> None:
+def test_split_columns_heads_the_columns_with_the_first_sections() -> None:
     assert split_columns([10, 2, 2, 2, 2, 2], 2) == [[0], [1, 2, 3, 4, 5]]
-    assert split_columns([3, 3, 3, 3], 2) == [[0, 1], [2, 3]]
+    assert split_columns([3, 3, 3, 3], 2) == [[0, 2], [1, 3]]
+    assert split_columns([5, 1, 1, 9, 1], 3) == [[0], [1, 3], [2, 4]]
     assert split_columns([5, 1], 4) == [[0], [1]]  # never more columns than sections
-    assert split_columns([4], 1) == [[0]]
+    assert split_columns([4, 4], 1) == [[0, 1]]
+    assert split_columns([], 2) == []
 
 
 async def test_at_80x24_sections_sit_side_by_side_above_the_fold(
@@ -86,8 +88,8 @@ async def test_at_80x24_sections_sit_side_by_side_above_the_fold(
         assert left and right
         # The focused pane's keys come first, then the keys that work everywhere.
         assert screen.sections[0][0] == "Lesson (focused)"
-        assert left[:2] == ["Lesson (focused)", "Everywhere"]
-        assert where["Lesson (focused)"][0] == 1  # right under the box's top border
+        assert (left[0], right[0]) == ("Lesson (focused)", "Everywhere")
+        assert where["Lesson (focused)"][0] == where["Everywhere"][0] == 1  # under the border
 
 
 async def test_descriptions_wrap_in_their_own_column(
@@ -99,9 +101,11 @@ async def test_descriptions_wrap_in_their_own_column(
         lines = (await shown(pilot)).splitlines()
         start = next(i for i, line in enumerate(lines) if "Back: leave the" in line)
         column = lines[start].index("Back: leave the")
-        assert lines[start][:column].rstrip().endswith("Esc")
+        keys = lines[start].rindex("Esc", 0, column)  # the keys, then the description
+        assert lines[start][keys + 3 : column].strip() == ""
         continuation = lines[start + 1]  # too long for a 36-cell column: it wraps
-        assert continuation[1:column].strip() == "" and continuation[column] != " "
+        assert continuation[keys:column].strip() == "" and continuation[column] != " "
+        assert continuation[keys - 2 : keys] == "  "  # the section's own indent
 
 
 async def test_at_40x12_one_column_that_scrolls_to_the_end(

@@ -105,8 +105,9 @@ KEYS_WIDTH = 22
 MAX_BOX_WIDTH = 200  # keep in step with #help-box's max-width in app.tcss
 COLUMN_WIDTH = 40  # one column of help per 40 terminal columns: 2 at 80-119, 3 from 120
 MOST_COLUMNS = 4
-# The box's frame: a border and one cell of padding each side, and a 2-cell scrollbar.
-FRAME_WIDTH = 6
+# The box's frame: a border and one cell of padding each side, a 2-cell scrollbar and the
+# gap before it.
+FRAME_WIDTH = 7
 GUTTER = 2  # between two columns (the CSS margin of .help-column)
 SECTION_INDENT = 2  # the CSS padding-left of .help-section
 
@@ -133,30 +134,16 @@ def section_height(rows: Rows, column_width: int) -> int:
 
 
 def split_columns(heights: list[int], columns: int) -> list[list[int]]:
-    """Section indexes in reading order, cut into at most `columns` runs so that the tallest
-    run is as short as it can be (down the first column, then the next)."""
-    count = len(heights)
-    columns = max(1, min(columns, count))
-    prefix = [0]
-    for height in heights:
-        prefix.append(prefix[-1] + height)
-    # best[k][i]: the tallest column when the first i sections fill k columns.
-    best = [[float("inf")] * (count + 1) for _ in range(columns + 1)]
-    cut = [[0] * (count + 1) for _ in range(columns + 1)]
-    best[0][0] = 0
-    for k in range(1, columns + 1):
-        for i in range(1, count + 1):
-            for j in range(k - 1, i):
-                tallest = max(best[k - 1][j], prefix[i] - prefix[j])
-                if tallest < best[k][i]:
-                    best[k][i], cut[k][i] = tallest, j
-    runs: list[list[int]] = []
-    end = count
-    for k in range(columns, 0, -1):
-        start = cut[k][end]
-        runs.append(list(range(start, end)))
-        end = start
-    return [run for run in reversed(runs) if run]
+    """Section indexes per column: each section in turn goes to the shortest column so far
+    (the leftmost on a tie). The first sections (the focused pane's, then the keys that work
+    everywhere) head the columns, so they are what shows above the fold."""
+    runs: list[list[int]] = [[] for _ in range(max(1, min(columns, len(heights))))]
+    filled = [0] * len(runs)
+    for index, height in enumerate(heights):
+        shortest = filled.index(min(filled))
+        runs[shortest].append(index)
+        filled[shortest] += height
+    return [run for run in runs if run]
 
 
 def section_table(rows: Rows, keys_width: int) -> Table:

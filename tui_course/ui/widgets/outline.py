@@ -65,8 +65,8 @@ class Outline(OptionList):
     """
 
     BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False),
-        Binding("k", "cursor_up", "Up", show=False),
+        Binding("j", "cursor_down", "Down", show=False, tooltip="Highlight the item below"),
+        Binding("k", "cursor_up", "Up", show=False, tooltip="Highlight the item above"),
     ]
 
     def __init__(
