@@ -126,3 +126,17 @@ async def test_the_outline_marker_is_a_triangle_in_a_utf8_locale(
     async with running(app, size=(120, 30)) as pilot:
         rows = outline_rows(app, await shown(pilot))
         assert [row[:11] for row in rows if not row.startswith(" ")] == ["\u25b8[ ]  1 Why"]
+
+
+async def test_a_loading_figure_says_so_in_ascii(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_course.ui.widgets.lesson_view import LessonView
+
+    monkeypatch.setenv("LANG", "C")
+    app = build_app("why-transformers")
+    async with running(app, size=(80, 24)) as pilot:
+        app.query_one(LessonView).loading = True  # what the real-model lab shows while it works
+        await pilot.pause(0.2)
+        text = await shown(pilot)
+        assert "Loading..." in text and not_ascii(text) == []
