@@ -676,6 +676,7 @@ class CourseApp(App[None]):
             ("Up / Down", "Move in the outline, scroll a lesson, move between options"),
             ("Enter", "Open the highlighted outline item"),
             ("PgUp / PgDn", "Scroll a page"),
+            ("Left / Right", "Scroll a figure wider than the lesson (Tab to it first)"),
             ("ctrl+p", "Command palette: open any lesson or quiz by name"),
         ]
         footnote = (
