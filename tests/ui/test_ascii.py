@@ -73,3 +73,70 @@ def test_ascii_flag_reaches_the_app(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     monkeypatch.setattr(cli, "run_app", fake_run_app)
     assert cli.main(["--ascii", "--data-dir", str(tmp_path)]) == 0
     assert seen == ["1"]
+
+
+def outline_rows(app: CourseApp, text: str) -> list[str]:
+    """The outline's rows as drawn (its own columns of the screen, scrollbar left off)."""
+    from tui_course.ui.widgets.outline import Outline
+
+    region = app.query_one(Outline).region
+    lines = text.splitlines()[region.y : region.bottom]
+    return [line[region.x : region.x + 28] for line in lines]
+
+
+@pytest.mark.parametrize(
+    ("size", "open_outline"), [((120, 30), ()), ((80, 24), ("o",)), ((40, 12), ("o",))]
+)
+async def test_the_highlighted_outline_row_is_marked_without_colour(
+    build_app: Callable[..., CourseApp],
+    monkeypatch: pytest.MonkeyPatch,
+    size: tuple[int, int],
+    open_outline: tuple[str, ...],
+) -> None:
+    from tui_course.ui.widgets.outline import Outline
+
+    monkeypatch.setenv("LANG", "C")
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = build_app("why-transformers")
+    async with running(app, size=size) as pilot:
+        assert app.no_color
+        await pilot.press(*open_outline)
+        outline = app.query_one(Outline)
+        outline.focus()
+        for keys, expected in (((), 0), (("j", "j"), 2), (("down",), 3), (("k",), 2)):
+            await pilot.press(*keys)
+            assert outline.highlighted == expected
+            rows = outline_rows(app, await shown(pilot))
+            marked = [row for row in rows if row.startswith(">")]
+            label = str(outline.get_option_at_index(expected).prompt)
+            assert [row.rstrip() for row in marked] == [">" + label], rows
+            assert all(row.startswith(" ") or not row for row in rows if row not in marked)
+        if size == (120, 30):  # the outline stays beside the lesson: focus moves on
+            await pilot.press("tab")
+            assert not outline.has_focus
+            rows = outline_rows(app, await shown(pilot))
+            assert [row.rstrip() for row in rows if row.startswith(">")] == [">" + label]
+
+
+async def test_the_outline_marker_is_a_triangle_in_a_utf8_locale(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    app = build_app("why-transformers")
+    async with running(app, size=(120, 30)) as pilot:
+        rows = outline_rows(app, await shown(pilot))
+        assert [row[:11] for row in rows if not row.startswith(" ")] == ["\u25b8[ ]  1 Why"]
+
+
+async def test_a_loading_figure_says_so_in_ascii(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_course.ui.widgets.lesson_view import LessonView
+
+    monkeypatch.setenv("LANG", "C")
+    app = build_app("why-transformers")
+    async with running(app, size=(80, 24)) as pilot:
+        app.query_one(LessonView).loading = True  # what the real-model lab shows while it works
+        await pilot.pause(0.2)
+        text = await shown(pilot)
+        assert "Loading..." in text and not_ascii(text) == []

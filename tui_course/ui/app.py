@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 
 from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
@@ -660,7 +661,7 @@ class CourseApp(App[None]):
         self.call_after_refresh(self._focus_content_if_outline_hidden)
 
     def action_help(self) -> None:
-        from tui_course.ui.screens.help import HelpScreen, help_sections
+        from tui_course.ui.screens.help import HelpScreen, focused_first, help_sections
         from tui_course.ui.widgets.attention_view import AttentionView
         from tui_course.ui.widgets.pe_view import PEView
         from tui_course.ui.widgets.quiz_view import QuizView
@@ -669,20 +670,22 @@ class CourseApp(App[None]):
 
         if isinstance(self.screen, HelpScreen):
             return
-        sections: list[tuple[str, Iterable[BindingType]]] = [
-            ("Everywhere", self.BINDINGS),
-            ("Outline", Outline.BINDINGS),
-            ("Lesson", LessonView.BINDINGS),
-            ("Quiz", QuizView.BINDINGS),
-            ("Attention figure (in lessons and the attention lab)", AttentionView.BINDINGS),
-            ("Positional-encoding figure (in lessons and the PE lab)", PEView.BINDINGS),
-            ("Real-model lab", RealModelView.BINDINGS),
-            ("Training lab", TrainingPanel.BINDINGS),
+        panes: list[tuple[str, type[DOMNode]]] = [
+            ("Everywhere", CourseApp),
+            ("Outline", Outline),
+            ("Lesson", LessonView),
+            ("Quiz", QuizView),
+            ("Attention figure (in lessons and the attention lab)", AttentionView),
+            ("Positional-encoding figure (in lessons and the PE lab)", PEView),
+            ("Real-model lab", RealModelView),
+            ("Training lab", TrainingPanel),
         ]
+        sections = focused_first(panes, self.focused)
         other_keys = [
             ("Up / Down", "Move in the outline, scroll a lesson, move between options"),
             ("Enter", "Open the highlighted outline item"),
             ("PgUp / PgDn", "Scroll a page"),
+            ("Left / Right", "Scroll a figure wider than the lesson (Tab to it first)"),
             ("ctrl+p", "Command palette: open any lesson or quiz by name"),
         ]
         footnote = (

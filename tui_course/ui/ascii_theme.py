@@ -1,4 +1,5 @@
-"""ASCII glyphs for the whole TUI: borders, scrollbars, progress bars, check boxes, bullets.
+"""ASCII glyphs for the whole TUI: borders, scrollbars, progress bars, check boxes, bullets,
+the loading indicator.
 
 A terminal whose locale is not UTF-8 (or `--ascii`) shows box-drawing and block
 characters as garbage. Textual draws those from a few class-level tables; this
@@ -15,11 +16,12 @@ from typing import Any
 from rich.color import Color
 from rich.segment import Segment, Segments
 from rich.style import Style
+from rich.text import Text
 from textual import _border
 from textual.content import Content
 from textual.renderables.bar import Bar
 from textual.scrollbar import ScrollBar, ScrollBarRender
-from textual.widgets import Markdown
+from textual.widgets import LoadingIndicator, Markdown
 from textual.widgets._toggle_button import ToggleButton
 
 KEEP = {"", "none", "hidden", "blank", "ascii"}
@@ -68,6 +70,14 @@ def _ascii_truncate(
     return _truncate(self, max_width, ellipsis=ellipsis, pad=pad)
 
 
+_loading_render = LoadingIndicator.render
+
+
+def _ascii_loading_render(self: LoadingIndicator) -> Text:
+    """Textual's own still form of the indicator, instead of its five '\u25cf' dots."""
+    return Text("Loading...")
+
+
 _UNICODE: dict[str, Any] = {
     "border_chars": dict(_border.BORDER_CHARS),
     "border_locations": dict(_border.BORDER_LOCATIONS),
@@ -97,3 +107,6 @@ def use_ascii_glyphs(ascii_only: bool) -> None:
     )
     Content.truncate = _ascii_truncate if ascii_only else _truncate  # type: ignore[method-assign]
     Markdown.BULLETS = ["* ", "- ", "+ ", "* ", "- "] if ascii_only else list(_UNICODE["bullets"])
+    LoadingIndicator.render = (  # type: ignore[method-assign]
+        _ascii_loading_render if ascii_only else _loading_render
+    )

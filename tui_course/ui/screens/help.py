@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual import events
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Static
 
 KEY_NAMES = {
@@ -28,6 +33,10 @@ KEY_NAMES = {
     "minus": "-",
     "right_square_bracket": "]",
     "left_square_bracket": "[",
+    "less_than_sign": "<",
+    "greater_than_sign": ">",
+    "comma": ",",
+    "full_stop": ".",
 }
 
 
@@ -56,6 +65,23 @@ def binding_lines(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
 Rows = list[tuple[str, str]]
 
 
+def focused_first(
+    panes: list[tuple[str, type[DOMNode]]], focused: Widget | None
+) -> list[tuple[str, Iterable[BindingType]]]:
+    """Each pane's (title, bindings) in the given order, except that the focused pane comes
+    first and says so: the keys that work right now are the ones wanted above the fold."""
+    sections: list[tuple[str, Iterable[BindingType]]] = [
+        (title, pane.BINDINGS) for title, pane in panes
+    ]
+    nodes = [] if focused is None else list(focused.ancestors_with_self)
+    for node in nodes:
+        for index, (title, pane) in enumerate(panes):
+            if isinstance(node, pane) and not isinstance(node, App):
+                sections.pop(index)
+                return [(f"{title} (focused)", pane.BINDINGS), *sections]
+    return sections
+
+
 def help_sections(
     sections: list[tuple[str, Iterable[BindingType]]], notes: list[tuple[str, Rows]]
 ) -> list[tuple[str, Rows]]:
@@ -76,6 +102,48 @@ def help_text(sections: list[tuple[str, Rows]], footnote: str = "") -> str:
 
 
 KEYS_WIDTH = 22
+MAX_BOX_WIDTH = 200  # keep in step with #help-box's max-width in app.tcss
+COLUMN_WIDTH = 40  # one column of help per 40 terminal columns: 2 at 80-119, 3 from 120
+MOST_COLUMNS = 4
+# The box's frame: a border and one cell of padding each side, a 2-cell scrollbar and the
+# gap before it.
+FRAME_WIDTH = 7
+GUTTER = 2  # between two columns (the CSS margin of .help-column)
+SECTION_INDENT = 2  # the CSS padding-left of .help-section
+
+
+def column_count(width: int) -> int:
+    """How many columns of sections fit: one below 80, then one more per 40 columns."""
+    return max(1, min(MOST_COLUMNS, width // COLUMN_WIDTH))
+
+
+def keys_width_for(rows: Rows, column_width: int) -> int:
+    """The keys column: as wide as the widest keys, but never more than a third of the column
+    (long key lists fold inside their own column)."""
+    widest = max((len(keys) for keys, _ in rows), default=1)
+    return max(1, min(widest, KEYS_WIDTH, column_width // 3))
+
+
+def section_height(rows: Rows, column_width: int) -> int:
+    """The lines a section takes in a column this wide (its title, its table as Rich wraps
+    it, the gap after it): what the columns are balanced by."""
+    table_width = max(1, column_width - SECTION_INDENT)
+    console = Console(width=table_width, file=io.StringIO(), legacy_windows=False)
+    table = section_table(rows, keys_width_for(rows, column_width))
+    return 1 + len(console.render_lines(table, console.options)) + 1
+
+
+def split_columns(heights: list[int], columns: int) -> list[list[int]]:
+    """Section indexes per column: each section in turn goes to the shortest column so far
+    (the leftmost on a tie). The first sections (the focused pane's, then the keys that work
+    everywhere) head the columns, so they are what shows above the fold."""
+    runs: list[list[int]] = [[] for _ in range(max(1, min(columns, len(heights))))]
+    filled = [0] * len(runs)
+    for index, height in enumerate(heights):
+        shortest = filled.index(min(filled))
+        runs[shortest].append(index)
+        filled[shortest] += height
+    return [run for run in runs if run]
 
 
 def section_table(rows: Rows, keys_width: int) -> Table:
@@ -90,6 +158,9 @@ def section_table(rows: Rows, keys_width: int) -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
+    """The sections side by side where the terminal is wide enough (a column per 40 cells),
+    one under another below 80 columns; the box scrolls when they do not fit."""
+
     AUTO_FOCUS = "#help-box"  # the app sets none; the help scrolls with the keys
     BINDINGS = [
         Binding("escape,q,f1,question_mark", "dismiss", "Close help"),
@@ -100,14 +171,31 @@ class HelpScreen(ModalScreen[None]):
         self.sections = sections
         self.footnote = footnote
         self.text = help_text(sections, footnote)
+        self.columns = 0  # set by compose from the terminal's width
 
     def compose(self) -> ComposeResult:
+        width = self.app.size.width
+        self.columns = column_count(width)
+        inner = max(1, min(width, MAX_BOX_WIDTH) - FRAME_WIDTH)
+        column_width = max(1, (inner - GUTTER * (self.columns - 1)) // self.columns)
+        heights = [section_height(rows, column_width) for _, rows in self.sections]
         with VerticalScroll(id="help-box") as box:
             box.border_title = "Keys (Esc closes)"
-            widest = max((len(keys) for _, rows in self.sections for keys, _ in rows), default=1)
-            keys_width = min(widest, KEYS_WIDTH)
-            for title, rows in self.sections:
-                yield Static(Text(title), classes="help-title")
-                yield Static(section_table(rows, keys_width), classes="help-section")
+            with Horizontal(id="help-columns"):
+                for run in split_columns(heights, self.columns):
+                    with Vertical(classes="help-column"):
+                        for index in run:
+                            title, rows = self.sections[index]
+                            yield Static(Text(title), classes="help-title")
+                            yield Static(
+                                section_table(rows, keys_width_for(rows, column_width)),
+                                classes="help-section",
+                            )
             if self.footnote:
                 yield Static(Text(self.footnote), classes="help-footnote")
+
+    async def on_resize(self, event: events.Resize) -> None:
+        """A terminal made wider or narrower gets the columns that now fit."""
+        if column_count(event.size.width) != self.columns:
+            await self.recompose()
+            self.query_one("#help-box").focus()

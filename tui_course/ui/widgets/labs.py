@@ -23,7 +23,7 @@ ATTENTION_GUIDE = (
 )
 REAL_GUIDE = (
     "all-MiniLM-L6-v2, a pretrained 6-layer, 12-head encoder, reads your sentence. Esc leaves "
-    "the box; up/down pick the query, left/right the head, [ ] the layer, v all heads, w whole "
+    "the box; up/down pick the query, left/right the head, < > the layer, g all heads, w whole "
     "words. Tab to the last box to ask which heads link two words."
 )
 PE_GUIDE = "Rows are positions, columns dimensions. +/- positions, [ ] d_model, up/down compare."

@@ -44,10 +44,10 @@ class Figure(HorizontalScroll):
 
 
 class LessonView(VerticalScroll):
+    # Not Space: Space toggles a quiz option (one meaning per key); PgDn/PgUp page.
     BINDINGS = [
         Binding("j", "scroll_down", "Scroll down", show=False),
         Binding("k", "scroll_up", "Scroll up", show=False),
-        Binding("space", "page_down", "Page down", show=False),
     ]
 
     class Finished(Message):

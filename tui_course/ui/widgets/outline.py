@@ -4,15 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rich.segment import Segment
 from rich.text import Text
 from textual.binding import Binding
+from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from tui_course.content.models import REVIEW_ID, Item, Lesson, Quiz
 from tui_course.terminal import locale_is_utf8
 
-OUTLINE_LABEL_WIDTH = 28  # the outline is 30 wide: a border and one cell of slack
+# The outline is 30 wide: 28 for a row (the highlight marker's cell, then the label), the
+# scrollbar and the border.
+OUTLINE_LABEL_WIDTH = 27
 
 # What the marks mean; shown under the outline and in the help screen.
 MARKS_LEGEND = (
@@ -30,6 +34,11 @@ OUTLINE_LEGEND = (
 )
 
 
+def highlight_marker() -> str:
+    """The glyph before the highlighted outline row: a triangle, or '>' in ASCII mode."""
+    return "\u25b8" if locale_is_utf8() else ">"
+
+
 def item_label(item: Item, mark: str) -> Text:
     """One line per item, cut to fit; plain Text (never markup): titles come from content files."""
     if isinstance(item, Lesson):
@@ -45,11 +54,19 @@ def item_label(item: Item, mark: str) -> Text:
 
 
 class Outline(OptionList):
-    """Marks are characters, not colour (see MARKS_LEGEND), with their legend at the end."""
+    """Marks are characters, not colour (see MARKS_LEGEND), with their legend at the end.
+    The highlighted row starts with a marker glyph, so it shows without colour (NO_COLOR, a
+    monochrome terminal, a screen reader): each row keeps a cell for it at its left."""
+
+    DEFAULT_CSS = """
+    Outline > .option-list--option {
+        padding: 0 0 0 1;
+    }
+    """
 
     BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False),
-        Binding("k", "cursor_up", "Up", show=False),
+        Binding("j", "cursor_down", "Down", show=False, tooltip="Highlight the item below"),
+        Binding("k", "cursor_up", "Up", show=False, tooltip="Highlight the item above"),
     ]
 
     def __init__(
@@ -83,6 +100,19 @@ class Outline(OptionList):
         options.append(Option(Text(""), disabled=True))
         options += [Option(Text(line, no_wrap=True), disabled=True) for line in OUTLINE_LEGEND]
         return options
+
+    def render_line(self, y: int) -> Strip:
+        """OptionList's line, with the marker in the first cell of the highlighted row."""
+        strip = super().render_line(y)
+        try:
+            index, line_in_option = self._lines[self.scroll_offset.y + y]
+        except IndexError:
+            return strip
+        if index != self.highlighted or line_in_option != 0 or not strip.cell_length:
+            return strip
+        first = next(iter(strip), None)
+        marker = Segment(highlight_marker(), first.style if first else None)
+        return Strip.join([Strip([marker], 1), strip.crop(1, strip.cell_length)])
 
     def show_notice(self, text: str) -> None:
         if text != self.notice:

@@ -72,9 +72,13 @@ class RealModelView(Vertical, can_focus=True):
         Binding("down,j", "move_query(1)", "Query down", show=False, tooltip="The word below"),
         Binding("left", "move_head(-1)", "Head -", show=False, tooltip="The previous head"),
         Binding("right", "move_head(1)", "Head +", show=False, tooltip="The next head"),
-        Binding("left_square_bracket", "move_layer(-1)", "Layer -", tooltip="The layer below"),
-        Binding("right_square_bracket", "move_layer(1)", "Layer +", tooltip="The layer above"),
-        Binding("v", "toggle_view", "View", tooltip="One head, or all heads as small maps"),
+        # Not [ ] (d_model in the PE figure) nor v (show the answer in a quiz): one meaning
+        # per key. < and > step the layer; , and . are the same keys unshifted.
+        Binding("less_than_sign,comma", "move_layer(-1)", "Layer -", tooltip="The layer below"),
+        Binding(
+            "greater_than_sign,full_stop", "move_layer(1)", "Layer +", tooltip="The layer above"
+        ),
+        Binding("g", "toggle_view", "Grid", tooltip="One head, or all heads as a grid of maps"),
         Binding("w", "toggle_merge", "Words", tooltip="Word pieces, or whole words"),
     ]
 

@@ -1,0 +1,154 @@
+"""One meaning per key: every binding of every screen and widget, compared across the app."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections import defaultdict
+
+from textual.binding import Binding
+from textual.command import CommandPalette
+from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.widget import Widget
+
+import tui_course.ui
+from tui_course.ui.app import CourseApp
+from tui_course.ui.screens.help import HelpScreen
+from tui_course.ui.widgets.attention_view import AttentionView
+from tui_course.ui.widgets.lesson_view import LessonView
+from tui_course.ui.widgets.outline import Outline
+from tui_course.ui.widgets.pe_view import PEView
+from tui_course.ui.widgets.quiz_view import QuizView
+from tui_course.ui.widgets.real_model_view import RealModelView
+from tui_course.ui.widgets.training_panel import TrainingPanel
+
+MOVE_UP = frozenset(
+    {"scroll_up", "cursor_up", "cursor(-1)", "move(-1)", "move_query(-1)", "select(-1)"}
+    | {"command_list('cursor_up')"}
+)
+MOVE_DOWN = frozenset(
+    {"scroll_down", "cursor_down", "cursor(1)", "move(1)", "move_query(1)", "select(1)"}
+    | {"command_list('cursor_down')"}
+)
+
+# The only keys allowed to run different actions in different places, with the actions
+# each may run. Every entry is one meaning carried out by the pane that has the focus.
+SAME_MEANING: dict[str, frozenset[str]] = {
+    # Up/Down and k/j move within the focused pane: scroll it, or move its highlight (the
+    # outline item, a quiz option, the query word, the compared position, a palette entry).
+    "up": MOVE_UP,
+    "k": MOVE_UP,
+    "down": MOVE_DOWN,
+    "j": MOVE_DOWN,
+    # Left/Right move sideways in the focused pane: scroll a wide figure, step to the
+    # previous/next head of the real model; Right in a quiz steps on to the next question.
+    "left": frozenset({"scroll_left", "move_head(-1)"}),
+    "right": frozenset({"scroll_right", "move_head(1)", "next"}),
+    # Home/End go to the first/last line or item; PgUp/PgDn page, in the palette's list too.
+    "home": frozenset({"scroll_home", "first"}),
+    "end": frozenset({"scroll_end", "last"}),
+    "pageup": frozenset({"page_up", "command_list('page_up')"}),
+    "pagedown": frozenset({"page_down", "command_list('page_down')"}),
+    # Enter does the highlighted or typed thing: open the outline item, submit in a quiz.
+    "enter": frozenset({"select", "submit"}),
+    # Esc goes back one step: out of the answer box, the help or the palette.
+    "escape": frozenset({"back_out", "dismiss", "escape"}),
+    # The help keys open help, and close it again when it is open.
+    "f1": frozenset({"help", "dismiss"}),
+    "question_mark": frozenset({"help", "dismiss"}),
+    # q leaves what is in front: the help when it is open, otherwise the app.
+    "q": frozenset({"quit", "dismiss"}),
+    # Textual's copy: the screen copies selected text; with none selected it passes the key
+    # on and the app says how to quit. One key, one behaviour.
+    "ctrl+c": frozenset({"copy_text", "help_quit"}),
+}
+
+
+def project_classes() -> set[type[DOMNode]]:
+    """Every screen and widget class defined in tui_course.ui, the app, and the screens
+    Textual puts in front of it (the main screen, the command palette)."""
+    found: set[type[DOMNode]] = {Screen, CommandPalette}
+    for info in pkgutil.walk_packages(tui_course.ui.__path__, "tui_course.ui."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (
+                inspect.isclass(value)
+                and issubclass(value, DOMNode)
+                and value.__module__ == module.__name__
+            ):
+                found.add(value)
+    return found
+
+
+def plain_action(action: str) -> str:
+    for namespace in ("app.", "screen."):
+        action = action.removeprefix(namespace)
+    return action
+
+
+def key_meanings(classes: set[type[DOMNode]]) -> dict[str, dict[str, set[str]]]:
+    """key -> action -> the classes where that key runs it (inherited bindings included)."""
+    meanings: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for cls in classes:
+        for key, bindings in cls._merge_bindings().key_to_bindings.items():
+            for binding in bindings:
+                meanings[key][plain_action(binding.action)].add(cls.__name__)
+    return meanings
+
+
+def conflicts(classes: set[type[DOMNode]]) -> list[str]:
+    """Each key that does two different things (outside SAME_MEANING), or whose label in
+    the footer/help differs between two of the project's own bindings for it."""
+    found = []
+    for key, actions in sorted(key_meanings(classes).items()):
+        allowed = SAME_MEANING.get(key)
+        if len(actions) > 1 and (allowed is None or not set(actions) <= allowed):
+            uses = sorted(f"{action} in {sorted(names)}" for action, names in actions.items())
+            found.append(f"{key}: " + "; ".join(uses))
+    labels: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for cls in classes:
+        if not cls.__module__.startswith("tui_course."):
+            continue
+        for binding in cls.__dict__.get("BINDINGS", []):
+            if isinstance(binding, Binding):
+                for key in binding.key.split(","):
+                    labels[key.strip()][binding.description].add(cls.__name__)
+    for key, described in sorted(labels.items()):
+        if len(described) > 1 and key not in SAME_MEANING:
+            found.append(f"{key} labelled " + " / ".join(sorted(described)))
+    return found
+
+
+def test_every_pane_is_gathered() -> None:
+    classes = project_classes()
+    panes = {CourseApp, HelpScreen, Outline, LessonView, QuizView, AttentionView, PEView}
+    assert panes | {RealModelView, TrainingPanel} <= classes
+
+
+def test_no_key_means_two_things() -> None:
+    assert conflicts(project_classes()) == []
+
+
+def test_the_check_catches_a_second_meaning() -> None:
+    class PagesOnSpace(Widget):
+        BINDINGS = [Binding("space", "page_down", "Page down")]
+
+    class ShowsOnV(Widget):
+        BINDINGS = [Binding("v", "toggle_view", "View")]
+
+    classes = project_classes()
+    assert conflicts(classes | {PagesOnSpace}) == [
+        "space: page_down in ['PagesOnSpace']; toggle_option in ['QuizView']"
+    ]
+    assert [line.split(":")[0] for line in conflicts(classes | {ShowsOnV})] == ["v"]
+
+
+def test_the_keys_that_used_to_clash_now_mean_one_thing() -> None:
+    meanings = key_meanings(project_classes())
+    assert dict(meanings["space"]) == {"toggle_option": {"QuizView"}}
+    assert dict(meanings["v"]) == {"reveal": {"QuizView"}}
+    assert dict(meanings["n"]) == {"next_item": {"CourseApp"}}
+    assert dict(meanings["left_square_bracket"]) == {"dim(-2)": {"PEView"}}
+    assert dict(meanings["greater_than_sign"]) == {"move_layer(1)": {"RealModelView"}}
