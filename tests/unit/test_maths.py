@@ -164,3 +164,19 @@ def test_typed_emoji_are_words_and_punctuation_is_not() -> None:
     assert tokenize("I ❤️ cats, don't you?") == ["I", "❤️", "cats", "don't", "you"]
     assert tokenize("👩‍💻 codes 👍🏽") == ["👩‍💻", "codes", "👍🏽"]  # one emoji, joined or toned
     assert tokenize("a + b = c; (d)") == ["a", "b", "c", "d"]
+
+
+def test_words_keep_their_combining_marks() -> None:
+    """A mark is not a regex word character: without gluing, Hindi words fell apart and a
+    decomposed accent (typed by some keyboards) was dropped, giving the word other vectors."""
+    assert tokenize("नमस्ते दुनिया") == ["नमस्ते", "दुनिया"]
+    decomposed, composed = "cafe\u0301 ok", "caf\u00e9 ok"
+    assert tokenize(decomposed) == tokenize(composed) == ["caf\u00e9", "ok"]
+    assert tokenize("x\u0301\u0301y don't 😀👍🏽 a\u200bb") == [
+        "x\u0301\u0301y",
+        "don't",
+        "😀👍🏽",
+        "a",
+        "b",
+    ]
+    assert tokenize("नमस्ते😀, ok.") == ["नमस्ते", "😀", "ok"]

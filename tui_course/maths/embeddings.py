@@ -7,6 +7,7 @@ relations the lessons talk about really show up in the attention scores.
 from __future__ import annotations
 
 import re
+import unicodedata
 import zlib
 from dataclasses import dataclass
 
@@ -77,8 +78,26 @@ _WORD = re.compile(rf"[^\W_]+(?:'[^\W_]+)?|[{_PICTOGRAPH}][{_PICTOGRAPH}{_EMOJI_
 
 def tokenize(sentence: str) -> list[str]:
     """Words as the heatmap labels them: letters and digits, and emoji (a typed emoji is
-    a word the student meant, not punctuation); punctuation dropped."""
-    return _WORD.findall(sentence)
+    a word the student meant, not punctuation); punctuation dropped.
+
+    Combining marks stay in their word: a regex word character excludes them, which cut
+    Hindi 'नमस्ते' into 'नमस', 'त' and dropped the accent of a decomposed 'café' (as some
+    keyboards type it), so the same word got other vectors. NFC first, then marks glue.
+    """
+    text = unicodedata.normalize("NFC", sentence)
+    words: list[str] = []
+    glued_at = -1  # where the last word's trailing combining marks ended
+    for match in _WORD.finditer(text):
+        start, end = match.span()
+        while end < len(text) and unicodedata.category(text[end]).startswith("M"):
+            end += 1
+        word = text[start:end]
+        if words and start == glued_at and word[0].isalnum() and words[-1][0].isalnum():
+            words[-1] += word
+        else:
+            words.append(word)
+        glued_at = end if end > match.end() else -1
+    return words
 
 
 def hashed_vector(word: str, dim: int = HASHED_DIM) -> Array:
