@@ -211,3 +211,19 @@ async def test_outline_labels_keep_to_one_line_when_the_outline_scrolls(
         await pilot.pause()
         assert outline.max_scroll_y > 0  # 17 items in 10 rows: a scrollbar shows
         assert outline.virtual_size.height == outline.option_count  # and nothing wraps
+
+
+async def test_widening_puts_the_overlay_away_at_once(build_app: Callable[..., CourseApp]) -> None:
+    """The resize handler read the size before the resize (App stores it after the app's own
+    handler runs), so one widening left the overlay marked open at 200 columns."""
+    app = build_app("self-attention")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("o")
+        assert app.overlay_open
+        await pilot.resize_terminal(200, 60)
+        await pilot.pause(0.1)
+        assert not app.overlay_open
+        assert app.query_one(Outline).region.x == 0 and app.query_one(LessonView).region.x == 30
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        assert not app.overlay_open and not app.query_one(Outline).display

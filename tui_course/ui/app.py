@@ -653,10 +653,11 @@ class CourseApp(App[None]):
         if isinstance(event.widget, Input):
             event.widget.cursor_blink = False
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         """Crossing the breakpoint may hide the focused outline: move focus to the content.
-        Widening puts an open overlay away (the outline now sits beside the content)."""
-        if not self.narrow:
+        Widening puts an open overlay away (the outline now sits beside the content).
+        The event's size, not self.size: this handler runs before App's own, which stores it."""
+        if event.size.width >= WIDE_COLUMNS:
             self.main_screen.remove_class("-outline-open")
         self.call_after_refresh(self._focus_content_if_outline_hidden)
 
