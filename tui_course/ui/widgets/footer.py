@@ -19,8 +19,18 @@ class CourseFooter(Footer):
     """Textual's footer, reordered: at 40 columns q, f1 and o still show."""
 
     def compose(self) -> ComposeResult:
+        self._forget_removed_keys()
         widgets = list(super().compose())
         return sorted(
             widgets,
             key=lambda widget: footer_rank(widget.action) if isinstance(widget, FooterKey) else 0,
         )
+
+    def _forget_removed_keys(self) -> None:
+        """Drop the removed keys' watchers of `compact`. Each key binds it (data_bind), and
+        Textual prunes a watcher only when the watched value changes, which `compact` never
+        does: every focus change that redrew the footer kept its old keys, with their render
+        caches, alive for the whole session (megabytes an hour of use)."""
+        watchers = getattr(self, "__watchers", {}).get("compact")
+        if watchers:
+            watchers[:] = [(node, callback) for node, callback in watchers if node.is_attached]

@@ -1,0 +1,49 @@
+"""A long session does not keep what it removed: students leave attn-tui open for hours."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+
+from textual.widget import Widget
+
+from tests.ui.conftest import running
+from tui_course.ui.app import CourseApp
+
+
+def removed_widgets() -> dict[str, int]:
+    """Widgets still in memory though no longer on any screen, by class name."""
+    gc.collect()
+    counts: dict[str, int] = {}
+    for thing in gc.get_objects():
+        if isinstance(thing, Widget) and not thing.is_attached:
+            name = type(thing).__name__
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+async def test_focus_changes_and_help_leave_no_removed_widgets_behind(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """Every footer redraw (a focus change, help, the outline) used to keep the old keys:
+    each bound the footer's `compact` and Textual drops such a watcher only when the value
+    changes, which it never does."""
+    app = build_app("self-attention")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("f1", "escape", "o", "o")
+        await pilot.pause()
+        before = removed_widgets()
+        for _ in range(6):
+            await pilot.press("f1")
+            await pilot.pause()
+            await pilot.press("escape", "o")
+            await pilot.pause()
+            await pilot.press("o", "tab")
+            await pilot.pause()
+        await app.open_item("checkpoint")
+        await pilot.pause()
+        await app.open_item("self-attention")
+        await pilot.pause()
+        after = removed_widgets()
+        grown = {name: after[name] - before.get(name, 0) for name in after}
+        assert {name: count for name, count in grown.items() if count > 0} == {}
