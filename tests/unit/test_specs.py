@@ -129,3 +129,15 @@ def test_specs_and_the_command_line_do_not_import_numpy() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert "numpy" not in json.loads(result.stdout)
+
+
+def test_real_model_layer_and_head_flags_name_their_range(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--layer and --head said only "from 1"; their limit is the model's own count (checked
+    once it is loaded, tests/unit/test_attention_model_cli.py), as in a lesson's block."""
+    with pytest.raises(SystemExit):
+        parse("attention", "--help")
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--layer L the real model's layer, from 1, up to the model's own count (6 in" in text
+    assert "--head H the head within that layer, from 1, up to the model's own count (12 in" in text

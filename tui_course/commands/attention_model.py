@@ -11,6 +11,7 @@ import json
 import shutil
 from typing import TYPE_CHECKING, Any
 
+from tui_course import specs
 from tui_course.commands.common import ascii_only, data_dir, fail
 
 if TYPE_CHECKING:
@@ -34,8 +35,14 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="a Hugging Face BERT folder to use (config.json, model.safetensors, tokenizer)",
     )
-    group.add_argument("--layer", type=int, metavar="L", help="the layer to show (from 1)")
-    group.add_argument("--head", type=int, metavar="H", help="the head to show (from 1)")
+    for spec, metavar, count in ((specs.MODEL_LAYER, "L", 6), (specs.MODEL_HEAD, "H", 12)):
+        group.add_argument(
+            f"--{spec.name}",
+            type=int,  # checked against the loaded model's own count, which names the limit
+            metavar=metavar,
+            help=f"{spec.help}, up to the model's own count ({count} in minilm) "
+            f"(default: the {spec.name} linking the query most; e.g. {spec.example})",
+        )
     view = group.add_mutually_exclusive_group()
     view.add_argument("--model-view", action="store_true", help="every head as a small map")
     view.add_argument(
