@@ -66,3 +66,20 @@ def test_cli_says_so_when_a_summary_is_malformed() -> None:
     assert text.splitlines()[1] == (
         "  head 1: position 1 gets 45%, position 5 45%; 5/5 rows give both > 40.0%"
     )
+
+
+def test_the_shortest_sequence_the_form_allows_is_described() -> None:
+    """specs.LENGTH starts at 2, and a run of length 2 ended with "No attention summary:
+    expected ... L >= 3" in the lab. With two positions both keys always share the row."""
+    weights = np.array([[[0.7, 0.3], [0.4, 0.6]]])
+    findings = find_in_attention(weights, 50)
+    assert findings.heads[0].busiest_other is None
+    assert (findings.heads[0].first, findings.heads[0].last) == pytest.approx((0.55, 0.45))
+    lines = describe_findings(findings)
+    assert lines[1] == "  head 1: position 1 gets 55%, position 2 45%"
+    assert lines[-2:] == [
+        "With 2 digits there is no other position: every row splits its attention",
+        "between the first and the last digit, so any model links them in one step.",
+    ]
+    with pytest.raises(ValueError, match="L >= 2"):
+        find_in_attention(np.ones((1, 1, 1)), 1)

@@ -20,7 +20,7 @@ class HeadFinding:
     head: int  # 1-based
     first: float  # mean weight any query gives to position 1
     last: float  # ... and to the last position
-    busiest_other: int  # 1-based position, other than first and last, with the most weight
+    busiest_other: int | None  # 1-based position, not first or last, with the most weight
     busiest_other_weight: float
     tying_rows: int  # query positions giving both first and last more than TIE_FACTOR / length
 
@@ -45,23 +45,23 @@ def find_in_attention(mean_weights: ArrayLike, sequences: int) -> AttentionFindi
     """mean_weights[head][query][key], averaged over `sequences` test sequences."""
     weights = np.asarray(mean_weights, dtype=np.float64)
     heads, length, keys = weights.shape
-    if length != keys or length < 3:
-        raise ValueError(f"expected (heads, L, L) weights with L >= 3, got {weights.shape}")
+    if length != keys or length < 2:  # specs.LENGTH starts at 2: a first and a last digit
+        raise ValueError(f"expected (heads, L, L) weights with L >= 2, got {weights.shape}")
     threshold = TIE_FACTOR / length
     found = []
     for head in range(heads):
         matrix = weights[head]
         column_means = matrix.mean(axis=0)
         middle = column_means[1:-1]
-        busiest = int(np.argmax(middle)) + 1
+        busiest = int(np.argmax(middle)) + 1 if len(middle) else None
         ties = int(np.sum((matrix[:, 0] > threshold) & (matrix[:, -1] > threshold)))
         found.append(
             HeadFinding(
                 head=head + 1,
                 first=float(column_means[0]),
                 last=float(column_means[-1]),
-                busiest_other=busiest + 1,
-                busiest_other_weight=float(column_means[busiest]),
+                busiest_other=None if busiest is None else busiest + 1,
+                busiest_other_weight=0.0 if busiest is None else float(column_means[busiest]),
                 tying_rows=ties,
             )
         )
@@ -77,10 +77,16 @@ def describe_findings(findings: AttentionFindings) -> list[str]:
         f"(an even share is {even:.1%} per position):"
     ]
     for head in findings.heads:
+        rows = f"; {head.tying_rows}/{length} rows give both > {TIE_FACTOR * even:.1%}"
         lines.append(
             f"  head {head.head}: position 1 gets {head.first:.0%}, position {length} "
-            f"{head.last:.0%}; {head.tying_rows}/{length} rows give both > {TIE_FACTOR * even:.1%}"
+            f"{head.last:.0%}{rows if length > 2 else ''}"
         )
+    if length == 2:
+        # Two weights per row always sum to 1: "more than twice an even share" cannot happen.
+        lines.append("With 2 digits there is no other position: every row splits its attention")
+        lines.append("between the first and the last digit, so any model links them in one step.")
+        return lines
     others = max(findings.heads, key=lambda h: h.busiest_other_weight)
     lines.append(
         f"  any other position: at most {others.busiest_other_weight:.1%} "
