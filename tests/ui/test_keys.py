@@ -152,3 +152,54 @@ def test_the_keys_that_used_to_clash_now_mean_one_thing() -> None:
     assert dict(meanings["n"]) == {"next_item": {"CourseApp"}}
     assert dict(meanings["left_square_bracket"]) == {"dim(-2)": {"PEView"}}
     assert dict(meanings["greater_than_sign"]) == {"move_layer(1)": {"RealModelView"}}
+
+
+# Textual's widgets the panes mount (answer and sentence boxes, the training form, lesson
+# prose and figures): the gathering above sees only the project's own classes.
+
+
+def mounted_widgets() -> set[type[DOMNode]]:
+    from textual.containers import HorizontalScroll, VerticalScroll
+    from textual.widgets import Button, Checkbox, Input, Markdown, OptionList, Select
+    from textual.widgets._markdown import MarkdownFence
+    from textual.widgets._select import SelectCurrent, SelectOverlay
+
+    return {
+        *(Button, Checkbox, Input, Markdown, OptionList, Select, SelectCurrent, SelectOverlay),
+        *(HorizontalScroll, VerticalScroll, MarkdownFence),
+    }
+
+
+# What those widgets add, each the same meaning in the box or list that has the focus:
+# the text cursor moves (left/right/home/end, shift to select), Enter submits or presses,
+# Space and Enter open a drop-down or tick a box (as Space ticks a quiz option), copy copies.
+IN_A_BOX: dict[str, frozenset[str]] = {
+    "left": frozenset({"cursor_left"}),
+    "right": frozenset({"cursor_right"}),
+    "home": frozenset({"home"}),
+    "end": frozenset({"end"}),
+    "shift+home": frozenset({"home(True)", "command_list('first')"}),
+    "shift+end": frozenset({"end(True)", "command_list('last')"}),
+    "enter": frozenset({"press", "show_overlay", "toggle_button"}),
+    "space": frozenset({"show_overlay", "toggle_button", "toggle_option"}),
+    "up": frozenset({"show_overlay"}),
+    "down": frozenset({"show_overlay"}),
+    "ctrl+c": frozenset({"copy"}),
+    "super+c": frozenset({"copy", "copy_text"}),
+    # In a training-form box ctrl+x cuts; while a run goes on, the panel's priority binding
+    # stops it instead (training_panel.py): the key never cuts during a run.
+    "ctrl+x": frozenset({"cut", "cancel"}),
+}
+
+
+def test_widgets_inside_the_panes_add_no_second_meaning() -> None:
+    allowed = {
+        key: SAME_MEANING.get(key, frozenset()) | IN_A_BOX.get(key, frozenset())
+        for key in SAME_MEANING.keys() | IN_A_BOX.keys()
+    }
+    clashes = [
+        f"{key}: {sorted(actions)}"
+        for key, actions in sorted(key_meanings(project_classes() | mounted_widgets()).items())
+        if len(actions) > 1 and not set(actions) <= allowed.get(key, frozenset())
+    ]
+    assert clashes == []
