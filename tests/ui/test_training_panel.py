@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual.widgets import Button, Input, Static
 
 from tests.conftest import FIXTURES
@@ -286,3 +287,45 @@ async def test_ctrl_x_still_cuts_when_nothing_runs(build_app: Callable[..., Cour
         await pilot.press("ctrl+x")
         assert box.value == ""
         assert widget_text(app, "#train-status").startswith("Ready.")
+
+
+async def test_paths_and_child_messages_reach_the_screen_as_text(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """Textual writes an ESC inside a Static's Text straight to the terminal: the child's
+    error message and log lines (Keras writes control codes) and any error quoting a path
+    without repr() would reach it."""
+    from tui_course.training.protocol import Error
+
+    app = build_app("training-lab")
+    app.training_extra_installed = lambda: True
+
+    def unwritable(options: TrainOptions) -> TrainingRun:
+        raise OSError("cannot make /data/\x1b]0;pwned\x07/logs")
+
+    app.training_runs = unwritable
+    async with running(app) as pilot:
+        panel = app.query_one(TrainingPanel)
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        status = widget_text(app, "#train-status")
+        assert status.startswith("Cannot start: the training log cannot be written")
+        assert "/data/]0;pwned/logs" in status and "\x1b" not in status
+        panel.apply(Error("boom \x1b[2J", ["line \x1b]52;c;aGk=\x07 one"]), panel.options())
+        await pilot.pause()
+        assert widget_text(app, "#train-status") == "Training failed: boom [2J"
+        assert widget_text(app, "#train-log").splitlines()[-1] == "  line ]52;c;aGk= one"
+
+
+def test_cli_training_lines_hold_no_escape_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    from tui_course.commands.train import _print_plain_training
+    from tui_course.training.protocol import Error, Started
+
+    _print_plain_training(
+        Started("transformer", 10, 1, 1, 8, 16, 16, 4, True, 0, 1, "/d/\x1b]0;pwned\x07/x.log")
+    )
+    _print_plain_training(Error("bad \x1b[2J", ["tail \x1b]8;;http://e\x07"]))
+    out, err = capsys.readouterr()
+    assert "(log: /d/]0;pwned/x.log)" in out
+    assert err.splitlines() == ["attn-tui: train: bad [2J", "  tail ]8;;http://e"]
+    assert "\x1b" not in out + err

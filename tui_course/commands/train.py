@@ -77,6 +77,7 @@ def _print_json(event: Event) -> None:
 
 def _print_plain_training(event: Event) -> None:
     """One line per epoch: fit for logs and pipes (no carriage returns)."""
+    from tui_course.safe_text import path_text, plain_text
     from tui_course.training.protocol import (
         AttentionSummary,
         Done,
@@ -96,7 +97,7 @@ def _print_plain_training(event: Event) -> None:
             f"training {event.model}{'' if event.position else ' without positions'}: "
             f"{event.params:,} parameters, {event.epochs} epoch{'' if event.epochs == 1 else 's'}"
             f" of {event.batches} batches "
-            f"(log: {event.log})",
+            f"(log: {path_text(event.log)})",  # the data dir may hold escape codes
             flush=True,
         )
     elif isinstance(event, EpochEnd):
@@ -113,9 +114,9 @@ def _print_plain_training(event: Event) -> None:
             flush=True,
         )
     elif isinstance(event, Error):
-        print(f"{PROG}: train: {event.message}", file=sys.stderr)
+        print(f"{PROG}: train: {plain_text(event.message)}", file=sys.stderr)
         for line in event.log_tail:
-            print(f"  {line}", file=sys.stderr)
+            print(f"  {plain_text(line)}", file=sys.stderr)
 
 
 def _findings_text(event: AttentionSummary) -> str:

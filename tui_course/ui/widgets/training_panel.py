@@ -18,6 +18,7 @@ from textual.widgets import Button, Checkbox, Input, ProgressBar, Select, Static
 
 from tui_course import specs
 from tui_course.render.plot import line_plot
+from tui_course.safe_text import clean, one_line
 from tui_course.training.findings import describe_findings, find_in_attention
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import (
@@ -277,7 +278,8 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             button.disabled = not running
 
     def _status(self, text: str) -> None:
-        self.query_one("#train-status", Static).update(Text(text))
+        # Errors quote the data folder's path and the child's messages: text, never escapes.
+        self.query_one("#train-status", Static).update(Text(clean(text)))
 
     # events -> screen
 
@@ -330,7 +332,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         elif isinstance(event, Error):
             self._status(f"Training failed: {event.message}")
             if event.log_tail:
-                tail = "\n".join(f"  {line}" for line in event.log_tail)
+                tail = "\n".join(f"  {one_line(line)}" for line in event.log_tail)
                 self.query_one("#train-log", Static).update(Text(f"Last lines of the log:\n{tail}"))
 
     def _draw_plot(self, total: int) -> None:
