@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable
+from pathlib import Path
 
+import pytest
 from textual.widget import Widget
 
 from tests.ui.conftest import running
@@ -47,3 +49,23 @@ async def test_focus_changes_and_help_leave_no_removed_widgets_behind(
         after = removed_widgets()
         grown = {name: after[name] - before.get(name, 0) for name in after}
         assert {name: count for name, count in grown.items() if count > 0} == {}
+
+
+@pytest.mark.parametrize("open_id", [None, "review", "checkpoint", "training-lab", "empty"])
+async def test_cyclic_gc_comes_back_after_the_first_frame_on_every_start(
+    build_app: Callable[..., CourseApp], tmp_path: Path, open_id: str | None
+) -> None:
+    """cli.run_app pauses cyclic GC until the first frame; on_mount's early returns (the
+    review queue, a course with nothing in it) must not skip turning it back on."""
+    if open_id == "empty":
+        (tmp_path / "empty" / "lessons").mkdir(parents=True)
+        app = build_app(None, content=tmp_path / "empty")
+    else:
+        app = build_app(open_id)
+    gc.disable()
+    try:
+        async with running(app, size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert gc.isenabled()
+    finally:
+        gc.enable()
