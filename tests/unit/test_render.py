@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import numpy as np
+import pytest
 
 from tui_course.content.models import BlockSegment
 from tui_course.render.blocks import render_block
@@ -316,3 +319,28 @@ def test_narrow_legends_and_key_lines_wrap_inside_the_width() -> None:
     ).splitlines()
     assert all(len(line) <= 30 for line in lines)
     assert any(line.startswith("      2 bbbb") and line.endswith("~") for line in lines)
+
+
+def test_a_block_sentence_past_the_word_limit_is_refused_not_cut() -> None:
+    """validate passed a 70-word block (the view kept 64, with a note) and then said its
+    query, word 70, 'is not a word of the sentence'. The limit is specs.SENTENCE_WORDS."""
+    from tui_course import specs
+    from tui_course.render.blocks import BlockError
+
+    limit = specs.SENTENCE_WORDS.high
+    words = [f"w{i}" for i in range(limit + 6)]
+    block = BlockSegment(
+        "attention", {"embeddings": "hashed", "sentence": " ".join(words), "query": words[-1]}, 1
+    )
+    with pytest.raises(BlockError, match=f"'sentence' has {limit + 6} words; a figure takes at"):
+        render_block(block)
+    at_limit = {"embeddings": "hashed", "sentence": " ".join(words[:limit]), "query": "w0"}
+    assert "Weights of 'w0'" in render_block(BlockSegment("attention", at_limit, 1))
+    result = subprocess.run(
+        [sys.executable, "-m", "tui_course", "attention", "--embeddings", "hashed", *words],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == f"attn-tui: attention: error: WORD: at most {limit} words, got 70\n"

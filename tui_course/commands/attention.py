@@ -63,6 +63,7 @@ def terminal_width() -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tui_course.maths.embeddings import tokenize
     from tui_course.maths.explore import AttentionSetup, NoWordsError, explore_attention
     from tui_course.render.blocks import (
         BlockError,
@@ -78,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
     if (flag := attention_model.model_flags_without_model(args)) is not None:
         return fail(f"attention: error: {flag} needs --model minilm (or --model-dir DIR)", 2)
     sentence = " ".join(args.words) or DEFAULT_SENTENCE
+    count, limit = len(tokenize(sentence)), specs.SENTENCE_WORDS.high
+    if count > limit:
+        return fail(f"attention: error: WORD: at most {limit} words, got {count}", 2)
     setup = AttentionSetup(sentence, args.embeddings, not args.no_scale, args.causal, args.heads)
     try:
         result = explore_attention(setup)

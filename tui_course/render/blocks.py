@@ -14,7 +14,7 @@ import numpy as np
 from tui_course import specs
 from tui_course.content.models import BlockSegment
 from tui_course.maths.attention import split_heads
-from tui_course.maths.embeddings import SETS, UnknownWordError, embed
+from tui_course.maths.embeddings import SETS, UnknownWordError, embed, tokenize
 from tui_course.maths.explore import (
     AttentionResult,
     AttentionSetup,
@@ -65,9 +65,16 @@ def query_row(result: AttentionResult, query: str | None) -> int | None:
 
 
 def compute_attention_block(params: dict[str, Any]) -> tuple[AttentionResult, int | None]:
-    """Compute a block's attention; a block must not silently fall back to other vectors."""
+    """Compute a block's attention; a block must not silently fall back to other vectors,
+    nor drop words past the limit (the live view would, with a note)."""
+    setup = attention_setup(params)
+    words = len(tokenize(setup.sentence))
+    if words > specs.SENTENCE_WORDS.high:
+        raise BlockError(
+            f"'sentence' has {words} words; a figure takes at most {specs.SENTENCE_WORDS.high}"
+        )
     try:
-        result = explore_attention(attention_setup(params))
+        result = explore_attention(setup)
     except NoWordsError as error:
         raise BlockError(str(error)) from None
     if result.embeddings_used != params["embeddings"]:
