@@ -393,3 +393,28 @@ async def test_a_model_error_quoting_a_path_is_shown_as_text(
         assert text_of(view, ".real-notes") == (
             "The real model cannot run here: /cache/]0;pwned/config.json: expected a JSON object"
         )
+
+
+@needs_real
+async def test_a_block_layer_past_the_models_own_says_so_instead_of_computing_forever(
+    build_app: Callable[..., CourseApp], tiny_weights: Path, tmp_path: Path
+) -> None:
+    """A block may ask for layer 1-64 (validate cannot see the model); the live figure's
+    worker raised on layer 5 of a 2-layer model and the figure said "computing" for ever."""
+    course = tmp_path / "course"
+    (course / "lessons").mkdir(parents=True)
+    (course / "lessons" / "r.md").write_text(
+        '+++\nid = "r"\ntitle = "R"\norder = 1\n+++\n\nText.\n\n```real-attention\n'
+        'sentence = "the cat sat"\nembeddings = "hashed"\nquery = "cat"\nlayer = 5\n```\n',
+        encoding="utf-8",
+    )
+    app = build_app("r", content=course)
+    async with running(app) as pilot:
+        figure = app.query_one(RealAttentionFigure)
+        await settled(pilot, figure)
+        text = " ".join(str(figure.query_one(".real-contrast", Static).render()).split())
+        assert "'cat' with toy vectors (hashed):" in text
+        assert "computing" not in text
+        assert text.endswith(
+            "The real model is not shown: it has 2 layers of 2 heads; the block asks layer 5"
+        )

@@ -86,5 +86,8 @@ def test_the_real_half_uses_the_given_head_or_the_telling_one() -> None:
 
 def test_a_head_the_model_does_not_have_is_a_figure_error() -> None:
     params = {"sentence": "the cat sat", "query": "cat", "layer": 7, "head": 1}
-    with pytest.raises(BlockError, match="the real model: no such layer or head"):
+    with pytest.raises(
+        BlockError,
+        match="the real model: it has 2 layers of 3 heads; the block asks layer 7, head 1",
+    ):
         real_attention_lines(params, model_attention())

@@ -222,6 +222,11 @@ def real_attention_lines(
         )
     except (QueryError, IndexError) as error:
         message = str(error) if isinstance(error, QueryError) else "no such layer or head"
+        if real is not None and not isinstance(error, QueryError):
+            asked = ", ".join(
+                f"{name} {value}" for name, value in (("layer", layer), ("head", head)) if value
+            )
+            message = f"it has {real.layers} layers of {real.heads} heads; the block asks {asked}"
         raise BlockError(f"the real model: {message}") from None
 
 

@@ -312,9 +312,15 @@ class RealAttentionFigure(Vertical):
         self.query_one(".real-contrast", Static).update(Text(self._text(), no_wrap=True))
 
     def _text(self) -> str:
-        from tui_course.render.blocks import real_attention_lines
+        from tui_course.render.blocks import BlockError, real_attention_lines
 
-        lines = real_attention_lines(self.params, self.real, not locale_is_utf8())
+        try:
+            lines = real_attention_lines(self.params, self.real, not locale_is_utf8())
+        except BlockError as error:
+            # The block's layer or head is past the loaded model's own count (validate cannot
+            # know it without the model): say so, or the figure would "compute" forever.
+            lines = real_attention_lines(self.params, None, not locale_is_utf8())
+            self.problem = str(error).removeprefix("the real model: ")
         if self.loading:
             lines += ["", "computing the real model's weights..."]
         elif self.problem:  # prose, wrapped: the figure's own lines scroll, this must not
