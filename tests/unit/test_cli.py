@@ -326,3 +326,15 @@ def test_cli_train_without_the_extra_is_one_line() -> None:
         "attn-tui: train: needs the 'train' extra (Keras and TensorFlow): pip install "
         "'attn-tui[train]' (from a checkout: pip install '.[train]')"
     ]
+
+
+def test_pe_similarity_fits_the_terminal_like_the_attention_heatmap() -> None:
+    """`attn-tui pe --similarity` printed all 64 columns (520 wide) whatever the width,
+    while `attn-tui attention` windows its heatmap to the terminal."""
+    result = run("pe", "--positions", "64", "--similarity", env={"COLUMNS": "80"})
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[-1] == "rows 1-64 and columns 1-9 of 64"
+    narrow = run("pe", "--positions", "4", "--dim", "2", "--similarity", env={"COLUMNS": "80"})
+    assert " 0 ## 1.00 :: 0.54 ~~-0.42 ==-0.99" in narrow.stdout.splitlines()

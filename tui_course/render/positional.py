@@ -44,6 +44,7 @@ def similarity_text(
     max_rows: int | None = None,
     max_columns: int | None = None,
     selected: int | None = None,
+    width: int | None = None,
 ) -> str:
     labels = position_labels(pe.shape[0], start)
     return heatmap_text(
@@ -56,6 +57,7 @@ def similarity_text(
             max_rows=max_rows,
             max_columns=max_columns,
             signed=True,
+            width=width,
         )
     )
 
@@ -68,8 +70,10 @@ def pe_report(
     table: bool = True,
     shaded: bool = False,
     similarity: bool = False,
+    width: int | None = None,
 ) -> str:
-    """The `pe-table` block and `attn-tui pe`; every character is ASCII."""
+    """The `pe-table` block and `attn-tui pe`; every character is ASCII. `width` windows
+    the similarity map to the terminal, as `attn-tui attention` does its heatmap."""
     pe = positional_encoding(positions, dim, start=start)
     last = start + positions - 1
     parts = [f"Sinusoidal PE, d_model = {dim}, positions {start} to {last}"]
@@ -78,5 +82,9 @@ def pe_report(
     if shaded:
         parts += ["", pe_shaded_text(pe, start)]
     if similarity:
-        parts += ["", "Cosine similarity of positions:", similarity_text(pe, start)]
+        parts += [
+            "",
+            "Cosine similarity of positions:",
+            similarity_text(pe, start, width=width),
+        ]
     return "\n".join(parts)
