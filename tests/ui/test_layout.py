@@ -227,3 +227,22 @@ async def test_widening_puts_the_overlay_away_at_once(build_app: Callable[..., C
         await pilot.resize_terminal(80, 24)
         await pilot.pause(0.1)
         assert not app.overlay_open and not app.query_one(Outline).display
+
+
+async def test_a_text_box_with_the_focus_still_shows_how_to_quit(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """In a sentence or answer box q types a letter, so Textual left Quit out of the footer
+    and a student typing in the attention lab saw no way out; ctrl+q works there."""
+    app = build_app("attention-lab")
+    async with running(app, size=(40, 12)) as pilot:
+        assert isinstance(app.focused, Input)
+        footer = footer_line(await shown(pilot))
+        assert footer.split()[:4] == ["^q", "Quit", "f1", "Help"]
+        await pilot.press("escape")  # out of the box: q quits again, and says so
+        footer = footer_line(await shown(pilot))
+        assert footer.split()[:6] == ["q", "Quit", "f1", "Help", "o", "Outline"]
+        app.query_one(Input).focus()
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not app.is_running

@@ -105,7 +105,8 @@ class CourseApp(App[None]):
     SUB_TITLE = "Transformers and self-attention"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
-        Binding("ctrl+q", "quit", "Quit", show=False),
+        # Shown where q types a letter (a text box); elsewhere the footer shows q (footer.py).
+        Binding("ctrl+q", "quit", "Quit"),
         Binding("f1,question_mark", "help", "Help"),
         Binding(
             "escape",

@@ -21,6 +21,12 @@ class CourseFooter(Footer):
     def compose(self) -> ComposeResult:
         self._forget_removed_keys()
         widgets = list(super().compose())
+        if "q" in self.screen.active_bindings:
+            # Quit is bound to q and ctrl+q; Textual shows one key per action, and picks
+            # ctrl+q. Show q, unless a text box has the focus and takes it as a letter.
+            for widget in widgets:
+                if isinstance(widget, FooterKey) and footer_rank(widget.action) == 0:
+                    widget.key = widget.key_display = "q"
         return sorted(
             widgets,
             key=lambda widget: footer_rank(widget.action) if isinstance(widget, FooterKey) else 0,
