@@ -180,3 +180,5 @@ def test_words_keep_their_combining_marks() -> None:
         "b",
     ]
     assert tokenize("नमस्ते😀, ok.") == ["नमस्ते", "😀", "ok"]
+    # a zero-width non-joiner inside a Persian word keeps it one word; a trailing one goes
+    assert tokenize("می\u200cخواهم بروم x\u200c y") == ["می\u200cخواهم", "بروم", "x", "y"]

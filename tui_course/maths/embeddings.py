@@ -73,6 +73,7 @@ HASHED_DIM = 16
 # and skin tones that make one emoji out of several code points
 _PICTOGRAPH = "\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff"
 _EMOJI_TAIL = "\u200d\ufe0f\U0001f3fb-\U0001f3ff"
+_JOINERS = "\u200c\u200d"  # zero-width non-joiner and joiner: inside a word, part of it
 _WORD = re.compile(rf"[^\W_]+(?:'[^\W_]+)?|[{_PICTOGRAPH}][{_PICTOGRAPH}{_EMOJI_TAIL}]*")
 
 
@@ -82,11 +83,12 @@ def tokenize(sentence: str) -> list[str]:
 
     Combining marks stay in their word: a regex word character excludes them, which cut
     Hindi 'नमस्ते' into 'नमस', 'त' and dropped the accent of a decomposed 'café' (as some
-    keyboards type it), so the same word got other vectors. NFC first, then marks glue.
+    keyboards type it), so the same word got other vectors. NFC first, then marks glue,
+    and so does a zero-width (non-)joiner between letters, as inside Persian words.
     """
     text = unicodedata.normalize("NFC", sentence)
     words: list[str] = []
-    glued_at = -1  # where the last word's trailing combining marks ended
+    glued_at = -1  # where a word ended in combining marks or a joiner: the next part is its
     for match in _WORD.finditer(text):
         start, end = match.span()
         while end < len(text) and unicodedata.category(text[end]).startswith("M"):
@@ -97,6 +99,10 @@ def tokenize(sentence: str) -> list[str]:
         else:
             words.append(word)
         glued_at = end if end > match.end() else -1
+        joined = text[end : end + 2]
+        if len(joined) == 2 and joined[0] in _JOINERS and joined[1].isalnum() and word[0].isalnum():
+            words[-1] += joined[0]
+            glued_at = end + 1
     return words
 
 
