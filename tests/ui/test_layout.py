@@ -232,13 +232,14 @@ async def test_widening_puts_the_overlay_away_at_once(build_app: Callable[..., C
 async def test_a_text_box_with_the_focus_still_shows_how_to_quit(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    """In a sentence or answer box q types a letter, so Textual left Quit out of the footer
-    and a student typing in the attention lab saw no way out; ctrl+q works there."""
+    """In a sentence or answer box q and o type letters, so Textual left Quit and Outline
+    out of the footer and a student typing in the attention lab saw no way out; ctrl+q
+    quits there, and Esc leaves the box for the other keys."""
     app = build_app("attention-lab")
     async with running(app, size=(40, 12)) as pilot:
         assert isinstance(app.focused, Input)
         footer = footer_line(await shown(pilot))
-        assert footer.split()[:4] == ["^q", "Quit", "f1", "Help"]
+        assert footer.split()[:6] == ["^q", "Quit", "f1", "Help", "esc", "Back"]
         await pilot.press("escape")  # out of the box: q quits again, and says so
         footer = footer_line(await shown(pilot))
         assert footer.split()[:6] == ["q", "Quit", "f1", "Help", "o", "Outline"]

@@ -21,12 +21,25 @@ class CourseFooter(Footer):
     def compose(self) -> ComposeResult:
         self._forget_removed_keys()
         widgets = list(super().compose())
-        if "q" in self.screen.active_bindings:
+        active = self.screen.active_bindings if widgets else {}
+        if "q" in active:
             # Quit is bound to q and ctrl+q; Textual shows one key per action, and picks
             # ctrl+q. Show q, unless a text box has the focus and takes it as a letter.
             for widget in widgets:
                 if isinstance(widget, FooterKey) and footer_rank(widget.action) == 0:
                     widget.key = widget.key_display = "q"
+        elif "escape" in active:
+            # In a text box o (and q) type letters: say that Esc leaves the box for them.
+            _, binding, enabled, tooltip = active["escape"]
+            key = FooterKey(
+                "escape",
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                disabled=not enabled,
+                tooltip=tooltip,
+            )
+            widgets.append(key.data_bind(compact=Footer.compact))
         return sorted(
             widgets,
             key=lambda widget: footer_rank(widget.action) if isinstance(widget, FooterKey) else 0,
