@@ -211,3 +211,28 @@ async def test_outline_labels_keep_to_one_line_when_the_outline_scrolls(
         await pilot.pause()
         assert outline.max_scroll_y > 0  # 17 items in 10 rows: a scrollbar shows
         assert outline.virtual_size.height == outline.option_count  # and nothing wraps
+
+
+async def test_leaving_the_overlay_for_the_content_puts_it_away(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """n, p or Tab from the open overlay move focus to the content: the overlay must not
+    stay on top of it (a quiz's answer box and feedback were hidden under it)."""
+    app = build_app("self-attention")
+    async with running(app, size=(80, 24)) as pilot:
+        outline = app.query_one(Outline)
+        await pilot.press("o")
+        assert outline.display and outline.has_focus
+        await pilot.press("n")
+        assert app.current is not None and app.current.id == "queries-keys-values"
+        assert not outline.display and app.query_one(LessonView).has_focus
+        await pilot.press("o", "tab")
+        assert not outline.display and not outline.has_focus
+        await pilot.press("escape")  # Esc from the lesson opens it again
+        assert outline.display and outline.has_focus
+    app = build_app("pe-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        outline = app.query_one(Outline)
+        await pilot.press("o", "n")  # on to the checkpoint quiz: its answer area is not covered
+        assert app.current is not None and app.current.id == "checkpoint"
+        assert not outline.display

@@ -652,6 +652,14 @@ class CourseApp(App[None]):
         """A steady text cursor: a blinking one redraws twice a second while nobody types."""
         if isinstance(event.widget, Input):
             event.widget.cursor_blink = False
+        # Focus moving from the overlay into the content (n, p, Tab, a click) puts the
+        # overlay away: left open, it would cover the very place that has the keys.
+        if (
+            self.overlay_open
+            and event.widget.screen is self.main_screen
+            and not isinstance(event.widget, Outline)
+        ):
+            self.main_screen.remove_class("-outline-open")
 
     def on_resize(self) -> None:
         """Crossing the breakpoint may hide the focused outline: move focus to the content.
