@@ -236,3 +236,28 @@ async def test_leaving_the_overlay_for_the_content_puts_it_away(
         await pilot.press("o", "n")  # on to the checkpoint quiz: its answer area is not covered
         assert app.current is not None and app.current.id == "checkpoint"
         assert not outline.display
+
+
+async def test_switch_and_key_lines_break_between_items_at_80x24(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """'| e' at the end of one line and 'vectors toy-train' on the next read as two things."""
+    app = build_app("attention-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        text = await shown(pilot)
+        assert "e vectors toy-train" in text
+        assert not any(line.rstrip(" ▌▎║│").endswith(" e") for line in text.splitlines())
+    app = build_app("pe-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        text = await shown(pilot)
+        assert "[/] d_model" in text and "up/down compare a position" in text
+    app = build_app("positional-encoding")  # its first table has no map to compare rows in
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("tab")
+        text = await shown(pilot)
+        assert "[/] d_model" in text and "compare a position" not in text
+    app = build_app("checkpoint")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        text = await shown(pilot)
+        assert "h hint, v answer, Right skip" in text

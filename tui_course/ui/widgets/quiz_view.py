@@ -32,6 +32,7 @@ from tui_course.content.session import (
 )
 from tui_course.content.text import strip_control
 from tui_course.progress.store import StoreError
+from tui_course.ui.widgets.item_line import ItemLine
 
 # The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
 MAX_LISTED_MISSES = 20
@@ -215,7 +216,7 @@ class QuizView(VerticalScroll, can_focus=True):
         yield Markdown(id="quiz-hints", classes="quiz-hints", open_links=False)
         yield Static(classes="quiz-verdict", markup=False, id="quiz-verdict")
         yield Markdown(id="quiz-teach", classes="quiz-teach", open_links=False)
-        yield Static(classes="quiz-keys", markup=False, id="quiz-keys")
+        yield ItemLine(separator="  |  ", classes="quiz-keys", id="quiz-keys")
 
     # driving the view
 
@@ -269,7 +270,7 @@ class QuizView(VerticalScroll, can_focus=True):
                 title.update(_plain(f"{session.quiz.title} | {len(session.order)} questions"))
                 await prompt.update(self._intro_text(session))
                 await self._markdown("#quiz-teach", "")
-                self._keys("Enter: start  |  Esc: outline")
+                self._keys(["Enter: start", "Esc: outline"])
             else:
                 await self._draw_summary(session)
             return
@@ -314,14 +315,14 @@ class QuizView(VerticalScroll, can_focus=True):
                 f"{session.tries_left} of {session.tries_allowed} tries left",
             ]
             keys.append(_BOX_KEYS if typed else _OPEN_KEYS)
-            self._keys("  |  ".join(keys))
+            self._keys(keys)
         else:
             verdict_box.set_classes(
                 f"quiz-verdict {'-correct' if state.outcome is Outcome.RIGHT else '-incorrect'}"
             )
             verdict_box.update(_plain(self._closed_text(session)))
             await self._markdown("#quiz-teach", self._explanation(session))
-            self._keys("Enter or Right: next question")
+            self._keys(["Enter or Right: next question"])
 
     def _position_text(self, session: QuizSession) -> str:
         position = f"Question {session.position + 1} of {len(session.order)}"
@@ -444,7 +445,7 @@ class QuizView(VerticalScroll, can_focus=True):
         if session.kind is not PassKind.REVIEW:
             keys.append("n: next in the course")
         keys.append("Esc: outline")
-        self._keys("  |  ".join(keys))
+        self._keys(keys)
         self.focus()
 
     def _mastered(self, session: QuizSession) -> int | None:
@@ -460,8 +461,9 @@ class QuizView(VerticalScroll, can_focus=True):
         widget.display = bool(text)
         await widget.update(text)
 
-    def _keys(self, text: str) -> None:
-        self.query_one("#quiz-keys", Static).update(Text(text))
+    def _keys(self, keys: list[str]) -> None:
+        """The keys that work now, broken between keys on a narrow screen."""
+        self.query_one("#quiz-keys", ItemLine).show(keys)
 
     def _render_options(self) -> None:
         session = self.session
