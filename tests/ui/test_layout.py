@@ -261,3 +261,22 @@ async def test_switch_and_key_lines_break_between_items_at_80x24(
         await pilot.press("enter")
         text = await shown(pilot)
         assert "h hint, v answer, Right skip" in text
+
+
+async def test_quiz_footer_names_what_enter_and_right_do_now(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """'Submit' and 'Skip' on the intro and after an answer named keys that start or go on."""
+    app = build_app("checkpoint")
+    async with running(app, size=(80, 24)) as pilot:
+        footer = footer_line(await shown(pilot))
+        assert "Start" in footer and "Submit" not in footer and "Skip" not in footer
+        await pilot.press("enter")
+        footer = footer_line(await shown(pilot))
+        assert "Submit" in footer and "Skip" in footer and "Start" not in footer
+        await pilot.press("2", "enter")  # right: the question is closed
+        footer = footer_line(await shown(pilot))
+        assert footer.count("Next") == 2  # Enter: next question; n: next item in the course
+        assert "Submit" not in footer and "Skip" not in footer
+        await pilot.press("right")  # Right still goes on, though the footer shows Enter only
+        assert "Question 2 of 3" in await shown(pilot)

@@ -34,6 +34,8 @@ from tui_course.content.text import strip_control
 from tui_course.progress.store import StoreError
 from tui_course.ui.widgets.item_line import ItemLine
 
+ENTER_TOOLTIP = "Start; submit; after the answer, go on"
+RIGHT_TOOLTIP = "Next question (skips an unanswered one)"
 # The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
 MAX_LISTED_MISSES = 20
 
@@ -152,11 +154,17 @@ class QuizView(VerticalScroll, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("enter", "submit", "Submit", tooltip="Start; submit; after the answer, go on"),
+        # One key, one binding per phase: the footer names what Enter and Right do now
+        # ("Start", "Submit", "Next question"), and help merges them by their tooltip.
+        *[
+            Binding("enter", f"submit('{phase}')", label, tooltip=ENTER_TOOLTIP)
+            for phase, label in (("intro", "Start"), ("asking", "Submit"), ("closed", "Next"))
+        ],
         Binding("h", "hint", "Hint", tooltip="Show the next hint"),
         Binding("v", "reveal", "Show answer", tooltip="Show the answer (recorded as revealed)"),
         # Right, not n: n is "next item" everywhere in the app (one meaning per key).
-        Binding("right", "next", "Skip", tooltip="Next question (skips an unanswered one)"),
+        Binding("right", "next('asking')", "Skip", tooltip=RIGHT_TOOLTIP),
+        Binding("right", "next('closed')", "Next", show=False, tooltip=RIGHT_TOOLTIP),
         Binding("r", "retry", "Retry", tooltip="At the end: go through the missed ones again"),
         Binding(
             "a",
@@ -494,6 +502,10 @@ class QuizView(VerticalScroll, can_focus=True):
         session = self.session
         phase = None if session is None else session.phase
         if action in ("next", "submit"):
+            # parameters name the phase a binding is for (see BINDINGS)
+            wanted = {"intro": Phase.INTRO, "asking": Phase.ASKING, "closed": Phase.CLOSED}
+            if parameters and parameters[0] in wanted:
+                return phase is wanted[str(parameters[0])]
             return phase is not None and phase is not Phase.FINISHED
         if action in ("hint", "reveal"):
             return phase is Phase.ASKING
@@ -559,7 +571,8 @@ class QuizView(VerticalScroll, can_focus=True):
             self.post_message(self.Saved(record.quiz_id))
         return True
 
-    async def action_submit(self) -> None:
+    async def action_submit(self, phase: str = "") -> None:
+        del phase  # the binding's phase only picks the footer's word; the session decides
         session = self.session
         if session is None or session.phase is Phase.FINISHED:
             return
@@ -611,7 +624,8 @@ class QuizView(VerticalScroll, can_focus=True):
             self.focus()
             self.call_after_refresh(self.scroll_end, animate=False)
 
-    async def action_next(self) -> None:
+    async def action_next(self, phase: str = "") -> None:
+        del phase  # as for action_submit
         session = self.session
         if session is None or session.phase is Phase.FINISHED:
             return
