@@ -280,3 +280,15 @@ async def test_quiz_footer_names_what_enter_and_right_do_now(
         assert "Submit" not in footer and "Skip" not in footer
         await pilot.press("right")  # Right still goes on, though the footer shows Enter only
         assert "Question 2 of 3" in await shown(pilot)
+
+
+async def test_pe_figure_footer_shows_its_keys(build_app: Callable[..., CourseApp]) -> None:
+    """The PE figure's keys were all hidden: the footer looked like a plain lesson's."""
+    app = build_app("pe-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        footer = footer_line(await shown(pilot))
+        assert "+ - Positions" in footer and "] [ d_model" in footer
+        assert footer.index("q Quit") < footer.index("Positions")  # quit, help, outline first
+        await pilot.press("plus", "right_square_bracket")
+        assert "positions 0-10 (11," in await shown(pilot)
+        assert "x d_model 10 " in await shown(pilot)

@@ -22,5 +22,8 @@ class CourseFooter(Footer):
         widgets = list(super().compose())
         return sorted(
             widgets,
-            key=lambda widget: footer_rank(widget.action) if isinstance(widget, FooterKey) else 0,
+            # A group of keys (PE figure's "+ - Positions") is one of the pane's keys.
+            key=lambda widget: (
+                footer_rank(widget.action) if isinstance(widget, FooterKey) else len(ALWAYS_FIRST)
+            ),
         )

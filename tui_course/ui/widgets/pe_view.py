@@ -37,20 +37,40 @@ class PEView(Vertical, can_focus=True):
         margin-bottom: 1;
     }
     """
+    POSITIONS_KEYS = Binding.Group("Positions")
+    DIM_KEYS = Binding.Group("d_model")
     BINDINGS = [
         Binding(
             "plus,equals_sign",
             "positions(1)",
             "More positions",
-            show=False,
+            key_display="+",
+            group=POSITIONS_KEYS,
             tooltip="One more position",
         ),
         Binding(
-            "minus", "positions(-1)", "Fewer positions", show=False, tooltip="One position fewer"
+            "minus",
+            "positions(-1)",
+            "Fewer positions",
+            key_display="-",
+            group=POSITIONS_KEYS,
+            tooltip="One position fewer",
         ),
-        Binding("right_square_bracket", "dim(2)", "Wider", show=False, tooltip="d_model up by 2"),
         Binding(
-            "left_square_bracket", "dim(-2)", "Narrower", show=False, tooltip="d_model down by 2"
+            "right_square_bracket",
+            "dim(2)",
+            "Wider",
+            key_display="]",
+            group=DIM_KEYS,
+            tooltip="d_model up by 2",
+        ),
+        Binding(
+            "left_square_bracket",
+            "dim(-2)",
+            "Narrower",
+            key_display="[",
+            group=DIM_KEYS,
+            tooltip="d_model down by 2",
         ),
         Binding(
             "up,k", "select(-1)", "Position up", show=False, tooltip="Compare the position above"
