@@ -316,3 +316,21 @@ def test_narrow_legends_and_key_lines_wrap_inside_the_width() -> None:
     ).splitlines()
     assert all(len(line) <= 30 for line in lines)
     assert any(line.startswith("      2 bbbb") and line.endswith("~") for line in lines)
+
+
+def test_similarity_map_marks_the_most_alike_other_position_by_its_label() -> None:
+    """'^ strongest key' under a row's own 1.00 said nothing; 'columns 1-9' named
+    positions 0-8."""
+    from tui_course.maths.positional import position_similarity, positional_encoding
+
+    similarity = position_similarity(positional_encoding(10, 8))
+    labels = [str(position) for position in range(10)]
+    lines = heatmap_text(
+        heatmap_cells(similarity, labels, labels, 0, signed=True, width=76)
+    ).splitlines()
+    assert lines[0].split()[0] == "0"  # the row's own column stays on screen
+    assert "^ most alike to '0', itself aside" in lines[-1]
+    assert "rows 0-9 and columns 0, 2-9 of 10" in lines[-1]
+    marker = next(line for line in lines if "^^" in line)
+    column = lines[0].split()[(marker.index("^") - 3) // 8]
+    assert column == str(int(np.argmax(similarity[0, 1:])) + 1)  # 6: 0.95
