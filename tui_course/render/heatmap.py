@@ -313,9 +313,9 @@ def heatmap_cells(
     if len(rows) < len(row_labels) or len(columns) < len(column_labels):
         # Numbers as labels (positions from 0) name the rows and columns shown; otherwise
         # they are counted from 1, as the numbered columns are.
-        names = column_labels if all(label.isdigit() for label in column_labels) else None
-        row_names = row_labels if names is not None else None
-        shown = f"columns {spans(columns, names)} of {len(column_labels)}"
+        label_names = column_labels if all(label.isdigit() for label in column_labels) else None
+        row_names = row_labels if label_names is not None else None
+        shown = f"columns {spans(columns, label_names)} of {len(column_labels)}"
         legend.append(f"rows {spans(list(rows), row_names)} and {shown}")
     lines += _legend_lines(legend, width)
     return lines
