@@ -292,3 +292,13 @@ async def test_pe_figure_footer_shows_its_keys(build_app: Callable[..., CourseAp
         await pilot.press("plus", "right_square_bracket")
         assert "positions 0-10 (11," in await shown(pilot)
         assert "x d_model 10 " in await shown(pilot)
+
+
+async def test_heads_are_set_apart_by_a_blank_line(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("self-attention")
+    async with running(app, size=(80, 50)) as pilot:
+        await pilot.press("tab", "m")
+        lines = (await shown(pilot)).splitlines()
+        title = next(i for i, line in enumerate(lines) if "head 2 of 2: size 2" in line)
+        assert lines[title - 1].strip(" ▌║") == ""
+        assert "weights in %" in lines[title - 2]

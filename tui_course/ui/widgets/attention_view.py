@@ -40,6 +40,10 @@ class AttentionView(Vertical, can_focus=True):
     }
     AttentionView .head-title {
         text-style: bold;
+        margin-top: 1;  /* a blank line after the previous head's legend */
+    }
+    AttentionView .head-title:first-child {
+        margin-top: 0;
     }
     AttentionView .attention-extras {
         margin-top: 1;
