@@ -52,7 +52,9 @@ async def test_ascii_flag_wins_over_a_utf8_locale_and_unicode_comes_back_after(
     async with running(app) as pilot:
         await pilot.press("tab")
         text = await shown(pilot)
-        assert not_ascii(text) == [] and "+- live: attention" in text
+        assert not_ascii(text) == [] and "#= live: attention" in text  # focused: '#='
+        await pilot.press("shift+tab")  # the lesson: the figure's frame is plain again
+        assert "+- live: attention" in await shown(pilot)
     monkeypatch.delenv(ASCII_ENV)
     app = build_app("self-attention")
     async with running(app) as pilot:
