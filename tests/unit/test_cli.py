@@ -326,3 +326,39 @@ def test_cli_train_without_the_extra_is_one_line() -> None:
         "attn-tui: train: needs the 'train' extra (Keras and TensorFlow): pip install "
         "'attn-tui[train]' (from a checkout: pip install '.[train]')"
     ]
+
+
+@pytest.mark.parametrize(
+    "command", ["validate", "list", "progress", "export", "reset", "review", "submit", "doctor"]
+)
+def test_each_subcommand_help_says_what_it_does(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`attn-tui validate --help` went straight from usage to options."""
+    from tui_course.cli import build_parser
+
+    parser = build_parser()
+    with pytest.raises(SystemExit):
+        parser.parse_args([command, "--help"])
+    text = capsys.readouterr().out
+    description = text.split("\n\n")[1]
+    assert not description.startswith(("positional arguments", "options")), text
+    assert description.endswith("."), description
+
+
+def test_help_examples_are_whole_commands_at_80_columns(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wrapped example ('... sat the cat sat' / 'down') cannot be copied and run."""
+    from tui_course.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for command in ("attention", "pe", "train"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([command, "--help"])
+        lines = capsys.readouterr().out.rstrip("\n").splitlines()
+        assert lines[-2] == "example:"
+        assert lines[-1].startswith(f"  attn-tui {command} ") and len(lines[-1]) <= 80
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["progress", "--help"])
+    assert "json for a script (default table)" in " ".join(capsys.readouterr().out.split())
