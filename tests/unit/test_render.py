@@ -334,3 +334,24 @@ def test_similarity_map_marks_the_most_alike_other_position_by_its_label() -> No
     marker = next(line for line in lines if "^^" in line)
     column = lines[0].split()[(marker.index("^") - 3) // 8]
     assert column == str(int(np.argmax(similarity[0, 1:])) + 1)  # 6: 0.95
+
+
+def test_pe_report_fits_a_60_column_terminal() -> None:
+    """`attn-tui pe --dim 16 --similarity` at 60 columns wrapped every row into the next."""
+    from tui_course.maths.positional import positional_encoding
+    from tui_course.render.positional import pe_report
+
+    text = pe_report(12, 16, shaded=True, similarity=True, width=60)
+    assert all(len(line) <= 60 for line in text.splitlines())
+    blocks = text.split("\n\n")
+    tables = [block for block in blocks if block.startswith("pos   sin")]
+    assert [block.splitlines()[0].split()[1:3] for block in tables] == [
+        ["sin", "0"],
+        ["sin", "8"],
+    ]
+    numbers = [[float(cell) for cell in line.split()[1:]] for line in tables[1].splitlines()[1:]]
+    assert np.allclose(numbers, np.round(positional_encoding(12, 16)[:, 8:], 3))
+    assert "rows 1-12 and columns" not in text  # positions are named by their labels
+    assert "columns 0-6 of 12" in text
+    assert pe_report(12, 16, similarity=True) == pe_report(12, 16, similarity=True, width=None)
+    assert max(len(line) for line in pe_report(12, 16, similarity=True).splitlines()) > 60

@@ -25,6 +25,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tui_course.commands.attention import terminal_width
     from tui_course.render.positional import pe_report
 
     print(
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
             start=args.start,
             shaded=True,
             similarity=args.similarity,
+            width=terminal_width(),
         )
     )
     return 0
