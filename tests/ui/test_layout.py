@@ -302,3 +302,22 @@ async def test_heads_are_set_apart_by_a_blank_line(build_app: Callable[..., Cour
         title = next(i for i, line in enumerate(lines) if "head 2 of 2: size 2" in line)
         assert lines[title - 1].strip(" ▌║") == ""
         assert "weights in %" in lines[title - 2]
+
+
+async def test_closing_the_overlay_gives_focus_back_where_it_was(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """o then Esc from a figure landed on the lesson: the figure's keys went dead."""
+    app = build_app("self-attention")
+    async with running(app, size=(40, 12)) as pilot:
+        await pilot.press("tab")
+        assert isinstance(app.focused, AttentionView)
+        await pilot.press("o")
+        assert app.query_one(Outline).has_focus
+        await pilot.press("escape")
+        assert isinstance(app.focused, AttentionView)
+        await pilot.press("o", "o")
+        assert isinstance(app.focused, AttentionView)
+        await pilot.press("o", "down", "enter")  # a new item opens: its content has focus
+        assert app.current is not None and app.current.id == "queries-keys-values"
+        assert app.query_one(LessonView).has_focus
