@@ -634,7 +634,9 @@ class CourseApp(App[None]):
         """Every notice goes to the line above the footer, as plain text (never markup):
         a toast in the corner would cover a quiz's hints and feedback."""
         del markup  # shown as text whatever the caller asked
-        prefix = f"{SEVERITY_WORDS.get(severity, '')}{f'{title}: ' if title else ''}"
+        # "Quit? Training is..." rather than "Quit?: Training is...".
+        joined = f"{title} " if title.endswith(("?", "!", ":", ".")) else f"{title}: "
+        prefix = f"{SEVERITY_WORDS.get(severity, '')}{joined if title else ''}"
         line = one_line(prefix + message)
         self.notices.append(line)
         for lines in self.main_screen.query(NoticeLines):  # also while help is open
