@@ -321,3 +321,14 @@ async def test_closing_the_overlay_gives_focus_back_where_it_was(
         await pilot.press("o", "down", "enter")  # a new item opens: its content has focus
         assert app.current is not None and app.current.id == "queries-keys-values"
         assert app.query_one(LessonView).has_focus
+
+
+async def test_computed_figures_keep_their_text_off_the_frame(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """'│x has 8 components' touched the frame; the live figures have a space there."""
+    app = build_app("multi-head")
+    async with running(app, size=(80, 40)) as pilot:
+        lines = (await shown(pilot)).splitlines()
+        line = next(line for line in lines if "x has 8 components" in line)
+        assert "│ x has 8 components" in line
