@@ -83,7 +83,7 @@ def outline_rows(app: CourseApp, text: str) -> list[str]:
 
     region = app.query_one(Outline).region
     lines = text.splitlines()[region.y : region.bottom]
-    return [line[region.x : region.x + 28] for line in lines]
+    return [line[region.x : region.x + region.width - 2] for line in lines]
 
 
 @pytest.mark.parametrize(

@@ -332,3 +332,19 @@ async def test_computed_figures_keep_their_text_off_the_frame(
         lines = (await shown(pilot)).splitlines()
         line = next(line for line in lines if "x has 8 components" in line)
         assert "│ x has 8 components" in line
+
+
+async def test_the_overlay_is_wide_enough_for_whole_titles_at_80x24(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """The overlay kept the side outline's 27-cell labels: 'Quiz: Mini-checkpo…'."""
+    app = build_app("checkpoint")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("o")
+        text = await shown(pilot)
+        for item in app.items:
+            assert item.title in text, item.title
+        assert "\u2026" not in text.split("▐")[0]
+    app = build_app("checkpoint")
+    async with running(app, size=(120, 30)) as pilot:  # beside the content: 30 wide, cut
+        assert "Quiz: Mini-checkpoint:\u2026" in await shown(pilot)
