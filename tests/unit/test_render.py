@@ -355,3 +355,13 @@ def test_pe_report_fits_a_60_column_terminal() -> None:
     assert "columns 0-6 of 12" in text
     assert pe_report(12, 16, similarity=True) == pe_report(12, 16, similarity=True, width=None)
     assert max(len(line) for line in pe_report(12, 16, similarity=True).splitlines()) > 60
+
+
+def test_cells_that_print_the_same_percentage_get_the_same_shade() -> None:
+    """'cat == 50 ++ 50': 0.496 and 0.504 both print 50 but were shaded apart."""
+    weights = np.array([[1.0, 0.0], [0.496, 0.504]])
+    lines = heatmap_text(heatmap_cells(weights, ["a", "b"], ["a", "b"], 1)).splitlines()
+    row = next(line for line in lines if line.startswith(">b"))
+    cells = row.split()[1:]
+    assert cells[1] == "50" and cells[3] == "50"
+    assert cells[0] == cells[2]  # the same shade characters

@@ -36,6 +36,11 @@ def format_percent(value: float) -> str:
     return f"{round(value * 100):>3d}"
 
 
+def shown_percent(value: float) -> float:
+    """A weight as format_percent prints it, back as a fraction (0.496 -> 0.50)."""
+    return round(value * 100) / 100
+
+
 def format_signed(value: float) -> str:
     """A value in [-1, 1] with its sign and two decimals, in 5 characters ('-0.42')."""
     text = f"{value:5.2f}"
@@ -281,7 +286,9 @@ def heatmap_cells(
                 level = signed_index(value)
                 piece, style = DIVERGING_RAMP[level] * 2 + format_signed(value), f"signed-{level}"
             else:
-                level = shade_index(value, top, low)
+                # Shaded from the percentage printed beside it: two cells reading 50 never
+                # get two different shades ('== 50 ++ 50' looked like a mistake).
+                level = shade_index(shown_percent(value), shown_percent(top), shown_percent(low))
                 piece, style = RAMP[level] * 2 + format_percent(value), f"shade-{level}"
             if is_selected and column == strongest:
                 style = "strong"
