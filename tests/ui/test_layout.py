@@ -348,3 +348,15 @@ async def test_the_overlay_is_wide_enough_for_whole_titles_at_80x24(
     app = build_app("checkpoint")
     async with running(app, size=(120, 30)) as pilot:  # beside the content: 30 wide, cut
         assert "Quiz: Mini-checkpoint:\u2026" in await shown(pilot)
+
+
+async def test_read_as_line_stands_apart_from_the_hint_under_it(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("exercises")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("enter", "0", ".", "5", "enter")
+        lines = (await shown(pilot)).splitlines()
+        at = next(i for i, line in enumerate(lines) if "read as 0.500" in line)
+        assert lines[at + 1].strip(" ▌") == ""
+        assert "Hint 1 of" in lines[at + 2]

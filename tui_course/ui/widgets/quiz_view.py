@@ -147,6 +147,7 @@ class QuizView(VerticalScroll, can_focus=True):
     }
     QuizView .quiz-read-as {
         color: $text-muted;
+        margin-bottom: 1;  /* apart from the hint or verdict under it */
     }
     QuizView #quiz-teach, QuizView #quiz-hints {
         margin-bottom: 1;
