@@ -119,7 +119,9 @@ class Outline(OptionList):
     def on_resize(self) -> None:
         """Titles use the width the outline has: the overlay below 100 columns is wider
         than the side outline, so it need not cut "Mini-checkpoint: why positions?"."""
-        width = max(self.size.width - 2, 10)  # less the marker's cell and the scrollbar
+        if not self.display or self.size.width < 12:
+            return  # hidden (the overlay before o opens it): nothing to lay out yet
+        width = self.size.width - 2  # less the marker's cell and the scrollbar
         if width != self.label_width:
             self.label_width = width
             self.update_marks(self.marks, self.review_due)
