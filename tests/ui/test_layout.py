@@ -360,3 +360,22 @@ async def test_read_as_line_stands_apart_from_the_hint_under_it(
         at = next(i for i, line in enumerate(lines) if "read as 0.500" in line)
         assert lines[at + 1].strip(" ▌") == ""
         assert "Hint 1 of" in lines[at + 2]
+
+
+async def test_lesson_2_says_how_to_reach_the_sentence_box_and_it_works(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """It said 'the box above the figure'; the box is the figure's first line, two Tabs in."""
+    from tui_course.ui.widgets.lesson_view import LiveFigure
+
+    app = build_app("context-matters")
+    async with running(app, size=(80, 24)) as pilot:
+        prose = " ".join(
+            " ".join(markdown.source.split()) for markdown in app.query("LessonView Markdown")
+        )
+        assert "box above the figure" not in prose
+        assert "Press Tab twice to reach the box at the top of the figure" in prose
+        await pilot.press("tab", "tab")
+        box = app.focused
+        assert isinstance(box, Input)
+        assert any(isinstance(node, LiveFigure) for node in box.ancestors)
