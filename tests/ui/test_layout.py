@@ -276,7 +276,7 @@ async def test_quiz_footer_names_what_enter_and_right_do_now(
         assert "Submit" in footer and "Skip" in footer and "Start" not in footer
         await pilot.press("2", "enter")  # right: the question is closed
         footer = footer_line(await shown(pilot))
-        assert footer.count("Next") == 2  # Enter: next question; n: next item in the course
+        assert "Next question" in footer and "Next item" in footer  # Enter, and n
         assert "Submit" not in footer and "Skip" not in footer
         await pilot.press("right")  # Right still goes on, though the footer shows Enter only
         assert "Question 2 of 3" in await shown(pilot)

@@ -35,6 +35,7 @@ from tui_course.progress.store import StoreError
 from tui_course.ui.widgets.item_line import ItemLine
 
 ENTER_TOOLTIP = "Start; submit; after the answer, go on"
+ENTER_LABELS = (("intro", "Start"), ("asking", "Submit"), ("closed", "Next question"))
 RIGHT_TOOLTIP = "Next question (skips an unanswered one)"
 # The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
 MAX_LISTED_MISSES = 20
@@ -159,7 +160,7 @@ class QuizView(VerticalScroll, can_focus=True):
         # ("Start", "Submit", "Next question"), and help merges them by their tooltip.
         *[
             Binding("enter", f"submit('{phase}')", label, tooltip=ENTER_TOOLTIP)
-            for phase, label in (("intro", "Start"), ("asking", "Submit"), ("closed", "Next"))
+            for phase, label in ENTER_LABELS
         ],
         Binding("h", "hint", "Hint", tooltip="Show the next hint"),
         Binding("v", "reveal", "Show answer", tooltip="Show the answer (recorded as revealed)"),
