@@ -86,9 +86,9 @@ class HeatmapView(Widget):
         return heatmap_rich(self._cells(self.content_region.width or self.app.size.width))
 
     def rows_shown(self) -> int:
-        """`max_rows` on a 24-line terminal, more on a taller one: at 200x60 a 16-token
-        map showed rows 5-16 above thirty empty lines."""
-        return max(self.max_rows, self.app.size.height // 2)
+        """`max_rows` on a 24-line terminal, proportionally more on a taller one: at 200x60
+        a 16-token map showed rows 5-16 above thirty empty lines."""
+        return max(self.max_rows, self.max_rows * self.app.size.height // 24)
 
     def visible_rows(self) -> range:
         return window(len(self.labels), self.rows_shown(), self.selected)
