@@ -15,7 +15,15 @@ from pathlib import Path
 
 from tui_course import __version__
 from tui_course.commands import COMMANDS
-from tui_course.commands.common import PROG, Parser, add_common, content_dir, data_dir, fail
+from tui_course.commands.common import (
+    PROG,
+    Parser,
+    add_common,
+    content_dir,
+    data_dir,
+    describe_subcommands,
+    fail,
+)
 
 
 def build_parser(only: Collection[str] | None = None) -> Parser:
@@ -41,6 +49,7 @@ def build_parser(only: Collection[str] | None = None) -> Parser:
             importlib.import_module(f"tui_course.commands.{module}").add_parser(commands)
         else:
             commands.add_parser(name)
+    describe_subcommands(parser)
     return parser
 
 

@@ -52,7 +52,9 @@ async def test_ascii_flag_wins_over_a_utf8_locale_and_unicode_comes_back_after(
     async with running(app) as pilot:
         await pilot.press("tab")
         text = await shown(pilot)
-        assert not_ascii(text) == [] and "+- live: attention" in text
+        assert not_ascii(text) == [] and "#= live: attention" in text  # focused: '#='
+        await pilot.press("shift+tab")  # the lesson: the figure's frame is plain again
+        assert "+- live: attention" in await shown(pilot)
     monkeypatch.delenv(ASCII_ENV)
     app = build_app("self-attention")
     async with running(app) as pilot:
@@ -81,7 +83,7 @@ def outline_rows(app: CourseApp, text: str) -> list[str]:
 
     region = app.query_one(Outline).region
     lines = text.splitlines()[region.y : region.bottom]
-    return [line[region.x : region.x + 28] for line in lines]
+    return [line[region.x : region.x + region.width - 2] for line in lines]
 
 
 @pytest.mark.parametrize(

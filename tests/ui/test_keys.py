@@ -45,14 +45,15 @@ SAME_MEANING: dict[str, frozenset[str]] = {
     # Left/Right move sideways in the focused pane: scroll a wide figure, step to the
     # previous/next head of the real model; Right in a quiz steps on to the next question.
     "left": frozenset({"scroll_left", "move_head(-1)"}),
-    "right": frozenset({"scroll_right", "move_head(1)", "next"}),
+    # (A quiz has one binding per phase, so its footer names what the key does now.)
+    "right": frozenset({"scroll_right", "move_head(1)", "next('asking')", "next('closed')"}),
     # Home/End go to the first/last line or item; PgUp/PgDn page, in the palette's list too.
     "home": frozenset({"scroll_home", "first"}),
     "end": frozenset({"scroll_end", "last"}),
     "pageup": frozenset({"page_up", "command_list('page_up')"}),
     "pagedown": frozenset({"page_down", "command_list('page_down')"}),
     # Enter does the highlighted or typed thing: open the outline item, submit in a quiz.
-    "enter": frozenset({"select", "submit"}),
+    "enter": frozenset({"select", "submit('intro')", "submit('asking')", "submit('closed')"}),
     # Esc goes back one step: out of the answer box, the help or the palette.
     "escape": frozenset({"back_out", "dismiss", "escape"}),
     # The help keys open help, and close it again when it is open.

@@ -128,3 +128,21 @@ async def test_pe_lab_keys(build_app: Callable[..., CourseApp]) -> None:
         assert len(numbers) == 13
         heatmap = view.query_one(HeatmapView)
         assert heatmap.selected == 2 and len(heatmap.labels) == 12
+
+
+async def test_a_tall_terminal_shows_more_rows_of_a_heatmap(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """At 200x60 a 20-word map showed 12 rows above thirty empty lines."""
+    words = " ".join(f"word{i}" for i in range(20))
+    for size, rows in (((80, 24), 12), ((200, 60), 20)):
+        app = build_app("attention-lab")
+        async with running(app, size=size) as pilot:
+            app.query_one(Input).value = words
+            await pilot.pause()
+            heatmap = app.query_one(HeatmapView)
+            shown_rows = [
+                line for line in heatmap.render().plain.splitlines() if line[1:5] == "word"
+            ]
+            assert len(shown_rows) == rows, size
+            assert len(heatmap.visible_rows()) == rows

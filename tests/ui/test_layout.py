@@ -247,3 +247,171 @@ async def test_a_text_box_with_the_focus_still_shows_how_to_quit(
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_leaving_the_overlay_for_the_content_puts_it_away(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """n, p or Tab from the open overlay move focus to the content: the overlay must not
+    stay on top of it (a quiz's answer box and feedback were hidden under it)."""
+    app = build_app("self-attention")
+    async with running(app, size=(80, 24)) as pilot:
+        outline = app.query_one(Outline)
+        await pilot.press("o")
+        assert outline.display and outline.has_focus
+        await pilot.press("n")
+        assert app.current is not None and app.current.id == "queries-keys-values"
+        assert not outline.display and app.query_one(LessonView).has_focus
+        await pilot.press("o", "tab")
+        assert not outline.display and not outline.has_focus
+        await pilot.press("escape")  # Esc from the lesson opens it again
+        assert outline.display and outline.has_focus
+    app = build_app("pe-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        outline = app.query_one(Outline)
+        await pilot.press("o", "n")  # on to the checkpoint quiz: its answer area is not covered
+        assert app.current is not None and app.current.id == "checkpoint"
+        assert not outline.display
+
+
+async def test_switch_and_key_lines_break_between_items_at_80x24(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """'| e' at the end of one line and 'vectors toy-train' on the next read as two things."""
+    app = build_app("attention-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        text = await shown(pilot)
+        assert "e vectors toy-train" in text
+        assert not any(line.rstrip(" ▌▎║│").endswith(" e") for line in text.splitlines())
+    app = build_app("pe-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        text = await shown(pilot)
+        assert "[/] d_model" in text and "up/down compare a position" in text
+    app = build_app("positional-encoding")  # its first table has no map to compare rows in
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("tab")
+        text = await shown(pilot)
+        assert "[/] d_model" in text and "compare a position" not in text
+    app = build_app("checkpoint")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        text = await shown(pilot)
+        assert "h hint, v answer, Right skip" in text
+
+
+async def test_quiz_footer_names_what_enter_and_right_do_now(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """'Submit' and 'Skip' on the intro and after an answer named keys that start or go on."""
+    app = build_app("checkpoint")
+    async with running(app, size=(80, 24)) as pilot:
+        footer = footer_line(await shown(pilot))
+        assert "Start" in footer and "Submit" not in footer and "Skip" not in footer
+        await pilot.press("enter")
+        footer = footer_line(await shown(pilot))
+        assert "Submit" in footer and "Skip" in footer and "Start" not in footer
+        await pilot.press("2", "enter")  # right: the question is closed
+        footer = footer_line(await shown(pilot))
+        assert "Next question" in footer and "Next item" in footer  # Enter, and n
+        assert "Submit" not in footer and "Skip" not in footer
+        await pilot.press("right")  # Right still goes on, though the footer shows Enter only
+        assert "Question 2 of 3" in await shown(pilot)
+
+
+async def test_pe_figure_footer_shows_its_keys(build_app: Callable[..., CourseApp]) -> None:
+    """The PE figure's keys were all hidden: the footer looked like a plain lesson's."""
+    app = build_app("pe-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        footer = footer_line(await shown(pilot))
+        assert "+ - Positions" in footer and "] [ d_model" in footer
+        assert footer.index("q Quit") < footer.index("Positions")  # quit, help, outline first
+        await pilot.press("plus", "right_square_bracket")
+        assert "positions 0-10 (11," in await shown(pilot)
+        assert "x d_model 10 " in await shown(pilot)
+
+
+async def test_heads_are_set_apart_by_a_blank_line(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("self-attention")
+    async with running(app, size=(80, 50)) as pilot:
+        await pilot.press("tab", "m")
+        lines = (await shown(pilot)).splitlines()
+        title = next(i for i, line in enumerate(lines) if "head 2 of 2: size 2" in line)
+        assert lines[title - 1].strip(" ▌║") == ""
+        assert "weights in %" in lines[title - 2]
+
+
+async def test_closing_the_overlay_gives_focus_back_where_it_was(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """o then Esc from a figure landed on the lesson: the figure's keys went dead."""
+    app = build_app("self-attention")
+    async with running(app, size=(40, 12)) as pilot:
+        await pilot.press("tab")
+        assert isinstance(app.focused, AttentionView)
+        await pilot.press("o")
+        assert app.query_one(Outline).has_focus
+        await pilot.press("escape")
+        assert isinstance(app.focused, AttentionView)
+        await pilot.press("o", "o")
+        assert isinstance(app.focused, AttentionView)
+        await pilot.press("o", "down", "enter")  # a new item opens: its content has focus
+        assert app.current is not None and app.current.id == "queries-keys-values"
+        assert app.query_one(LessonView).has_focus
+
+
+async def test_computed_figures_keep_their_text_off_the_frame(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """'│x has 8 components' touched the frame; the live figures have a space there."""
+    app = build_app("multi-head")
+    async with running(app, size=(80, 40)) as pilot:
+        lines = (await shown(pilot)).splitlines()
+        line = next(line for line in lines if "x has 8 components" in line)
+        assert "│ x has 8 components" in line
+
+
+async def test_the_overlay_is_wide_enough_for_whole_titles_at_80x24(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """The overlay kept the side outline's 27-cell labels: 'Quiz: Mini-checkpo…'."""
+    app = build_app("checkpoint")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("o")
+        text = await shown(pilot)
+        for item in app.items:
+            assert item.title in text, item.title
+        assert "\u2026" not in text.split("▐")[0]
+    app = build_app("checkpoint")
+    async with running(app, size=(120, 30)) as pilot:  # beside the content: 30 wide, cut
+        assert "Quiz: Mini-checkpoint:\u2026" in await shown(pilot)
+
+
+async def test_read_as_line_stands_apart_from_the_hint_under_it(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("exercises")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("enter", "0", ".", "5", "enter")
+        lines = (await shown(pilot)).splitlines()
+        at = next(i for i, line in enumerate(lines) if "read as 0.500" in line)
+        assert lines[at + 1].strip(" ▌") == ""
+        assert "Hint 1 of" in lines[at + 2]
+
+
+async def test_lesson_2_says_how_to_reach_the_sentence_box_and_it_works(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """It said 'the box above the figure'; the box is the figure's first line, two Tabs in."""
+    from tui_course.ui.widgets.lesson_view import LiveFigure
+
+    app = build_app("context-matters")
+    async with running(app, size=(80, 24)) as pilot:
+        prose = " ".join(
+            " ".join(markdown.source.split()) for markdown in app.query("LessonView Markdown")
+        )
+        assert "box above the figure" not in prose
+        assert "Press Tab twice to reach the box at the top of the figure" in prose
+        await pilot.press("tab", "tab")
+        box = app.focused
+        assert isinstance(box, Input)
+        assert any(isinstance(node, LiveFigure) for node in box.ancestors)

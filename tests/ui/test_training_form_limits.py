@@ -33,3 +33,15 @@ async def test_form_takes_each_limit_and_refuses_one_past(
         app.query_one("#train-batch_size", Input).value = "8192"
         with pytest.raises(ValueError, match="batch must be a whole number from 1 to 512"):
             panel.options()
+
+
+async def test_form_labels_show_the_ranges_at_80x24(build_app: Callable[..., CourseApp]) -> None:
+    """The limits showed only in the error after pressing Train (or a mouse tooltip)."""
+    from tests.ui.conftest import shown
+
+    app = build_app("training-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        text = await shown(pilot)
+        for spec, name in zip(specs.TRAINING_FORM, ("digits", "epochs", "batch"), strict=False):
+            assert f"{name} {spec.low:,}-{spec.high:,}" in text
+        assert "threads 1-8" in text and "seed" in text

@@ -167,6 +167,7 @@ async def test_quitting_mid_run_asks_first_then_stops_the_child(
         await pilot.pause()
         assert app.is_running and alive(pid)  # one stray q does not end a run
         assert any("Press q again" in line for line in await notices(pilot))
+        assert any("Quit? Training is still running" in line for line in await notices(pilot))
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running

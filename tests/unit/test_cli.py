@@ -335,6 +335,42 @@ def test_pe_similarity_fits_the_terminal_like_the_attention_heatmap() -> None:
     assert result.returncode == 0
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80
-    assert lines[-1] == "rows 1-64 and columns 1-9 of 64"
+    assert lines[-1] == "rows 0-63 and columns 0-8 of 64"  # positions by their labels
     narrow = run("pe", "--positions", "4", "--dim", "2", "--similarity", env={"COLUMNS": "80"})
     assert " 0 ## 1.00 :: 0.54 ~~-0.42 ==-0.99" in narrow.stdout.splitlines()
+
+
+@pytest.mark.parametrize(
+    "command", ["validate", "list", "progress", "export", "reset", "review", "submit", "doctor"]
+)
+def test_each_subcommand_help_says_what_it_does(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`attn-tui validate --help` went straight from usage to options."""
+    from tui_course.cli import build_parser
+
+    parser = build_parser()
+    with pytest.raises(SystemExit):
+        parser.parse_args([command, "--help"])
+    text = capsys.readouterr().out
+    description = text.split("\n\n")[1]
+    assert not description.startswith(("positional arguments", "options")), text
+    assert description.endswith("."), description
+
+
+def test_help_examples_are_whole_commands_at_80_columns(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A wrapped example ('... sat the cat sat' / 'down') cannot be copied and run."""
+    from tui_course.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", "80")
+    for command in ("attention", "pe", "train"):
+        with pytest.raises(SystemExit):
+            build_parser().parse_args([command, "--help"])
+        lines = capsys.readouterr().out.rstrip("\n").splitlines()
+        assert lines[-2] == "example:"
+        assert lines[-1].startswith(f"  attn-tui {command} ") and len(lines[-1]) <= 80
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["progress", "--help"])
+    assert "json for a script (default table)" in " ".join(capsys.readouterr().out.split())

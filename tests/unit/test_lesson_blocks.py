@@ -161,3 +161,24 @@ def test_the_cheap_block_bound_is_never_below_markdown_its_count(markdown: str) 
     tokens = _markdown_parser().parse(markdown)
     blocks = sum(1 for token in tokens if token.nesting == 1 or token.type in _SINGLE_BLOCKS)
     assert blocks <= _most_blocks(markdown)
+
+
+def test_lesson_3_points_at_the_loop_check_line_by_its_words() -> None:
+    """The prose said 'the last line of the figure' compares the two versions; the figure
+    ends with its notes, so it now quotes the line, and the figure must print it."""
+    from tests.conftest import REPO
+    from tui_course.content.lessons import load_lessons
+    from tui_course.render.blocks import attention_extras, compute_attention_block
+
+    lesson_3 = next(item for item in load_lessons(REPO / "lessons")[0] if item.order == 3)
+    prose = " ".join(
+        " ".join(segment.text.split())
+        for segment in lesson_3.segments
+        if isinstance(segment, MarkdownSegment)
+    )
+    assert "last line of the figure" not in prose
+    assert 'The line "Loop and vectorised versions" in the figure above' in prose
+    block = next(segment for segment in lesson_3.segments if isinstance(segment, BlockSegment))
+    result, row = compute_attention_block(block.params)
+    lines = attention_extras(result, row, block.params)
+    assert any(line.startswith("Loop and vectorised versions (") for line in lines)

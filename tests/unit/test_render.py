@@ -344,3 +344,52 @@ def test_a_block_sentence_past_the_word_limit_is_refused_not_cut() -> None:
     )
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == f"attn-tui: attention: error: WORD: at most {limit} words, got 70\n"
+
+
+def test_similarity_map_marks_the_most_alike_other_position_by_its_label() -> None:
+    """'^ strongest key' under a row's own 1.00 said nothing; 'columns 1-9' named
+    positions 0-8."""
+    from tui_course.maths.positional import position_similarity, positional_encoding
+
+    similarity = position_similarity(positional_encoding(10, 8))
+    labels = [str(position) for position in range(10)]
+    lines = heatmap_text(
+        heatmap_cells(similarity, labels, labels, 0, signed=True, width=76)
+    ).splitlines()
+    assert lines[0].split()[0] == "0"  # the row's own column stays on screen
+    assert "^ most alike to '0', itself aside" in lines[-1]
+    assert "rows 0-9 and columns 0, 2-9 of 10" in lines[-1]
+    marker = next(line for line in lines if "^^" in line)
+    column = lines[0].split()[(marker.index("^") - 3) // 8]
+    assert column == str(int(np.argmax(similarity[0, 1:])) + 1)  # 6: 0.95
+
+
+def test_pe_report_fits_a_60_column_terminal() -> None:
+    """`attn-tui pe --dim 16 --similarity` at 60 columns wrapped every row into the next."""
+    from tui_course.maths.positional import positional_encoding
+    from tui_course.render.positional import pe_report
+
+    text = pe_report(12, 16, shaded=True, similarity=True, width=60)
+    assert all(len(line) <= 60 for line in text.splitlines())
+    blocks = text.split("\n\n")
+    tables = [block for block in blocks if block.startswith("pos   sin")]
+    assert [block.splitlines()[0].split()[1:3] for block in tables] == [
+        ["sin", "0"],
+        ["sin", "8"],
+    ]
+    numbers = [[float(cell) for cell in line.split()[1:]] for line in tables[1].splitlines()[1:]]
+    assert np.allclose(numbers, np.round(positional_encoding(12, 16)[:, 8:], 3))
+    assert "rows 1-12 and columns" not in text  # positions are named by their labels
+    assert "columns 0-6 of 12" in text
+    assert pe_report(12, 16, similarity=True) == pe_report(12, 16, similarity=True, width=None)
+    assert max(len(line) for line in pe_report(12, 16, similarity=True).splitlines()) > 60
+
+
+def test_cells_that_print_the_same_percentage_get_the_same_shade() -> None:
+    """'cat == 50 ++ 50': 0.496 and 0.504 both print 50 but were shaded apart."""
+    weights = np.array([[1.0, 0.0], [0.496, 0.504]])
+    lines = heatmap_text(heatmap_cells(weights, ["a", "b"], ["a", "b"], 1)).splitlines()
+    row = next(line for line in lines if line.startswith(">b"))
+    cells = row.split()[1:]
+    assert cells[1] == "50" and cells[3] == "50"
+    assert cells[0] == cells[2]  # the same shade characters

@@ -21,7 +21,9 @@ def add_parser(commands: Any) -> None:
         "attention",
         help="print an attention heatmap for a sentence",
         description="Print the attention weights of every word of a sentence over the others.",
-        epilog="example: attn-tui attention --embeddings toy-cat-sat --query sat the cat sat down",
+        epilog=(
+            "example:\n  attn-tui attention --embeddings toy-cat-sat --query sat the cat sat down"
+        ),
     )
     parser.add_argument(
         "words",

@@ -5,18 +5,45 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 PROG = "attn-tui"
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, except that an epilog starting "example:" keeps its lines: a
+    command wrapped in the middle ("... sat the cat sat" / "down") cannot be copied."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("example:"):
+            return "\n".join(indent + line for line in text.splitlines())
+        return super()._fill_text(text, width, indent)
 
 
 class Parser(argparse.ArgumentParser):
     """Usage errors are one line that names the flag, never a wall of usage text."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         from tui_course.safe_text import plain_text  # the message quotes what was typed
 
         self.exit(2, f"{self.prog}: error: {plain_text(message)} (see {self.prog} --help)\n")
+
+
+def describe_subcommands(parser: argparse.ArgumentParser) -> None:
+    """Give each subcommand's own --help the line the list of commands shows for it:
+    `attn-tui validate --help` said nothing about what validate does."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                sub = action.choices.get(choice.dest)
+                if isinstance(sub, argparse.ArgumentParser):
+                    if sub.description is None and choice.help:
+                        sub.description = choice.help[:1].upper() + choice.help[1:] + "."
+                    describe_subcommands(sub)
 
 
 def add_common(parser: argparse.ArgumentParser, default: object) -> None:

@@ -13,7 +13,12 @@ def add_parser(commands: Any) -> None:
         "export", help="write quizzes as GIFT or Moodle XML for an LMS question bank"
     )
     parser.add_argument("quiz", nargs="?", metavar="QUIZ", help="quiz id (default: every quiz)")
-    parser.add_argument("--format", choices=("gift", "moodle-xml"), required=True)
+    parser.add_argument(
+        "--format",
+        choices=("gift", "moodle-xml"),
+        required=True,
+        help="gift (plain text) or moodle-xml; both import into a Moodle question bank",
+    )
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     add_common(parser, argparse.SUPPRESS)
     parser.set_defaults(run=run)

@@ -14,7 +14,7 @@ def add_parser(commands: Any) -> None:
         help="print a sinusoidal positional-encoding table",
         description="Print sinusoidal positional encodings, shaded, and optionally how alike "
         "positions are (cosine similarity, -1 to +1).",
-        epilog="example: attn-tui pe --positions 4 --dim 2 --similarity",
+        epilog="example:\n  attn-tui pe --positions 4 --dim 2 --similarity",
     )
     specs.int_argument(parser, specs.POSITIONS)
     specs.int_argument(parser, specs.DIM, metavar="D")

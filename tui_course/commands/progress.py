@@ -14,7 +14,12 @@ from tui_course.commands.common import PROG, add_common, content_dir, data_dir, 
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser("progress", help="show saved progress")
-    parser.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    parser.add_argument(
+        "--format",
+        choices=("table", "csv", "json"),
+        default="table",
+        help="table to read, csv for a spreadsheet, json for a script (default table)",
+    )
     add_common(parser, argparse.SUPPRESS)
     parser.set_defaults(run=run)
 

@@ -21,7 +21,7 @@ def add_parser(commands: Any) -> None:
         help="train the digit task (needs the train extra)",
         description="Train lesson 10's digit task in a child process. Sizes are capped so one "
         "run stays within 2 GB of memory.",
-        epilog="example: attn-tui train --model lstm --length 60 --epochs 10",
+        epilog="example:\n  attn-tui train --model lstm --length 60 --epochs 10",
     )
     add_train_arguments(parser)
     parser.add_argument("--json", action="store_true", help="JSON lines on stdout")

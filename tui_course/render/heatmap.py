@@ -36,6 +36,11 @@ def format_percent(value: float) -> str:
     return f"{round(value * 100):>3d}"
 
 
+def shown_percent(value: float) -> float:
+    """A weight as format_percent prints it, back as a fraction (0.496 -> 0.50)."""
+    return round(value * 100) / 100
+
+
 def format_signed(value: float) -> str:
     """A value in [-1, 1] with its sign and two decimals, in 5 characters ('-0.42')."""
     text = f"{value:5.2f}"
@@ -119,16 +124,21 @@ def shown_columns(
     return sorted({*around, *extra})
 
 
-def spans(indexes: Sequence[int]) -> str:
-    """1-based runs of consecutive indexes: [0, 24, 25, 26] -> '1, 25-27'."""
+def spans(indexes: Sequence[int], names: Sequence[str] | None = None) -> str:
+    """1-based runs of consecutive indexes: [0, 24, 25, 26] -> '1, 25-27'; with `names`,
+    each run is named by its labels instead (positions labelled 0-9 read '0-8', not '1-9')."""
     runs: list[list[int]] = []
     for index in indexes:
         if runs and index == runs[-1][-1] + 1:
             runs[-1].append(index)
         else:
             runs.append([index])
+
+    def name(index: int) -> str:
+        return names[index] if names is not None else str(index + 1)
+
     return ", ".join(
-        f"{run[0] + 1}" if len(run) == 1 else f"{run[0] + 1}-{run[-1] + 1}" for run in runs
+        name(run[0]) if len(run) == 1 else f"{name(run[0])}-{name(run[-1])}" for run in runs
     )
 
 
@@ -235,12 +245,19 @@ def heatmap_cells(
         layout = heatmap_layout(width, row_labels, column_labels, signed)
     cell, row_width = layout.cell, layout.row_width
     rows = window(len(row_labels), max_rows, selected)
-    strongest = int(np.argmax(matrix[selected])) if selected is not None else None
+    strongest: int | None = None
+    if selected is not None:
+        row_values = matrix[selected].copy()
+        if signed and row_values.size > 1 and selected < row_values.size:
+            # A similarity map: every position is most like itself; mark the next most alike.
+            row_values[selected] = -np.inf
+        strongest = int(np.argmax(row_values))
+    keep = [*keep_columns, *([selected] if signed and selected is not None else [])]
     columns = shown_columns(
         len(column_labels),
         layout.max_columns,
         strongest if strongest is not None else selected,
-        keep_columns,
+        keep,  # a similarity row keeps its own 1.00 beside the marked one
     )
     # Numbered when a shown word does not fit its column: the key line names them all.
     numbered = any(cell_len(column_labels[column]) > cell for column in columns)
@@ -269,7 +286,9 @@ def heatmap_cells(
                 level = signed_index(value)
                 piece, style = DIVERGING_RAMP[level] * 2 + format_signed(value), f"signed-{level}"
             else:
-                level = shade_index(value, top, low)
+                # Shaded from the percentage printed beside it: two cells reading 50 never
+                # get two different shades ('== 50 ++ 50' looked like a mistake).
+                level = shade_index(shown_percent(value), shown_percent(top), shown_percent(low))
                 piece, style = RAMP[level] * 2 + format_percent(value), f"shade-{level}"
             if is_selected and column == strongest:
                 style = "strong"
@@ -288,7 +307,10 @@ def heatmap_cells(
             value_width = cell_width(signed)
             offset = row_width + 2 + columns.index(strongest) * (cell + 1) + cell - value_width
             lines.append([(" " * offset + "^" * value_width, "strong")])
-        legend.append(f"^ strongest key for '{row_labels[selected]}'")
+        if signed:
+            legend.append(f"^ most alike to '{row_labels[selected]}', itself aside")
+        else:
+            legend.append(f"^ strongest key for '{row_labels[selected]}'")
     if numbered:
         names = [
             (f"{column + 1} {column_labels[column]}", "strong" if column == strongest else "label")
@@ -296,8 +318,12 @@ def heatmap_cells(
         ]
         lines += _packed("keys: ", names, width)
     if len(rows) < len(row_labels) or len(columns) < len(column_labels):
-        shown = f"columns {spans(columns)} of {len(column_labels)}"
-        legend.append(f"rows {rows.start + 1}-{rows.stop} and {shown}")
+        # Numbers as labels (positions from 0) name the rows and columns shown; otherwise
+        # they are counted from 1, as the numbered columns are.
+        label_names = column_labels if all(label.isdigit() for label in column_labels) else None
+        row_names = row_labels if label_names is not None else None
+        shown = f"columns {spans(columns, label_names)} of {len(column_labels)}"
+        legend.append(f"rows {spans(list(rows), row_names)} and {shown}")
     lines += _legend_lines(legend, width)
     return lines
 

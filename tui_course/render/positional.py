@@ -20,9 +20,12 @@ def position_labels(count: int, start: int = 0) -> list[str]:
     return [str(start + p) for p in range(count)]
 
 
-def pe_table_text(pe: Array, start: int = 0, decimals: int = 3) -> str:
+def pe_table_text(
+    pe: Array, start: int = 0, decimals: int = 3, max_width: int | None = None
+) -> str:
     labels = position_labels(pe.shape[0], start)
-    return number_table(pe, labels, column_names(pe.shape[1]), decimals=decimals, corner="pos")
+    names = column_names(pe.shape[1])
+    return number_table(pe, labels, names, decimals=decimals, corner="pos", max_width=max_width)
 
 
 def pe_shaded_text(pe: Array, start: int = 0) -> str:
@@ -72,19 +75,17 @@ def pe_report(
     similarity: bool = False,
     width: int | None = None,
 ) -> str:
-    """The `pe-table` block and `attn-tui pe`; every character is ASCII. `width` windows
-    the similarity map to the terminal, as `attn-tui attention` does its heatmap."""
+    """The `pe-table` block and `attn-tui pe`; every character is ASCII. `width` is the
+    terminal's (None: no limit): the table then comes in blocks of columns and the
+    similarity map is windowed, saying which columns it shows."""
     pe = positional_encoding(positions, dim, start=start)
     last = start + positions - 1
     parts = [f"Sinusoidal PE, d_model = {dim}, positions {start} to {last}"]
     if table:
-        parts += ["", pe_table_text(pe, start, decimals)]
+        parts += ["", pe_table_text(pe, start, decimals, max_width=width)]
     if shaded:
         parts += ["", pe_shaded_text(pe, start)]
     if similarity:
-        parts += [
-            "",
-            "Cosine similarity of positions:",
-            similarity_text(pe, start, width=width),
-        ]
+        similar = similarity_text(pe, start, width=width)
+        parts += ["", "Cosine similarity of positions:", similar]
     return "\n".join(parts)

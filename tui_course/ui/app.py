@@ -168,6 +168,8 @@ class CourseApp(App[None]):
         self.class_link: ClassLink | None = None
         self.notices: list[str] = []  # every notice of this session, as shown
         self.tabs_pressed = 0  # focus moves the student made (open_item leaves them be)
+        # What had focus when the outline overlay opened: closing it goes back there.
+        self._focus_before_overlay: Widget | None = None
         self._unsent: set[str] = set()  # finished quizzes whose results could not be read yet
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
 
@@ -437,6 +439,7 @@ class CourseApp(App[None]):
     @on(OptionList.OptionSelected, "#outline")
     async def _outline_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id is not None:
+            self._focus_before_overlay = None  # a new item opens: its content takes focus
             self._close_overlay()
             await self.open_item(event.option.id, focus_content=True)
 
@@ -561,7 +564,7 @@ class CourseApp(App[None]):
             self._close_overlay()  # a second Esc puts the outline away again
             return
         if self.narrow:
-            self.main_screen.add_class("-outline-open")
+            self._open_overlay()
         else:
             self.main_screen.remove_class("-outline-hidden")
         outline.focus()
@@ -586,15 +589,25 @@ class CourseApp(App[None]):
             if self.overlay_open:
                 self._close_overlay()
             else:
-                self.main_screen.add_class("-outline-open")
+                self._open_overlay()
                 self.query_one(Outline).focus()
             return
         self.main_screen.toggle_class("-outline-hidden")
         self._focus_content_if_outline_hidden()
 
+    def _open_overlay(self) -> None:
+        if not self.overlay_open:
+            focused = self.focused
+            self._focus_before_overlay = None if isinstance(focused, Outline) else focused
+        self.main_screen.add_class("-outline-open")
+
     def _close_overlay(self) -> None:
         if self.overlay_open:
             self.main_screen.remove_class("-outline-open")
+            before, self._focus_before_overlay = self._focus_before_overlay, None
+            if before is not None and before.is_attached and self.query_one(Outline).has_focus:
+                before.focus()  # back to the figure or box the student was in
+                return
             self._focus_content_if_outline_hidden()
 
     def _focus_content_if_outline_hidden(self) -> None:
@@ -622,7 +635,9 @@ class CourseApp(App[None]):
         """Every notice goes to the line above the footer, as plain text (never markup):
         a toast in the corner would cover a quiz's hints and feedback."""
         del markup  # shown as text whatever the caller asked
-        prefix = f"{SEVERITY_WORDS.get(severity, '')}{f'{title}: ' if title else ''}"
+        # "Quit? Training is..." rather than "Quit?: Training is...".
+        joined = f"{title} " if title.endswith(("?", "!", ":", ".")) else f"{title}: "
+        prefix = f"{SEVERITY_WORDS.get(severity, '')}{joined if title else ''}"
         line = one_line(prefix + message)
         self.notices.append(line)
         for lines in self.main_screen.query(NoticeLines):  # also while help is open
@@ -653,6 +668,14 @@ class CourseApp(App[None]):
         """A steady text cursor: a blinking one redraws twice a second while nobody types."""
         if isinstance(event.widget, Input):
             event.widget.cursor_blink = False
+        # Focus moving from the overlay into the content (n, p, Tab, a click) puts the
+        # overlay away: left open, it would cover the very place that has the keys.
+        if (
+            self.overlay_open
+            and event.widget.screen is self.main_screen
+            and not isinstance(event.widget, Outline)
+        ):
+            self.main_screen.remove_class("-outline-open")
 
     def on_resize(self, event: events.Resize) -> None:
         """Crossing the breakpoint may hide the focused outline: move focus to the content.

@@ -25,6 +25,9 @@ from textual.widgets import LoadingIndicator, Markdown
 from textual.widgets._toggle_button import ToggleButton
 
 KEEP = {"", "none", "hidden", "blank", "ascii"}
+# The focused figure's "double" frame, in ASCII: '#' corners and sides, '=' top and bottom,
+# so it still differs from an unfocused figure's '+-|' frame (focus is a glyph cue).
+ASCII_DOUBLE = (("#", "=", "#"), ("#", " ", "#"), ("#", "=", "#"))
 
 
 DEFAULT_COLOR = Color.parse("grey50")  # unused: the glyphs carry the picture
@@ -94,7 +97,8 @@ def use_ascii_glyphs(ascii_only: bool) -> None:
     locations: dict[str, Any] = _UNICODE["border_locations"]
     for name in chars:
         swap = ascii_only and name not in KEEP
-        _border.BORDER_CHARS[name] = chars["ascii"] if swap else chars[name]  # type: ignore[index]
+        ascii_chars = ASCII_DOUBLE if name == "double" else chars["ascii"]
+        _border.BORDER_CHARS[name] = ascii_chars if swap else chars[name]  # type: ignore[index]
         _border.BORDER_LOCATIONS[name] = (  # type: ignore[index]
             locations["ascii"] if swap else locations[name]
         )

@@ -24,6 +24,7 @@ from tui_course.maths.explore import (
 from tui_course.render.blocks import attention_extras, attention_summary, head_title
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.item_line import ItemLine
 
 EMBEDDING_ORDER = ("toy-train", "toy-cat-sat", "toy-it", "hashed")  # the order `e` cycles
 
@@ -39,6 +40,10 @@ class AttentionView(Vertical, can_focus=True):
     }
     AttentionView .head-title {
         text-style: bold;
+        margin-top: 1;  /* a blank line after the previous head's legend */
+    }
+    AttentionView .head-title:first-child {
+        margin-top: 0;
     }
     AttentionView .attention-extras {
         margin-top: 1;
@@ -92,7 +97,7 @@ class AttentionView(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         if self.editable:
             yield Input(self.setup.sentence, placeholder="type a sentence", classes="sentence")
-        yield Static(classes="attention-controls", markup=False)
+        yield ItemLine(classes="attention-controls")
         yield Static(classes="attention-summary", markup=False)
         yield Vertical(classes="attention-heads")
         yield Static(classes="attention-extras", markup=False)
@@ -155,7 +160,7 @@ class AttentionView(Vertical, can_focus=True):
             title_widget.update(head_title(result, head))
 
     def _draw_text(self) -> None:
-        controls = self.query_one(".attention-controls", Static)
+        controls = self.query_one(".attention-controls", ItemLine)
         extras = self.query_one(".attention-extras", Static)
         notes = self.query_one(".attention-notes", Static)
         summary = self.query_one(".attention-summary", Static)
@@ -163,17 +168,19 @@ class AttentionView(Vertical, can_focus=True):
         vectors = setup.embeddings
         if self.result is not None and self.result.fallback is not None:
             vectors = f"{self.result.embeddings_used} ({self.result.fallback})"
-        switches = (
-            f"s scale {'on' if setup.scale else 'off'} | c causal {'on' if setup.causal else 'off'}"
-            f" | m heads {setup.heads} | e vectors {vectors}"
-        )
+        switches = [
+            f"s scale {'on' if setup.scale else 'off'}",
+            f"c causal {'on' if setup.causal else 'off'}",
+            f"m heads {setup.heads}",
+            f"e vectors {vectors}",
+        ]
         if self.result is None:
-            controls.update(Text(f"{switches}\n{self.problem}"))
+            controls.show(switches, tail=self.problem or "")
             extras.update("")
             notes.update("")
             summary.update("")
             return
-        controls.update(Text(f"query '{self.query_word}' (up/down, click) | {switches}"))
+        controls.show([f"query '{self.query_word}' (up/down, click)", *switches])
         ascii_only = not locale_is_utf8()
         extras.update(
             Text("\n".join(attention_extras(self.result, self.row, self.extras, ascii_only)))

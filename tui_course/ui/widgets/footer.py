@@ -42,7 +42,10 @@ class CourseFooter(Footer):
             widgets.append(key.data_bind(compact=Footer.compact))
         return sorted(
             widgets,
-            key=lambda widget: footer_rank(widget.action) if isinstance(widget, FooterKey) else 0,
+            # A group of keys (PE figure's "+ - Positions") is one of the pane's keys.
+            key=lambda widget: (
+                footer_rank(widget.action) if isinstance(widget, FooterKey) else len(ALWAYS_FIRST)
+            ),
         )
 
     def _forget_removed_keys(self) -> None:

@@ -72,7 +72,7 @@ class HeatmapView(Widget):
             self.selected,
             unit=self.unit,
             shade_from_min=self.shade_from_min,
-            max_rows=self.max_rows,
+            max_rows=self.rows_shown(),
             signed=self.signed,
             keep_columns=self.keep_columns,
             width=width,
@@ -85,8 +85,13 @@ class HeatmapView(Widget):
     def render(self) -> Text:
         return heatmap_rich(self._cells(self.content_region.width or self.app.size.width))
 
+    def rows_shown(self) -> int:
+        """`max_rows` on a 24-line terminal, proportionally more on a taller one: at 200x60
+        a 16-token map showed rows 5-16 above thirty empty lines."""
+        return max(self.max_rows, self.max_rows * self.app.size.height // 24)
+
     def visible_rows(self) -> range:
-        return window(len(self.labels), self.max_rows, self.selected)
+        return window(len(self.labels), self.rows_shown(), self.selected)
 
     def on_click(self, event: events.Click) -> None:
         rows = self.visible_rows()

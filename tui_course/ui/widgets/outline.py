@@ -39,17 +39,18 @@ def highlight_marker() -> str:
     return "\u25b8" if locale_is_utf8() else ">"
 
 
-def item_label(item: Item, mark: str) -> Text:
-    """One line per item, cut to fit; plain Text (never markup): titles come from content files."""
+def item_label(item: Item, mark: str, width: int = OUTLINE_LABEL_WIDTH) -> Text:
+    """One line per item, cut to `width`; plain Text (never markup): titles come from
+    content files."""
     if isinstance(item, Lesson):
         text = f"{mark} {item.order:>2} {item.title}"
     elif isinstance(item, Quiz):
         text = f"{mark} Quiz: {item.title}"
     else:
         text = f"{mark} Lab: {item.title}"
-    if len(text) > OUTLINE_LABEL_WIDTH:
+    if len(text) > width:
         ellipsis = "\u2026" if locale_is_utf8() else "..."  # a C-locale terminal lacks the glyph
-        text = text[: OUTLINE_LABEL_WIDTH - len(ellipsis)] + ellipsis
+        text = text[: width - len(ellipsis)] + ellipsis
     return Text(text, no_wrap=True)
 
 
@@ -80,6 +81,7 @@ class Outline(OptionList):
         self.marks = marks
         self.review_due = review_due
         self.notice = ""  # one line under the items, e.g. "submission pending"
+        self.label_width = OUTLINE_LABEL_WIDTH  # the overlay is wider: see on_resize
         super().__init__(*self._build_options(marks, review_due), **kwargs)  # type: ignore[arg-type]
 
     def _build_options(self, marks: Mapping[str, str], review_due: int | None) -> list[Option]:
@@ -90,7 +92,7 @@ class Outline(OptionList):
                 Option(Text(f"    Review ({review_due} due)", no_wrap=True), id=REVIEW_ID)
             )
         options += [
-            Option(item_label(item, marks.get(item.id, "[ ]")), id=item.id)
+            Option(item_label(item, marks.get(item.id, "[ ]"), self.label_width), id=item.id)
             for item in self.course_items
         ]
         if self.notice:
@@ -113,6 +115,16 @@ class Outline(OptionList):
         first = next(iter(strip), None)
         marker = Segment(highlight_marker(), first.style if first else None)
         return Strip.join([Strip([marker], 1), strip.crop(1, strip.cell_length)])
+
+    def on_resize(self) -> None:
+        """Titles use the width the outline has: the overlay below 100 columns is wider
+        than the side outline, so it need not cut "Mini-checkpoint: why positions?"."""
+        if not self.display or self.size.width < 12:
+            return  # hidden (the overlay before o opens it): nothing to lay out yet
+        width = self.size.width - 2  # less the marker's cell and the scrollbar
+        if width != self.label_width:
+            self.label_width = width
+            self.update_marks(self.marks, self.review_due)
 
     def show_notice(self, text: str) -> None:
         if text != self.notice:

@@ -14,6 +14,7 @@ from tui_course import specs
 from tui_course.maths.positional import position_similarity, positional_encoding
 from tui_course.render.positional import pe_shaded_text, pe_table_text, position_labels
 from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.item_line import ItemLine
 
 
 class PEView(Vertical, can_focus=True):
@@ -36,20 +37,40 @@ class PEView(Vertical, can_focus=True):
         margin-bottom: 1;
     }
     """
+    POSITIONS_KEYS = Binding.Group("Positions")
+    DIM_KEYS = Binding.Group("d_model")
     BINDINGS = [
         Binding(
             "plus,equals_sign",
             "positions(1)",
             "More positions",
-            show=False,
+            key_display="+",
+            group=POSITIONS_KEYS,
             tooltip="One more position",
         ),
         Binding(
-            "minus", "positions(-1)", "Fewer positions", show=False, tooltip="One position fewer"
+            "minus",
+            "positions(-1)",
+            "Fewer positions",
+            key_display="-",
+            group=POSITIONS_KEYS,
+            tooltip="One position fewer",
         ),
-        Binding("right_square_bracket", "dim(2)", "Wider", show=False, tooltip="d_model up by 2"),
         Binding(
-            "left_square_bracket", "dim(-2)", "Narrower", show=False, tooltip="d_model down by 2"
+            "right_square_bracket",
+            "dim(2)",
+            "Wider",
+            key_display="]",
+            group=DIM_KEYS,
+            tooltip="d_model up by 2",
+        ),
+        Binding(
+            "left_square_bracket",
+            "dim(-2)",
+            "Narrower",
+            key_display="[",
+            group=DIM_KEYS,
+            tooltip="d_model down by 2",
         ),
         Binding(
             "up,k", "select(-1)", "Position up", show=False, tooltip="Compare the position above"
@@ -86,7 +107,7 @@ class PEView(Vertical, can_focus=True):
         self.selected = 0
 
     def compose(self) -> ComposeResult:
-        yield Static(classes="pe-controls", markup=False)
+        yield ItemLine(classes="pe-controls")
         with HorizontalScroll(classes="pe-table"):
             yield Static(classes="pe-numbers", markup=False)
         with HorizontalScroll(classes="pe-shaded"):
@@ -100,13 +121,15 @@ class PEView(Vertical, can_focus=True):
     def redraw(self) -> None:
         pe = positional_encoding(self.positions, self.dim, start=self.start)
         last = self.start + self.positions - 1
-        self.query_one(".pe-controls", Static).update(
-            Text(
-                f"positions {self.start}-{last} ({self.positions}, up to "
-                f"{specs.POSITIONS.high}) x d_model {self.dim} (up to {specs.DIM.high})"
-                "   +/- positions | [/] d_model | up/down compare a position"
-            )
-        )
+        keys = [
+            f"positions {self.start}-{last} ({self.positions}, up to "
+            f"{specs.POSITIONS.high}) x d_model {self.dim} (up to {specs.DIM.high})",
+            "+/- positions",
+            "[/] d_model",
+        ]
+        if self.show_similarity:  # up/down move the compared row: only with that map shown
+            keys.append("up/down compare a position")
+        self.query_one(".pe-controls", ItemLine).show(keys)
         table = self.query_one(".pe-table", HorizontalScroll)
         table.display = self.show_table
         self.query_one(".pe-numbers", Static).update(

@@ -32,7 +32,11 @@ from tui_course.content.session import (
 )
 from tui_course.content.text import strip_control
 from tui_course.progress.store import StoreError
+from tui_course.ui.widgets.item_line import ItemLine
 
+ENTER_TOOLTIP = "Start; submit; after the answer, go on"
+ENTER_LABELS = (("intro", "Start"), ("asking", "Submit"), ("closed", "Next question"))
+RIGHT_TOOLTIP = "Next question (skips an unanswered one)"
 # The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
 MAX_LISTED_MISSES = 20
 
@@ -144,6 +148,7 @@ class QuizView(VerticalScroll, can_focus=True):
     }
     QuizView .quiz-read-as {
         color: $text-muted;
+        margin-bottom: 1;  /* apart from the hint or verdict under it */
     }
     QuizView #quiz-teach, QuizView #quiz-hints {
         margin-bottom: 1;
@@ -151,11 +156,17 @@ class QuizView(VerticalScroll, can_focus=True):
     """
 
     BINDINGS = [
-        Binding("enter", "submit", "Submit", tooltip="Start; submit; after the answer, go on"),
+        # One key, one binding per phase: the footer names what Enter and Right do now
+        # ("Start", "Submit", "Next question"), and help merges them by their tooltip.
+        *[
+            Binding("enter", f"submit('{phase}')", label, tooltip=ENTER_TOOLTIP)
+            for phase, label in ENTER_LABELS
+        ],
         Binding("h", "hint", "Hint", tooltip="Show the next hint"),
         Binding("v", "reveal", "Show answer", tooltip="Show the answer (recorded as revealed)"),
         # Right, not n: n is "next item" everywhere in the app (one meaning per key).
-        Binding("right", "next", "Skip", tooltip="Next question (skips an unanswered one)"),
+        Binding("right", "next('asking')", "Skip", tooltip=RIGHT_TOOLTIP),
+        Binding("right", "next('closed')", "Next", show=False, tooltip=RIGHT_TOOLTIP),
         Binding("r", "retry", "Retry", tooltip="At the end: go through the missed ones again"),
         Binding(
             "a",
@@ -215,7 +226,7 @@ class QuizView(VerticalScroll, can_focus=True):
         yield Markdown(id="quiz-hints", classes="quiz-hints", open_links=False)
         yield Static(classes="quiz-verdict", markup=False, id="quiz-verdict")
         yield Markdown(id="quiz-teach", classes="quiz-teach", open_links=False)
-        yield Static(classes="quiz-keys", markup=False, id="quiz-keys")
+        yield ItemLine(separator="  |  ", classes="quiz-keys", id="quiz-keys")
 
     # driving the view
 
@@ -269,7 +280,7 @@ class QuizView(VerticalScroll, can_focus=True):
                 title.update(_plain(f"{session.quiz.title} | {len(session.order)} questions"))
                 await prompt.update(self._intro_text(session))
                 await self._markdown("#quiz-teach", "")
-                self._keys("Enter: start  |  Esc: outline")
+                self._keys(["Enter: start", "Esc: outline"])
             else:
                 await self._draw_summary(session)
             return
@@ -314,14 +325,14 @@ class QuizView(VerticalScroll, can_focus=True):
                 f"{session.tries_left} of {session.tries_allowed} tries left",
             ]
             keys.append(_BOX_KEYS if typed else _OPEN_KEYS)
-            self._keys("  |  ".join(keys))
+            self._keys(keys)
         else:
             verdict_box.set_classes(
                 f"quiz-verdict {'-correct' if state.outcome is Outcome.RIGHT else '-incorrect'}"
             )
             verdict_box.update(_plain(self._closed_text(session)))
             await self._markdown("#quiz-teach", self._explanation(session))
-            self._keys("Enter or Right: next question")
+            self._keys(["Enter or Right: next question"])
 
     def _position_text(self, session: QuizSession) -> str:
         position = f"Question {session.position + 1} of {len(session.order)}"
@@ -444,7 +455,7 @@ class QuizView(VerticalScroll, can_focus=True):
         if session.kind is not PassKind.REVIEW:
             keys.append("n: next in the course")
         keys.append("Esc: outline")
-        self._keys("  |  ".join(keys))
+        self._keys(keys)
         self.focus()
 
     def _mastered(self, session: QuizSession) -> int | None:
@@ -460,8 +471,9 @@ class QuizView(VerticalScroll, can_focus=True):
         widget.display = bool(text)
         await widget.update(text)
 
-    def _keys(self, text: str) -> None:
-        self.query_one("#quiz-keys", Static).update(Text(text))
+    def _keys(self, keys: list[str]) -> None:
+        """The keys that work now, broken between keys on a narrow screen."""
+        self.query_one("#quiz-keys", ItemLine).show(keys)
 
     def _render_options(self) -> None:
         session = self.session
@@ -492,6 +504,10 @@ class QuizView(VerticalScroll, can_focus=True):
         session = self.session
         phase = None if session is None else session.phase
         if action in ("next", "submit"):
+            # parameters name the phase a binding is for (see BINDINGS)
+            wanted = {"intro": Phase.INTRO, "asking": Phase.ASKING, "closed": Phase.CLOSED}
+            if parameters and parameters[0] in wanted:
+                return phase is wanted[str(parameters[0])]
             return phase is not None and phase is not Phase.FINISHED
         if action in ("hint", "reveal"):
             return phase is Phase.ASKING
@@ -557,7 +573,8 @@ class QuizView(VerticalScroll, can_focus=True):
             self.post_message(self.Saved(record.quiz_id))
         return True
 
-    async def action_submit(self) -> None:
+    async def action_submit(self, phase: str = "") -> None:
+        del phase  # the binding's phase only picks the footer's word; the session decides
         session = self.session
         if session is None or session.phase is Phase.FINISHED:
             return
@@ -609,7 +626,8 @@ class QuizView(VerticalScroll, can_focus=True):
             self.focus()
             self.call_after_refresh(self.scroll_end, animate=False)
 
-    async def action_next(self) -> None:
+    async def action_next(self, phase: str = "") -> None:
+        del phase  # as for action_submit
         session = self.session
         if session is None or session.phase is Phase.FINISHED:
             return

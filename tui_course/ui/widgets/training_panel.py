@@ -44,6 +44,16 @@ _NUMBER_FIELDS = tuple(
 )
 
 
+FIELD_LABEL_WIDTH = 14  # a number box's width at 80 columns, less its frame
+
+
+def field_label(spec: specs.IntSpec, label: str) -> str:
+    """The box's name with its range when that fits above the box ('epochs 1-1,000'):
+    a student learnt the limits only from the error after pressing Train."""
+    with_range = f"{label} {spec.low:,}-{spec.high:,}"
+    return with_range if len(with_range) <= FIELD_LABEL_WIDTH else label
+
+
 @dataclass(frozen=True)
 class FinishedRun:
     options: TrainOptions
@@ -140,7 +150,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             defaults = TrainOptions()
             for spec, label in _NUMBER_FIELDS:
                 with Vertical(classes="train-field"):
-                    yield Static(label, classes="train-label", markup=False)
+                    yield Static(field_label(spec, label), classes="train-label", markup=False)
                     yield Input(
                         str(getattr(defaults, spec.name)),
                         type="integer",
