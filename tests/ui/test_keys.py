@@ -181,7 +181,7 @@ IN_A_BOX: dict[str, frozenset[str]] = {
     "end": frozenset({"end"}),
     "shift+home": frozenset({"home(True)", "command_list('first')"}),
     "shift+end": frozenset({"end(True)", "command_list('last')"}),
-    "enter": frozenset({"press", "show_overlay", "toggle_button"}),
+    "enter": frozenset({"press", "show_overlay", "toggle_button", "submit"}),  # Input: submit
     "space": frozenset({"show_overlay", "toggle_button", "toggle_option"}),
     "up": frozenset({"show_overlay"}),
     "down": frozenset({"show_overlay"}),
