@@ -78,3 +78,21 @@ def build_app(tmp_path: Path) -> Callable[..., CourseApp]:
         return make_app(Settings(content, data or tmp_path / "data", open_id))
 
     return build
+
+
+async def frames_while_idle(pilot: Pilot[None], seconds: float = 1.5) -> int:
+    """Frames drawn during `seconds` once the screen has had time to settle."""
+    app = pilot.app
+    await pilot.pause(0.8)
+    frames: list[Any] = []
+    draw = app._display
+
+    def counting(screen: Any, renderable: Any) -> None:
+        if renderable is not None:
+            frames.append(renderable)
+        draw(screen, renderable)
+
+    app._display = counting  # type: ignore[method-assign]
+    await pilot.pause(seconds)
+    app._display = draw  # type: ignore[method-assign]
+    return len(frames)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
-from tests.ui.conftest import running
+from tests.ui.conftest import frames_while_idle, running
 from tui_course.ui.app import CourseApp
 
 
@@ -31,15 +30,5 @@ async def test_a_settled_screen_draws_nothing(
     app = build_app(item_id)
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press(*keys)
-        await pilot.pause(0.8)  # let it settle (a blink timer would have fired by now)
-        frames: list[Any] = []
-        draw = app._display
-
-        def counting(screen: Any, renderable: Any) -> None:
-            if renderable is not None:
-                frames.append(renderable)
-            draw(screen, renderable)
-
-        app._display = counting  # type: ignore[method-assign]
-        await pilot.pause(1.5)
-        assert frames == [], f"{len(frames)} frames drawn while idle on {item_id}"
+        frames = await frames_while_idle(pilot)  # after 0.8 s: a blink timer would have fired
+        assert frames == 0, f"{frames} frames drawn while idle on {item_id}"

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Input
 
-from tests.ui.conftest import running
+from tests.ui.conftest import frames_while_idle, running
 from tests.ui.test_real_model_lab import (  # noqa: F401 (fixtures)
     needs_real,
     no_hub_cache,
@@ -21,24 +19,6 @@ from tests.ui.test_training_panel import wait_for, with_fake_child
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.real_model_view import RealModelView
 from tui_course.ui.widgets.training_panel import TrainingPanel
-
-
-async def frames_while_idle(pilot: Pilot[None], seconds: float = 1.5) -> int:
-    """Frames drawn during `seconds` once the screen has had time to settle."""
-    app = pilot.app
-    await pilot.pause(0.8)
-    frames: list[Any] = []
-    draw = app._display
-
-    def counting(screen: Any, renderable: Any) -> None:
-        if renderable is not None:
-            frames.append(renderable)
-        draw(screen, renderable)
-
-    app._display = counting  # type: ignore[method-assign]
-    await pilot.pause(seconds)
-    app._display = draw  # type: ignore[method-assign]
-    return len(frames)
 
 
 @pytest.mark.parametrize("item_id", ["self-attention", "attention-lab", "training-lab"])

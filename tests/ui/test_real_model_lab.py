@@ -247,20 +247,34 @@ async def test_lab_without_weights_says_what_to_install(
         assert view.state.attention is None
 
 
-async def test_lab_reports_a_failing_model_instead_of_loading_forever(
-    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("error", "note"),
+    [
+        # a model that fails says so instead of loading for ever
+        (OSError("Input/output error"), "the model could not run (OSError: Input/output error)"),
+        # a ModelError names the file it could not read; the escape codes of a folder name
+        # (from $HF_HUB_CACHE, say) must not reach the terminal (ModelError strips them)
+        (
+            realmodel.ModelError("/cache/\x1b]0;pwned\x07/config.json: expected a JSON object"),
+            "/cache/]0;pwned/config.json: expected a JSON object",
+        ),
+    ],
+)
+async def test_lab_reports_a_failing_model_as_text(
+    build_app: Callable[..., CourseApp],
+    monkeypatch: pytest.MonkeyPatch,
+    error: Exception,
+    note: str,
 ) -> None:
     def broken(*args: object) -> None:
-        raise OSError("Input/output error")
+        raise error
 
     monkeypatch.setattr(realmodel, "load_model", broken)
     app = build_app("real-model-lab")
     async with running(app) as pilot:
         view = app.query_one(RealModelView)
         await settled(pilot, view)
-        assert text_of(view, ".real-notes") == (
-            "The real model cannot run here: the model could not run (OSError: Input/output error)"
-        )
+        assert text_of(view, ".real-notes") == f"The real model cannot run here: {note}"
 
 
 @needs_real
@@ -374,25 +388,6 @@ def test_the_real_model_brings_no_deep_learning_framework(tmp_path: Path) -> Non
     modules = loaded_after(statement)
     assert {"safetensors", "tokenizers"} <= modules
     assert not {m for m in modules if m.split(".")[0] in ("tensorflow", "keras", "torch", "jax")}
-
-
-async def test_a_model_error_quoting_a_path_is_shown_as_text(
-    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A ModelError names the file it could not read; a Static would write the escape
-    codes of a folder name (from $HF_HUB_CACHE, say) to the terminal. ModelError strips them."""
-
-    def broken(*args: object) -> None:
-        raise realmodel.ModelError("/cache/\x1b]0;pwned\x07/config.json: expected a JSON object")
-
-    monkeypatch.setattr(realmodel, "load_model", broken)
-    app = build_app("real-model-lab")
-    async with running(app) as pilot:
-        view = app.query_one(RealModelView)
-        await settled(pilot, view)
-        assert text_of(view, ".real-notes") == (
-            "The real model cannot run here: /cache/]0;pwned/config.json: expected a JSON object"
-        )
 
 
 @needs_real
