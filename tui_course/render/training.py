@@ -333,16 +333,22 @@ def estimate_phrase(options: TrainOptions, records: Sequence[TrainingRecord]) ->
 
 def data_lines(data: Dataset, seed: int) -> list[str]:
     """The lab's data set, counted: how many rows are "same" (lesson 10's data block)."""
-    train, test = positive_rate(data.y_train), positive_rate(data.y_test)
     n_train, n_test = len(data.y_train), len(data.y_test)
-    length = data.x_train.shape[1]
-    return [
-        f"Generated just now with default_rng({seed}): {n_train:,} training and {n_test:,} test"
-        f" rows of {length} digits.",
-        f"  training rows whose first and last digits are the same: {int(data.y_train.sum()):,}"
-        f" of {n_train:,} ({train:.1%})",
-        f"  test rows whose first and last digits are the same:     {int(data.y_test.sum()):,}"
-        f" of {n_test:,} ({test:.1%})",
-        f"  expected: 0.5 + 0.5 / 9 = {EXPECTED_POSITIVE_RATE:.1%}, not 50%",
-        f'A model that always answers "same" scores {test:.1%} on these test rows.',
+    test = positive_rate(data.y_test)
+    rows = [
+        ("training rows", int(data.y_train.sum()), n_train, positive_rate(data.y_train)),
+        ("test rows", int(data.y_test.sum()), n_test, test),
     ]
+    lines = [
+        f"Drawn just now by default_rng({seed}): {n_train:,} training and {n_test:,} test rows",
+        f"of {data.x_train.shape[1]} digits each.",
+        'Rows whose first and last digits are the same ("same"):',
+    ]
+    lines += [
+        f"  {name:<14} {same:>6,} of {total:<7,} {rate:6.1%}" for name, same, total, rate in rows
+    ]
+    lines.append(
+        f"  {'expected':<14} {'0.5 + 0.5 / 9':<17} {EXPECTED_POSITIVE_RATE:6.1%}  (not 50%)"
+    )
+    lines.append(f'Always answering "same" scores {test:.1%} on these test rows.')
+    return lines
