@@ -169,6 +169,42 @@ async def test_runs_of_earlier_sessions_and_of_the_cli_are_in_the_table(
         )
 
 
+async def test_starting_replaces_waiting_the_moment_a_slot_is_won(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    from tui_course.classroom.slots import TrainingSlots
+
+    folder = tmp_path / "slots"
+    folder.mkdir()
+    slots = TrainingSlots(folder, folder, 1, create=True)
+    held = slots.try_take()  # another student is training
+    assert held is not None
+    gate = tmp_path / "tensorflow-loaded"
+    log = tmp_path / "fake.log"
+    app = build_app("training-lab")
+    app.training_extra_installed = lambda: True
+    app.training_runs = lambda options: TrainingRun(
+        [sys.executable, str(FAKE), "gated", "--gate", str(gate), "--log", str(log)],
+        log,
+        slots=slots,
+    )
+    async with running(app) as pilot:
+        panel = app.query_one(TrainingPanel)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: "in line" in widget_text(app, "#train-status"))
+        assert widget_text(app, "#train-status") == (
+            "Waiting for a training slot: 1st in line (1 run at a time). ctrl+x cancels."
+        )
+        held.release()
+        await wait_for(pilot, lambda: "Waiting" not in widget_text(app, "#train-status"))
+        status = widget_text(app, "#train-status")  # before the child has said a word
+        assert status.startswith("Got training slot 1 of 1") and "waiting" not in status.lower()
+        assert status.endswith(": starting (TensorFlow takes a few seconds to load).")
+        gate.touch()  # the child's TensorFlow has loaded
+        await wait_for(pilot, lambda: finished(panel))
+        assert widget_text(app, "#train-status").startswith("Test accuracy 0.930")
+
+
 async def test_progress_shows_eta_and_speed(
     build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:

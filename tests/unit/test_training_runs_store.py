@@ -69,3 +69,45 @@ def test_reset_forgets_training_runs_and_a_damaged_row_is_skipped(data_dir: Path
 def test_options_a_later_version_added_are_ignored() -> None:
     record = TrainingRecord("cli", {"model": "lstm", "dropout": 0.1}, 1, 0.5, 0.7, 1.0, ())
     assert record_options(record) == TrainOptions(model="lstm")
+
+
+def test_progress_lists_kept_runs_as_the_lab_does(data_dir: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from tui_course.render.training import runs_table
+
+    record = a_record()
+    with ProgressStore(data_dir) as store:
+        store.record_training_run(record)
+        kept = store.training_runs()
+
+    def progress(*args: str) -> str:
+        command = [sys.executable, "-m", "tui_course", "progress", "--data-dir", str(data_dir)]
+        result = subprocess.run([*command, *args], capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    table = progress()
+    assert table.rstrip("\n").endswith(runs_table(kept, 80))  # the lab's own table
+    assert "transformer, 5 digits" in table and "1.000" in table and "3.0s" in table
+    (row,) = json.loads(progress("--format", "json"))["training_runs"]
+    assert row["source"] == "lab" and row["epochs"][1]["val_accuracy"] == 1.0
+    assert row["attention"]["sequences"] == 16
+    assert ",training," not in progress("--format", "csv")  # the CSV stays lessons and quizzes
+
+
+def test_a_cli_run_is_kept_with_what_the_lab_keeps(data_dir: Path) -> None:
+    from tui_course.commands.train import RunKeeper
+    from tui_course.training.protocol import AttentionSummary, Done, EpochEnd
+
+    keeper = RunKeeper(TrainOptions(epochs=1, length=5))
+    keeper.see(EpochEnd(1, 1, 0.5, 0.7, 0.4, 0.8, 2.0))
+    keeper.see(AttentionSummary(4, [[[0.45, 0.05, 0.05, 0.0, 0.45]] * 5]))
+    keeper.see(Done(0.8, 0.4, 10, 1, 2.0, "transformer", True, 5))
+    keeper.save(data_dir)
+    with ProgressStore(data_dir) as store:
+        (kept,) = store.training_runs()
+    assert kept.source == "cli" and kept.epochs[0]["val_accuracy"] == 0.8
+    assert record_findings(kept) is not None

@@ -8,6 +8,7 @@ only (ASCII apart from the data's own digits), so it reads the same with NO_COLO
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -275,29 +276,32 @@ def seconds_per_epoch(record: TrainingRecord) -> float:
 
 
 def runs_table(records: Sequence[TrainingRecord], width: int = 80) -> str:
-    """Every kept run, newest last. Narrow screens drop the date, then the epochs."""
+    """Every kept run, newest last. Narrow screens drop the date, then the epochs, then cut
+    the model's description."""
     if not records:
-        return "No finished runs yet: each one you finish (here or with attn-tui train) is kept."
-    show_when, show_epochs = width >= 66, width >= 54
-    head = f"{'model':<20} {'test acc':>8} {'params':>7} {'time':>7}"
-    if show_epochs:
-        head = f"{'model':<20} {'epochs':>6}" + head[20:]
-    if show_when:
-        head = f"{'finished':<11}  " + head
-    lines = ["Runs kept (this and earlier sessions, lab and attn-tui train):", head]
-    for record in records:
-        options = record_options(record)
-        row = (
-            f"{options.describe()[:20]:<20} {record.test_accuracy:>8.3f}"
+        empty = "No finished runs yet: each one you finish (here or with attn-tui train) is kept."
+        return "\n".join(textwrap.wrap(empty, width))
+    names = [record_options(record).describe() for record in records]
+    numbers = 8 + 1 + 7 + 1 + 7  # test acc, params, time
+    model = min(max(len("model"), *(len(name) for name in names)), 32)
+    show_epochs = width >= model + 1 + numbers + 7
+    show_when = show_epochs and width >= model + 1 + numbers + 7 + 13
+    model = max(min(model, width - 1 - numbers - (7 if show_epochs else 0)), 5)
+    when_head = f"{'finished':<11}  " if show_when else ""
+    epochs_head = f" {'epochs':>6}" if show_epochs else ""
+    lines = [
+        *textwrap.wrap("Runs kept (this and earlier sessions, lab and attn-tui train):", width),
+        f"{when_head}{'model':<{model}}{epochs_head} {'test acc':>8} {'params':>7} {'time':>7}",
+    ]
+    for record, name in zip(records, names, strict=True):
+        when = f"{record.finished_at[5:16].replace('T', ' '):<11}  " if show_when else ""
+        epochs = f" {len(record.epochs):>6}" if show_epochs else ""
+        lines.append(
+            f"{when}{name[:model]:<{model}}{epochs} {record.test_accuracy:>8.3f}"
             f" {record.params:>7,} {record.seconds:>6.1f}s"
         )
-        if show_epochs:
-            row = f"{row[:20]} {len(record.epochs):>6}" + row[20:]
-        if show_when:
-            when = record.finished_at[5:16].replace("T", " ")  # MM-DD HH:MM, UTC
-            row = f"{when:<11}  " + row
-        lines.append(row)
-    lines.extend(speed_lines(records))
+    for line in speed_lines(records):
+        lines.extend(textwrap.wrap(line, width, subsequent_indent="  "))
     return "\n".join(lines)
 
 
