@@ -84,12 +84,15 @@ def launching_phrase(options: TrainOptions) -> str:
 
 
 def started_phrase(event: Started) -> str:
-    plural = "" if event.epochs == 1 else "s"
     model = event.model if event.position else f"{event.model} without positions"
     return (
-        f"training {model}: {event.params:,} parameters, {event.epochs} epoch{plural}"
-        f" of {event.batches} batches"
+        f"training {model}: {event.params:,} parameters, {_count(event.epochs, 'epoch')}"
+        f" of {_count(event.batches, 'batch', 'batches')}"
     )
+
+
+def _count(number: int, one: str, many: str = "") -> str:
+    return f"{number:,} {one if number == 1 else many or one + 's'}"
 
 
 def batch_phrase(event: BatchProgress) -> str:

@@ -50,9 +50,8 @@ RunFactory = Callable[[TrainOptions], TrainingRun]
 
 GUIDE = (
     "Is the first of N digits equal to the last? Choose a model and press Train "
-    "(ctrl+t); ctrl+x cancels. Lessons stay usable while it runs. rnn and lstm read the "
-    "digits one at a time: an epoch takes several times the transformer's, so for a "
-    "comparison try 10 epochs (the table below shows what each of your runs took)."
+    "(ctrl+t); ctrl+x cancels. Lessons stay usable while it runs. Every finished run "
+    "is kept in the table below, with what an epoch took."
 )
 
 
@@ -198,6 +197,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         self.findings.update("")
         self.attention_title.update("")
         self.heatmap.display = False
+        self.status.scroll_visible(animate=False)  # the run's first words, below the form
 
     @on(Input.Changed)
     @on(Select.Changed)
