@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
-import time
 from pathlib import Path
 
 from tests.conftest import FIXTURES
@@ -17,7 +17,7 @@ from tui_course.training.protocol import (
     Error,
     Started,
 )
-from tui_course.training.runner import TERMINATE_GRACE, TrainingRun
+from tui_course.training.runner import TrainingRun
 
 FAKE = FIXTURES / "fake_child.py"
 
@@ -68,12 +68,9 @@ async def test_cancel_kills_a_child_that_ignores_sigterm(tmp_path: Path) -> None
     first = await anext(events)
     assert isinstance(first, Started)
     pid = run.process.pid if run.process else 0
-    start = time.perf_counter()
-    await run.cancel()
-    elapsed = time.perf_counter() - start
-    assert elapsed < 2.0
-    assert elapsed >= TERMINATE_GRACE * 0.9  # it had to escalate to SIGKILL
-    assert run.process is not None and run.process.returncode is not None  # reaped
+    await run.cancel()  # SIGTERM, TERMINATE_GRACE, then SIGKILL
+    assert run.process is not None  # reaped, and it took the SIGKILL: it had to escalate
+    assert run.process.returncode == -signal.SIGKILL
     try:
         os.kill(pid, 0)
         alive = True

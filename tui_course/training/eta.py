@@ -1,10 +1,12 @@
 """How long a run has left, measured so the first seconds do not mislead.
 
-The first batches of a run include Keras tracing its graph: a rate measured from the
-start of epoch 1 made an RNN's first ETA read over six minutes for a run that takes
-under one. So batches are timed from the first one reported (after tracing), and once
-an epoch has finished, each remaining epoch costs what the last one took (validation
-included).
+Epoch 1 includes Keras tracing its training and validation graphs (10 s of an RNN's
+11 s first epoch on a busy server, against 1.5 s for each later one): a rate measured
+from the start of epoch 1, or "each epoch costs what the first took", made an RNN's ETA
+read over five minutes for a run that takes under one. So batches are timed from the
+first one reported (after tracing), and each remaining epoch costs what the last epoch
+after the first took (validation included), or until there is one, what its batches take
+at the measured rate.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ class EtaClock:
     epochs: int
     batches: int  # per epoch
     _first: tuple[float, int] | None = field(default=None, repr=False)  # (time, batches done)
-    _last_epoch_seconds: float | None = field(default=None, repr=False)
+    _epoch_seconds: list[float] = field(default_factory=list, repr=False)
     _epoch_started: float | None = field(default=None, repr=False)
 
     def epoch_begins(self, now: float) -> None:
@@ -25,7 +27,7 @@ class EtaClock:
 
     def epoch_ends(self, now: float) -> None:
         if self._epoch_started is not None:
-            self._last_epoch_seconds = now - self._epoch_started
+            self._epoch_seconds.append(now - self._epoch_started)
 
     def batch_rate(self, epoch: int, batch: int, now: float) -> float | None:
         """Batches per second since the first report (epoch 0-based, batch = done in it)."""
@@ -41,12 +43,9 @@ class EtaClock:
     def eta(self, epoch: int, batch: int, now: float) -> float | None:
         """Seconds left, or None while there is nothing honest to say yet."""
         rate = self.batch_rate(epoch, batch, now)
-        later_epochs = self.epochs - epoch - 1
         if rate is None:
-            if self._last_epoch_seconds is None:
-                return None
-            rest_of_this = self._last_epoch_seconds * (self.batches - batch) / self.batches
-            return rest_of_this + later_epochs * self._last_epoch_seconds
-        rest_of_this = (self.batches - batch) / rate
-        per_epoch = self._last_epoch_seconds or self.batches / rate
-        return rest_of_this + later_epochs * per_epoch
+            return None
+        later_epochs = self.epochs - epoch - 1
+        typical = self._epoch_seconds[1:]  # the first epoch paid for tracing
+        per_epoch = typical[-1] if typical else self.batches / rate
+        return (self.batches - batch) / rate + later_epochs * per_epoch
