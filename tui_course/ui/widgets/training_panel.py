@@ -158,7 +158,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
 
     def watch_lab(self, old: TrainingLab, new: TrainingLab) -> None:
         self.status.update(Text(status_text(new)))
-        self.form.running = new.running or self.current is not None
+        self.form.running = new.running
         if new.history is not old.history:
             self.table.records = new.history
         self.estimate.update(Text(estimate_text(new)))
@@ -227,7 +227,9 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         self.start(message.options)
 
     def start(self, options: TrainOptions) -> None:
-        if self.running or self.lab.blocked:
+        """A new run once the last one has ended (its child may still be exiting: starting
+        this worker cancels the last one's, which stops and reaps that child)."""
+        if self.lab.running or self.lab.blocked:
             return
         try:
             run = self.runs(options)
@@ -251,7 +253,6 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         finally:
             if self.current is run:
                 self.current = None
-                self.form.running = self.lab.running
 
     def _keep(self, record: TrainingRecord) -> None:
         if self.store is not None:
