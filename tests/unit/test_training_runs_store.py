@@ -111,3 +111,14 @@ def test_a_cli_run_is_kept_with_what_the_lab_keeps(data_dir: Path) -> None:
         (kept,) = store.training_runs()
     assert kept.source == "cli" and kept.epochs[0]["val_accuracy"] == 0.8
     assert record_findings(kept) is not None
+
+
+def test_a_hand_edited_row_is_shown_as_text_with_defaults() -> None:
+    from tui_course.render.training import runs_table
+
+    record = TrainingRecord(
+        "cli", {"model": "rnn\x1b]0;x\x07", "epochs": "many", "length": 12}, 1, 0.5, 0.7, 1.0, ()
+    )
+    assert record_options(record) == TrainOptions(model="rnn\x1b]0;x\x07", length=12)
+    table = runs_table([record], 80)
+    assert "\x1b" not in table and "\x07" not in table and "rnn]0;x, 12 digits" in table

@@ -284,7 +284,7 @@ def runs_table(records: Sequence[TrainingRecord], width: int = 80) -> str:
     if not records:
         empty = "No finished runs yet: each one you finish (here or with attn-tui train) is kept."
         return "\n".join(textwrap.wrap(empty, width))
-    names = [record_options(record).describe() for record in records]
+    names = [one_line(record_options(record).describe()) for record in records]
     numbers = 8 + 1 + 7 + 1 + 7  # test acc, params, time
     model = min(max(len("model"), *(len(name) for name in names)), 32)
     show_epochs = width >= model + 1 + numbers + 7
@@ -312,24 +312,24 @@ def speed_lines(records: Sequence[TrainingRecord]) -> list[str]:
     """How long an epoch took, per model, in the runs above: the time a comparison costs."""
     latest: dict[str, TrainingRecord] = {}
     for record in records:
-        latest[str(record.options.get("model", "?"))] = record
+        latest[record_options(record).model] = record
     if not latest:
         return []
     parts = []
     for model, record in latest.items():
-        rows = int(record.options.get("train_size", 0))
-        parts.append(f"{model} {seconds_per_epoch(record):.1f} s ({rows:,} rows)")
+        rows = record_options(record).train_size
+        parts.append(f"{one_line(model)} {seconds_per_epoch(record):.1f} s ({rows:,} rows)")
     return ["Time per epoch in your latest runs: " + ", ".join(parts) + "."]
 
 
 def estimate_phrase(options: TrainOptions, records: Sequence[TrainingRecord]) -> str:
     """The time the chosen run should take, from the latest kept run of the same model."""
-    same = [r for r in records if r.options.get("model") == options.model]
+    same = [r for r in records if record_options(r).model == options.model]
     if not same:
         return ""
     last = same[-1]
-    rows = max(int(last.options.get("train_size", 1)), 1)
-    length = max(int(last.options.get("length", 1)), 1)
+    rows = max(record_options(last).train_size, 1)
+    length = max(record_options(last).length, 1)
     scale = options.train_size / rows * options.length / length
     seconds = seconds_per_epoch(last) * scale * options.epochs
     return (

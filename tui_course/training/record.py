@@ -49,9 +49,16 @@ def attention_findings(summary: AttentionSummary | None) -> AttentionFindings | 
 
 
 def record_options(record: TrainingRecord) -> TrainOptions:
-    """The run's options; keys a later attn-tui dropped are ignored, missing ones default."""
-    known = {f.name for f in fields(TrainOptions)}
-    return TrainOptions(**{k: v for k, v in record.options.items() if k in known})
+    """The run's options; keys a later attn-tui dropped are ignored, and missing ones or
+    ones of the wrong type (a store edited by hand) take the default."""
+    defaults = TrainOptions()
+    kept = {}
+    for option in fields(TrainOptions):
+        value = record.options.get(option.name)
+        default = getattr(defaults, option.name)
+        if type(value) is type(default):
+            kept[option.name] = value
+    return TrainOptions(**kept)
 
 
 def record_findings(record: TrainingRecord) -> AttentionFindings | None:
