@@ -52,7 +52,7 @@ def record_options(record: TrainingRecord) -> TrainOptions:
     """The run's options; keys a later attn-tui dropped are ignored, and missing ones or
     ones of the wrong type (a store edited by hand) take the default."""
     defaults = TrainOptions()
-    kept = {}
+    kept: dict[str, Any] = {}
     for option in fields(TrainOptions):
         value = record.options.get(option.name)
         default = getattr(defaults, option.name)
