@@ -84,7 +84,8 @@ def test_the_published_run_reproduces_and_is_kept(tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     table = listed.stdout.splitlines()
     row = next(line for line in table if " transformer " in line)
-    assert row.split()[2:] == ["transformer", "30", "1.000", "14,049", f"{done.seconds:.1f}s"]
+    assert row.split()[2:7] == ["transformer", "30", "1.000", "14,049", f"{done.seconds:.1f}s"]
+    assert row.split()[7].endswith("/4")  # heads linking the first and last digit
     report = json.loads(
         attn_tui("progress", "--format", "json", "--data-dir", str(tmp_path)).stdout
     )

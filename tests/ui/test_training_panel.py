@@ -95,7 +95,8 @@ async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_pa
         assert plot.isascii()
         results = drawn(app, "#train-results").splitlines()
         assert results[0].startswith("Runs kept (this and earlier sessions")
-        assert results[2].split()[2:] == ["transformer", "3", "0.930", "14,049", "3.0s"]
+        assert results[2].split()[2:] == ["transformer", "3", "0.930", "14,049", "3.0s", "3/4"]
+        assert results[3].startswith("links: heads in which every position mixes")
         assert results[-1] == "Time per epoch in your latest runs: transformer 1.0 s (8,000 rows)."
         assert all(len(line) <= 78 for line in results)
         heatmap = app.query_one("#train-attention", HeatmapView)
@@ -161,7 +162,7 @@ async def test_runs_of_earlier_sessions_and_of_the_cli_are_in_the_table(
     async with running(app, size=(80, 24)) as pilot:
         await pilot.pause()
         rows = drawn(app, "#train-results").splitlines()
-        assert rows[2].split() == ["12-01", "09:05", "rnn", "10", "0.548", "13,721", "7.5s"]
+        assert rows[2].split() == ["12-01", "09:05", "rnn", "10", "0.548", "13,721", "7.5s", "-"]
         app.query_one("#train-model", Select).value = "rnn"
         await wait_for(pilot, lambda: "rnn run" in widget_text(app, "#train-estimate"))
         assert widget_text(app, "#train-estimate") == (

@@ -35,7 +35,7 @@ from tui_course.training.protocol import (
     Waiting,
     waiting_text,
 )
-from tui_course.training.record import record_options
+from tui_course.training.record import record_findings, record_options
 from tui_course.training.task import EXPECTED_POSITIVE_RATE, Dataset, positive_rate
 from tui_course.views.training import Phase, TrainingLab, TrainingRunState
 
@@ -279,8 +279,8 @@ def seconds_per_epoch(record: TrainingRecord) -> float:
 
 
 def runs_table(records: Sequence[TrainingRecord], width: int = 80) -> str:
-    """Every kept run, newest last. Narrow screens drop the date, then the epochs, then cut
-    the model's description."""
+    """Every kept run, newest last. Narrow screens drop the date, then the attention links,
+    then the epochs, then cut the model's description."""
     if not records:
         empty = "No finished runs yet: each one you finish (here or with attn-tui train) is kept."
         return "\n".join(textwrap.wrap(empty, width))
@@ -288,13 +288,16 @@ def runs_table(records: Sequence[TrainingRecord], width: int = 80) -> str:
     numbers = 8 + 1 + 7 + 1 + 7  # test acc, params, time
     model = min(max(len("model"), *(len(name) for name in names)), 32)
     show_epochs = width >= model + 1 + numbers + 7
-    show_when = show_epochs and width >= model + 1 + numbers + 7 + 13
+    show_links = show_epochs and width >= model + 1 + numbers + 7 + 6
+    show_when = show_links and width >= model + 1 + numbers + 7 + 6 + 13
     model = max(min(model, width - 1 - numbers - (7 if show_epochs else 0)), 5)
     when_head = f"{'finished':<11}  " if show_when else ""
     epochs_head = f" {'epochs':>6}" if show_epochs else ""
+    links_head = f" {'links':>5}" if show_links else ""
     lines = [
         *textwrap.wrap("Runs kept (this and earlier sessions, lab and attn-tui train):", width),
-        f"{when_head}{'model':<{model}}{epochs_head} {'test acc':>8} {'params':>7} {'time':>7}",
+        f"{when_head}{'model':<{model}}{epochs_head} {'test acc':>8} {'params':>7} {'time':>7}"
+        f"{links_head}",
     ]
     for record, name in zip(records, names, strict=True):
         when = f"{record.finished_at[5:16].replace('T', ' '):<11}  " if show_when else ""
@@ -302,10 +305,24 @@ def runs_table(records: Sequence[TrainingRecord], width: int = 80) -> str:
         lines.append(
             f"{when}{name[:model]:<{model}}{epochs} {record.test_accuracy:>8.3f}"
             f" {record.params:>7,} {record.seconds:>6.1f}s"
+            + (f" {links_cell(record):>5}" if show_links else "")
+        )
+    if show_links:
+        lines.extend(
+            textwrap.wrap(
+                "links: heads in which every position mixes the first and the last digit"
+                " (from the run's trained attention; - for rnn and lstm).",
+                width,
+            )
         )
     for line in speed_lines(records):
         lines.extend(textwrap.wrap(line, width, subsequent_indent="  "))
     return "\n".join(lines)
+
+
+def links_cell(record: TrainingRecord) -> str:
+    findings = record_findings(record)
+    return "-" if findings is None else f"{findings.tying_heads}/{len(findings.heads)}"
 
 
 def speed_lines(records: Sequence[TrainingRecord]) -> list[str]:
