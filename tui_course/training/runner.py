@@ -4,7 +4,8 @@ Cancelling (or leaving the `async with`) terminates the child, waits briefly,
 then kills it, and always reaps it: no process is left behind.
 
 On a lab server a run first takes a training slot (tui_course.classroom.slots);
-while every slot is taken it reports Waiting events with its place in line, and
+while every slot is taken it reports Waiting events with its place in line, the
+moment one is won a SlotTaken event (before the child has loaded TensorFlow), and
 a cancel while waiting just leaves the line.
 """
 
