@@ -161,7 +161,7 @@ class CourseApp(App[None]):
         self.training_runs: RunFactory = self._training_run
         self._answer_keys: asyncio.Future[AnswerKeys] | None = None
         self._quiz_keys: AnswerKeys = {}
-        self.crash: Exception | None = None  # what ended the app, for cli.run_app to report
+        self.crash: Exception | None = None  # what ended the app, for launch.run_app to report
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # tests fix the clock
         self.training_extra_installed: Callable[[], bool] = _train_extra_installed
         store.on_problem = self._store_problem
@@ -221,7 +221,7 @@ class CourseApp(App[None]):
                 markup=False,
             )
         self._join_class()
-        self.call_after_refresh(gc.enable)  # cli.run_app pauses it until the first frame
+        self.call_after_refresh(gc.enable)  # launch.run_app pauses it until the first frame
         self.call_after_refresh(self._check_lesson_blocks)
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
@@ -797,7 +797,7 @@ class CourseApp(App[None]):
 
     def _handle_exception(self, error: Exception) -> None:
         """An unexpected error still ends the app (return code 1), but without Textual's
-        traceback with locals over the terminal: cli.run_app logs it and says one line."""
+        traceback with locals over the terminal: launch.run_app logs it and says one line."""
         self.crash = error
         super()._handle_exception(error)
         self._exit_renderables.clear()
