@@ -119,10 +119,10 @@ async def test_pe_lab_keys(build_app: Callable[..., CourseApp]) -> None:
     async with running(app) as pilot:
         view = app.query_one(PEView)
         assert view.has_focus
-        assert (view.positions, view.dim) == (10, 8)
+        assert (view.state.positions, view.state.dim) == (10, 8)
         await pilot.press("plus", "plus", "right_square_bracket", "down", "down")
         await pilot.pause()
-        assert (view.positions, view.dim, view.selected) == (12, 10, 2)
+        assert (view.state.positions, view.state.dim, view.state.selected) == (12, 10, 2)
         numbers = str(view.query_one(".pe-numbers", Static).render()).splitlines()
         assert numbers[0].split()[-2:] == ["cos", "9"]
         assert len(numbers) == 13

@@ -23,6 +23,7 @@ from tui_course.maths.explore import (
 )
 from tui_course.render.blocks import attention_extras, attention_summary, head_title
 from tui_course.terminal import locale_is_utf8
+from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
 
@@ -218,8 +219,8 @@ class AttentionView(Vertical, can_focus=True):
         self.setup = replace(self.setup, embeddings=chosen, sentence=sentence)
         await self.recompute()
 
-    @on(HeatmapView.RowClicked)
-    async def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
+    @on(HeatmapRowClicked)
+    async def _row_clicked(self, event: HeatmapRowClicked) -> None:
         self.row = event.row
         self.focus()
         await self._redraw()

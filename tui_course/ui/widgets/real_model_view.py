@@ -22,6 +22,7 @@ from textual.widgets import Input, Static
 
 from tui_course.render.real_model import LabState, ModelAttention
 from tui_course.terminal import locale_is_utf8
+from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 
 if TYPE_CHECKING:
@@ -241,8 +242,8 @@ class RealModelView(Vertical, can_focus=True):
         state = merged.with_attention(self._attention(self.result), merged.notes)
         self._change(replace(state, query=query))
 
-    @on(HeatmapView.RowClicked)
-    def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
+    @on(HeatmapRowClicked)
+    def _row_clicked(self, event: HeatmapRowClicked) -> None:
         event.stop()
         self.focus()
         if self.state.attention is not None:
