@@ -19,6 +19,7 @@ PURE = [
     "tui_course.views.quiz",
     "tui_course.views.attention",
     "tui_course.views.pe",
+    "tui_course.views.real_model",
     "tui_course.render.attention",
     "tui_course.progress.report",
     "tui_course.progress.recorder",
