@@ -584,7 +584,8 @@ class CourseApp(App[None]):
 
     @property
     def overlay_open(self) -> bool:
-        return self.main_screen.has_class("-outline-open")
+        # Focus events still arrive while the app shuts down, after its screens are gone.
+        return bool(self.screen_stack) and self.main_screen.has_class("-outline-open")
 
     def action_toggle_outline(self) -> None:
         if self.narrow:
