@@ -121,12 +121,23 @@ def compute_expected(
     reference = results[spec.reference]
     for label, result in zip((c.label for c in spec.cases), reference, strict=True):
         if result.status != "ok":
+            problem = _CASE_PROBLEMS.get(result.status) or (
+                f"{result.detail.get('type', result.status)}: {result.detail.get('message', '')}"
+            )
             raise ReferenceFailed(
-                f"the reference {spec.reference} fails on case '{label}': "
-                f"{result.detail.get('type', result.status)} {result.detail.get('message', '')}"
+                f"the reference {spec.reference} fails on case '{label}': {problem}"
             )
     variants = {index: results[spec.mistakes[index].variant or ""] for index in indices}
     return Expected(inputs, reference, variants)
+
+
+_CASE_PROBLEMS = {
+    "memory": "it ran out of memory (MemoryError)",
+    "not_array": "it does not return a NumPy array of numbers",
+    "too_large": "its result is too large",
+    "exit": "it calls sys.exit()",
+    "missing": "it was stopped before this case",
+}
 
 
 def _run_problem(run: RunResult) -> str:
