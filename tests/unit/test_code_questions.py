@@ -1,4 +1,4 @@
-"""Code questions: the schema (path:line errors), the judge's order of feedback, and validate's proofs."""
+"""Code questions: schema errors at their line, the order of feedback, validate's proofs."""
 
 from __future__ import annotations
 
