@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tui_course.content.code_check import CodeVerdict, Outcome, build_inputs, judge
-from tui_course.content.code_model import MATHS_PREFIX, MAX_CODE_BYTES, CodeSpec
+from tui_course.content.code_model import MATHS_PREFIX, MAX_CODE_BYTES, CodeAttempt, CodeSpec
 from tui_course.content.models import Kind, Question
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level
 from tui_course.sandbox.limits import Limits
@@ -48,6 +48,19 @@ class Expected:
 
 def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
+    """What the store keeps of a check (QuizSession.code_answer takes it)."""
+    return CodeAttempt(
+        code=code,
+        sha256=code_hash(code),
+        outcome=str(verdict.outcome),
+        mistake=verdict.mistake,
+        cases_failed=verdict.cases_failed,
+        sandbox=str(verdict.level),
+        seconds=round(verdict.seconds, 4),
+    )
 
 
 def required_level() -> Level:

@@ -9,11 +9,13 @@ AttemptRecord that the caller saves before applying it.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from tui_course.content.code_model import CodeAttempt
 from tui_course.content.grading import (
     AnswerFormatError,
     NumberReader,
@@ -61,6 +63,7 @@ class AttemptRecord:
     seconds: float
     pass_kind: PassKind
     final: bool  # this row closed the question for this pass
+    code: CodeAttempt | None = None  # a code question's check
 
 
 @dataclass
@@ -205,6 +208,22 @@ class QuizSession:
         outcome = Outcome.RIGHT if verdict.correct else Outcome.WRONG
         return verdict, self._record(raw.strip(), outcome, try_number, final=final)
 
+    def code_answer(
+        self, attempt: CodeAttempt, feedback: str | None = None
+    ) -> tuple[Verdict, AttemptRecord]:
+        """A code check as an attempt. Code is fixed, not guessed: a failed check never
+        closes the question (a pass or a reveal does), and the same code twice costs no try.
+        The answer kept is the code's sha256; the code itself rides on the record."""
+        if self.phase is not Phase.ASKING:
+            raise ValueError("this question is not taking answers")
+        passed = attempt.outcome == "passed"
+        if not passed and attempt.sha256 in self.state.tried:
+            raise AnswerFormatError("You checked this exact code already: change it first.")
+        verdict = Verdict(passed, expected="the model solution", feedback=feedback)
+        outcome = Outcome.RIGHT if passed else Outcome.WRONG
+        record = self._record(attempt.sha256, outcome, self.state.tries_used + 1, final=passed)
+        return verdict, dataclasses.replace(record, code=attempt)
+
     def reveal(self) -> AttemptRecord | None:
         """The record for asking to see the key (None when it already shows)."""
         if self.phase is not Phase.ASKING:
@@ -247,6 +266,8 @@ class QuizSession:
     def _regraded(self, index: int, raw: str) -> str:
         """A stored wrong answer in the form `tried` keeps, for a resumed pass."""
         question = self.questions[index]
+        if question.kind is Kind.CODE:
+            return raw  # a code check is kept as its hash
         try:
             verdict = grade(question, raw, self.read_number)
         except AnswerFormatError:
