@@ -21,6 +21,7 @@ import importlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tui_course.content.code_check import CodeVerdict, Outcome, build_inputs, judge
@@ -48,6 +49,14 @@ class Expected:
 
 def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+DRAFTS_DIR = "code"  # under the data folder: the editor's drafts, one file per question
+
+
+def draft_path(data_dir: Path, quiz_id: str, number: int) -> Path:
+    """Where the editor keeps a question's draft (`attn-tui check ID` reads it too)."""
+    return data_dir / DRAFTS_DIR / f"{quiz_id}-{number}.py"
 
 
 def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
