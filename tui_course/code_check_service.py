@@ -75,13 +75,13 @@ def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
 def required_level() -> Level:
     """On a class server (a class folder in the site config) student code runs only under
     bwrap, unless the site config says `allow_code_without_bwrap = true`."""
-    try:
-        from tui_course.classroom.config import load_site_config
+    from tui_course.classroom.config import ConfigError, load_site_config
 
+    try:
         site = load_site_config()
-    except Exception:  # a broken site config: be strict rather than open
+    except (ConfigError, OSError):  # a broken site config: be strict rather than open
         return Level.BWRAP
-    if site.class_dir is not None and not getattr(site, "allow_code_without_bwrap", False):
+    if site.class_dir is not None and not site.allow_code_without_bwrap:
         return Level.BWRAP
     return Level.LIMITS
 
