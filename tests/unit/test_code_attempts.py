@@ -111,3 +111,25 @@ def test_a_version_2_store_gains_the_code_columns_and_keeps_its_rows(tmp_path: P
         columns = {row[1] for row in conn.execute("PRAGMA table_info(attempts)")}
     assert version == SCHEMA_VERSION == 3
     assert {"code", "code_sha256", "code_outcome", "code_sandbox"} <= columns
+
+
+def test_the_submission_carries_each_questions_final_code(tmp_path: Path) -> None:
+    from tui_course.classroom.submission import (
+        build_submission,
+        encode_submission,
+        parse_submission,
+    )
+    from tui_course.content.course import load_course
+    from tui_course.progress.report import progress_report
+
+    session = first_pass()
+    with ProgressStore(tmp_path) as store:
+        recorder = QuizRecorder(store)
+        check(session, recorder, "first try", Outcome.FAILED)
+        check(session, recorder, "second try", Outcome.PASSED)
+        payload = build_submission(progress_report(load_course(REPO), store), ["code"])
+    submitted = parse_submission(encode_submission(payload))
+    assert [(c.quiz_id, c.question, c.code, c.outcome) for c in submitted.code] == [
+        ("code", 1, "second try", "passed")
+    ]
+    assert submitted.code[0].sha256 == code_hash("second try")
