@@ -25,6 +25,7 @@ from tui_course.sandbox.limits import Limits
 from tui_course.sandbox.runner import CaseResult, RunResult, Worker
 
 PROOF_LIMITS = Limits(wall_seconds=10.0, cpu_seconds=10)
+PARALLEL_PROOFS = 4  # questions proved at once (their children start in parallel)
 
 
 def _as_run(results: Sequence[CaseResult], level: Level) -> RunResult:
@@ -70,9 +71,11 @@ def prove_code_question(
                 quiz.path, question.line, f"{where}: cannot run code here: {report.detail}"
             )
         ]
+    starter_worker = Worker(limits, report)  # starts now, beside the reference's child
     try:
         expected = compute_expected(spec, 0, limits, report)
     except ReferenceFailed as error:
+        starter_worker.close()
         return [ContentError(quiz.path, question.line, f"{where}: {error}")]
     problems: list[ContentError] = []
     verdict = judge(spec, "", _as_run(expected.reference, report.level), expected.reference)
@@ -87,7 +90,7 @@ def prove_code_question(
     layout = _layout_problem(spec, expected.reference)
     if layout:
         problems.append(ContentError(quiz.path, question.line, f"{where}: {layout}"))
-    starter = Worker(limits, report).run(spec.starter, spec.entry, build_inputs(spec))
+    starter = starter_worker.run(spec.starter, spec.entry, build_inputs(spec))
     # judged as other text than the starter, so the run itself must fail (not the text match)
     verdict = judge(spec, "\0", starter, expected.reference, expected.variants)
     if verdict.passed:
@@ -129,12 +132,21 @@ def _differs(
 
 
 def prove_code_quiz(quiz: Quiz, report: LevelReport | None = None) -> list[ContentError]:
-    problems: list[ContentError] = []
-    for number, question in enumerate(quiz.questions, start=1):
-        if question.kind is Kind.CODE and question.code is not None:
-            try:
-                problems += prove_code_question(quiz, number, question, report=report)
-            except Exception as error:  # a content file must not stop validate
-                message = f"question {number}: cannot be proved: {error!r}"
-                problems.append(ContentError(quiz.path, question.line, message))
-    return problems
+    """Every code question of the quiz, proved side by side: each proof waits on children."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def prove(number: int, question: Question) -> list[ContentError]:
+        try:
+            return prove_code_question(quiz, number, question, report=report)
+        except Exception as error:  # a content file must not stop validate
+            message = f"question {number}: cannot be proved: {error!r}"
+            return [ContentError(quiz.path, question.line, message)]
+
+    code = [
+        (number, question)
+        for number, question in enumerate(quiz.questions, start=1)
+        if question.kind is Kind.CODE and question.code is not None
+    ]
+    with ThreadPoolExecutor(max_workers=PARALLEL_PROOFS) as pool:
+        results = list(pool.map(lambda pair: prove(*pair), code))
+    return [problem for problems in results for problem in problems]
