@@ -302,6 +302,8 @@ class CodeChecker:
         finally:
             worker.close()
         thread.join()
+        if run.status == "unavailable":  # the sandbox, not the code or the question
+            return judge(spec, code, run, ())
         if "error" in holder:
             message = f"The question itself is broken (tell your teacher): {holder['error']}"
             return CodeVerdict(Outcome.UNAVAILABLE, "content", message, self.level)

@@ -316,3 +316,26 @@ def _children() -> set[int]:
             if fields[1] == me:
                 found.add(int(entry.name))
     return found
+
+
+def test_flooding_the_result_channel_is_cut_off(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    code = body(
+        "import struct\nframe = struct.pack('>I', 1 << 20) + b'x' * (1 << 20)\n"
+        "while True:\n    os.write(int(sys.argv[2]), frame)"
+    )
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.CRASHED
+    assert "could not read what your code sent back" in verdict.message
+
+
+def test_a_sandbox_that_cannot_start_is_named(attention_question: Question) -> None:
+    from tui_course.sandbox.level import LevelReport
+    from tui_course.sandbox.limits import TEST_LIMITS
+
+    broken = LevelReport(Level.BWRAP, "a bwrap that fails", bwrap="/bin/false")
+    with CodeChecker(TEST_LIMITS, broken, minimum=Level.BWRAP, warm=False) as checker:
+        verdict = checker.check(attention_question, GOOD)
+    assert verdict.outcome is Outcome.UNAVAILABLE
+    assert "the sandbox did not start" in verdict.message
