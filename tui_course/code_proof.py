@@ -24,7 +24,7 @@ from tui_course.sandbox.level import Level, LevelReport, sandbox_level
 from tui_course.sandbox.limits import Limits
 from tui_course.sandbox.runner import CaseResult, RunResult, Worker
 
-PROOF_LIMITS = Limits(wall_seconds=10.0, cpu_seconds=10)
+PROOF_LIMITS = Limits(wall_seconds=3.0, cpu_seconds=3)  # the shipped ones take ms
 PARALLEL_PROOFS = 4  # questions proved at once (their children start in parallel)
 
 

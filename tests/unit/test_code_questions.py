@@ -216,3 +216,22 @@ def test_feedback_comes_in_the_issues_order(tmp_path: Path) -> None:
     assert (mistaken.mistake, mistaken.mistake_feedback) == (0, "Rows, not columns.")
     passed = judge(spec, "x", run(CaseResult("ok", (right + 1e-9,))), reference)
     assert passed.passed
+
+
+def test_validate_stops_a_looping_reference_and_names_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "lessons").mkdir()
+    quizzes = tmp_path / "quizzes"
+    quizzes.mkdir()
+    write(quizzes, reference="loops", mistakes="")
+    result = subprocess.run(
+        [sys.executable, "-m", "tui_course", "validate", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang guard, not a timing
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "quizzes/t.toml:4: question 1: ref.py: stopped (time limit)" in result.stdout
