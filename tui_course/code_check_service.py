@@ -86,6 +86,23 @@ def required_level() -> Level:
     return Level.LIMITS
 
 
+def private_dirs() -> tuple[Path, ...]:
+    """Folders a check must never see, even where a system bind would hold them: the
+    student's data folder, the class folder and the course content (with its references).
+    (Homes and every site-packages are hidden by the sandbox itself.)"""
+    from tui_course.classroom.config import ConfigError, load_site_config
+    from tui_course.paths import data_dir, default_content_dir
+
+    found = [data_dir(), default_content_dir()]
+    try:
+        site = load_site_config()
+    except (ConfigError, OSError):
+        site = None
+    if site is not None and site.class_dir is not None:
+        found.append(site.class_dir)
+    return tuple(found)
+
+
 def _spec(question: Question) -> CodeSpec:
     if question.kind is not Kind.CODE or question.code is None:
         raise ValueError("not a code question")
@@ -196,6 +213,7 @@ class CodeChecker:
         self._spare: Worker | None = None
         self._warm = warm
         self._closed = False
+        self.hidden = private_dirs()
         if warm and self.allowed:
             self._start_spare()
 
@@ -219,7 +237,7 @@ class CodeChecker:
         return self.report.warning
 
     def _start_spare(self) -> None:
-        self._spare = Worker(self.limits, self.report)
+        self._spare = Worker(self.limits, self.report, self.hidden)
 
     def _take_worker(self) -> Worker:
         with self._lock:
@@ -227,7 +245,7 @@ class CodeChecker:
         if worker is None or (worker.process is not None and worker.process.poll() is not None):
             if worker is not None:
                 worker.close()
-            worker = Worker(self.limits, self.report)
+            worker = Worker(self.limits, self.report, self.hidden)
         return worker
 
     def _replace_spare(self) -> None:
@@ -235,7 +253,7 @@ class CodeChecker:
             return
 
         def start() -> None:
-            worker = Worker(self.limits, self.report)
+            worker = Worker(self.limits, self.report, self.hidden)
             with self._lock:
                 if self._closed or self._spare is not None:
                     worker.close()

@@ -339,3 +339,24 @@ def test_a_sandbox_that_cannot_start_is_named(attention_question: Question) -> N
         verdict = checker.check(attention_question, GOOD)
     assert verdict.outcome is Outcome.UNAVAILABLE
     assert "the sandbox did not start" in verdict.message
+
+
+def test_the_data_folder_is_hidden_even_under_a_system_bind(tmp_path: Path) -> None:
+    """A data folder that happens to sit inside a bound tree (here the interpreter's own
+    prefix, which the sandbox must bind) is covered by an empty tmpfs."""
+    import sys
+
+    from tests.sandbox.conftest import bwrap_report
+    from tui_course.sandbox.command import bwrap_command
+    from tui_course.sandbox.limits import Limits
+
+    report = bwrap_report()
+    if report is None or report.bwrap is None:
+        pytest.skip("no bwrap")
+    inside = Path(sys.base_prefix).resolve() / "include"  # stands in for a data folder there
+    if not inside.is_dir():
+        pytest.skip("no include folder to stand in")
+    argv = bwrap_command(report.bwrap, [], Limits(), hidden=[inside, Path("/usr")]).argv
+    at = argv.index(str(inside))
+    assert argv[at - 1 : at + 1] == ["--tmpfs", str(inside)]
+    assert "/usr" not in [argv[i + 1] for i, a in enumerate(argv) if a == "--tmpfs"]
