@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import importlib
 import threading
 from collections.abc import Sequence
@@ -51,12 +52,14 @@ def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
-DRAFTS_DIR = "code"  # under the data folder: the editor's drafts, one file per question
+DRAFTS_DIR = "drafts"  # under the data folder: the editor's drafts, one file per question
 
 
 def draft_path(data_dir: Path, quiz_id: str, number: int) -> Path:
-    """Where the editor keeps a question's draft (`attn-tui check ID` reads it too)."""
-    return data_dir / DRAFTS_DIR / f"{quiz_id}-{number}.py"
+    """Where the editor keeps a question's draft (`attn-tui check ID` reads it too):
+    `drafts/code-1.py` for question 1 of quiz `code`, as the editor names it."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", quiz_id)
+    return data_dir / DRAFTS_DIR / f"{safe}-{number}.py"
 
 
 def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
