@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import re
 import importlib
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
