@@ -63,7 +63,7 @@ def draft_path(data_dir: Path, quiz_id: str, number: int) -> Path:
 
 
 def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
-    """What the store keeps of a check (QuizSession.code_answer takes it)."""
+    """What the store keeps of a check (QuizSession.answer_code takes it)."""
     return CodeAttempt(
         code=code,
         sha256=code_hash(code),
