@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.sandbox.conftest import CODE_QUIZ
 from tui_course.code_check_service import CodeChecker
 from tui_course.content.code_check import Outcome
 from tui_course.content.models import Question
@@ -223,6 +224,7 @@ def test_bwrap_hides_files_home_and_network(
             f"open({str(secret)!r}, 'wb').write(b'')",
             f"os.remove({str(secret)!r})",
             "open('/etc/passwd').read()",
+            f"open({str(CODE_QUIZ.with_name('code_exercises.py'))!r}).read()",  # the references
             "os.listdir('/home')",
             f"os.listdir({str(Path.home())!r})",
         ):
