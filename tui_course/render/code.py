@@ -130,7 +130,7 @@ def diff_lines(diff: CellDiff, width: int = 80) -> list[str]:
         lines += [left_title, *left, right_title, *right]
     if window:
         lines.append(f"({window})")
-    lines.append("'!' marks the cells that differ from the reference")
+    lines.append("'!' marks the cells that differ")
     return lines
 
 
