@@ -261,3 +261,9 @@ def test_the_verdict_text_fits_40_columns_and_windows_around_the_worst_cell(
     assert "Cases not passed: a, b; c" in text
     assert "(rows 4-11, cols 8-11 of 12x12)" in text
     assert " !5" in text  # the wrong cell is in the window, marked
+
+
+def test_a_reference_from_tui_course_maths_is_called_in_the_parent(tmp_path: Path) -> None:
+    assert errors_of(tmp_path, reference="tui_course.maths.attention:softmax") == []
+    problems = errors_of(tmp_path, reference="tui_course.maths.attention:no_such")
+    assert len(problems) == 1 and "cannot load tui_course.maths.attention:no_such" in problems[0]
