@@ -362,3 +362,11 @@ def test_the_data_folder_is_hidden_even_under_a_system_bind(tmp_path: Path) -> N
     at = argv.index(str(inside))
     assert argv[at - 1 : at + 1] == ["--tmpfs", str(inside)]
     assert "/usr" not in [argv[i + 1] for i, a in enumerate(argv) if a == "--tmpfs"]
+
+
+def test_closing_every_pipe_then_looping_is_still_a_time_limit(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    code = body("for fd in (0, 1, 2, int(sys.argv[2])):\n    os.close(fd)\nwhile True:\n    pass")
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.TIME_LIMIT
