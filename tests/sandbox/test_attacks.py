@@ -108,7 +108,9 @@ def test_writing_a_10_gb_file_is_stopped(
 def test_printing_100_mb_is_capped(checker: CodeChecker, attention_question: Question) -> None:
     code = body("sys.stdout.write('y' * (100 * 1024 * 1024))\nsys.stdout.flush()")
     verdict = checker.check(attention_question, code)
-    assert verdict.outcome in (Outcome.PASSED, Outcome.TIME_LIMIT)
+    # passed (all of it drained, the rest cut) or stopped by a limit on a loaded machine
+    named = (Outcome.PASSED, Outcome.TIME_LIMIT, Outcome.MEMORY_LIMIT)
+    assert verdict.outcome in named, verdict
     assert len(verdict.stdout) <= checker.limits.output_bytes
     assert verdict.output_truncated
 
