@@ -33,6 +33,8 @@ class SiteConfig:
     class_dir: Path | None = None
     training_slots: int | None = None
     slots_dir: Path | None = None  # where slot locks live when there is no class folder
+    # a class server runs student code only under bwrap unless this says otherwise
+    allow_code_without_bwrap: bool = False
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,9 @@ SITE_FIELDS = {
     "class_dir": Field((str,), "the class folder made by `attn-tui class init` (a path)"),
     "training_slots": Field((int,), "how many training runs may run at once (a number)"),
     "slots_dir": Field((str,), "where slot locks live when there is no class folder (a path)"),
+    "allow_code_without_bwrap": Field(
+        (bool,), "true to check students' code with time and memory limits alone (true/false)"
+    ),
 }
 
 
@@ -115,6 +120,7 @@ def load_site_config(path: Path | None = None) -> SiteConfig:
         class_dir=_absolute(table, "class_dir", lines, shown),
         training_slots=_slots(table, lines, shown),
         slots_dir=_absolute(table, "slots_dir", lines, shown),
+        allow_code_without_bwrap=bool(table.get("allow_code_without_bwrap", False)),
     )
 
 
