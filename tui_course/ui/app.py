@@ -27,7 +27,7 @@ from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Ques
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.terminal import locale_is_utf8
-from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved
+from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved, TrainingFinished
 from tui_course.ui.widgets.footer import CourseFooter
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.notices import SEVERITY_WORDS, NoticeLines
@@ -338,7 +338,13 @@ class CourseApp(App[None]):
         found = self.query(f"#lab-{lab.id}")
         if found:
             return found.first()
-        view = make_lab(lab, self.training_runs, self.training_extra_installed, id=f"lab-{lab.id}")
+        view = make_lab(
+            lab,
+            self.training_runs,
+            self.training_extra_installed,
+            store=self.store,
+            id=f"lab-{lab.id}",
+        )
         await self.query_one(ContentSwitcher).mount(view)
         if self.ascii_only:  # a Select draws its arrows as text, not from a glyph table
             for arrow in view.query(".down-arrow").results(Static):
@@ -788,15 +794,12 @@ class CourseApp(App[None]):
 
         return list(self.query(TrainingPanel))
 
-    def on_training_panel_finished(self, event: TrainingPanel.Finished) -> None:
+    @on(TrainingFinished)
+    def _training_finished(self, message: TrainingFinished) -> None:
         """Say so wherever the student is: training runs on while they read."""
-        done = event.run.done
-        self.notify(
-            f"Training finished: test accuracy {done.test_accuracy:.3f},"
-            f" {done.params:,} parameters, {done.seconds:.0f} s.",
-            title="Training lab",
-            markup=False,
-        )
+        from tui_course.render.training import finished_notice
+
+        self.notify(finished_notice(message.record), title="Training lab", markup=False)
 
     async def on_event(self, event: events.Event) -> None:
         """Pasted text is cleaned before any box sees it: a paste can carry escape codes,
