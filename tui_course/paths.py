@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -86,3 +87,44 @@ def default_content_dir() -> Path:
     if (packaged / "lessons").is_dir():
         return packaged
     return Path(__file__).resolve().parent.parent
+
+
+def write_file_safely(path: Path, data: bytes, mode: int = 0o644) -> Path:
+    """Write `data` to `path` whole, never through a link an attacker planted.
+
+    The bytes go to a new file made with O_CREAT|O_EXCL|O_NOFOLLOW under a random name in
+    the same folder (nothing there can be followed or reused), then rename() puts it in
+    place: a symlink at `path` is replaced, never written through. `mode` is applied as
+    given (0o600 for private files), the umask only narrowing it for shared ones.
+    Raises OSError; no temporary file is left behind.
+    """
+    import secrets
+
+    folder = path.parent
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(10):
+        temporary = folder / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            fd = os.open(temporary, flags, mode)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder))
+    try:
+        if mode & 0o077 == 0:
+            os.fchmod(fd, mode)  # private: exactly this, whatever the umask
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.rename(temporary, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return path

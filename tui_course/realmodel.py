@@ -281,12 +281,10 @@ def file_sha256(path: Path, cache_dir: Path | None = None) -> str:
     if cache_file is not None:
         known[key] = {**stamp, "sha256": digest}
         try:
-            from tui_course.paths import ensure_private_dir
+            from tui_course.paths import ensure_private_dir, write_file_safely
 
             ensure_private_dir(cache_file.parent)
-            temporary = cache_file.with_suffix(".tmp")
-            temporary.write_text(json.dumps(known, indent=1), encoding="utf-8")
-            temporary.replace(cache_file)
+            write_file_safely(cache_file, json.dumps(known, indent=1).encode("utf-8"), 0o600)
         except OSError:
             pass  # a read-only data dir only means hashing again next time
     return digest

@@ -23,7 +23,7 @@ from typing import Any
 
 from tui_course import __version__
 from tui_course.classroom.folder import DROPBOX, _dropbox_problem
-from tui_course.paths import ensure_private_dir
+from tui_course.paths import ensure_private_dir, write_file_safely
 
 FORMAT = "attn-tui-submission"
 FORMAT_VERSION = 1
@@ -204,10 +204,7 @@ def keep_pending(data_dir: Path, data: bytes, user: str) -> Path:
     folder = ensure_private_dir(pending_dir(data_dir))
     # sorted by name = by time: the zero-padded nanosecond stamp comes first
     name = f"{dt.datetime.now(dt.UTC).timestamp() * 1e9:020.0f}-{_file_name(user)}"
-    temporary = folder / f".{name}.tmp"
-    temporary.write_bytes(data)
-    temporary.chmod(0o600)
-    temporary.rename(folder / name)
+    write_file_safely(folder / name, data, 0o600)
     for old in pending_files(data_dir)[:-MAX_PENDING]:
         _unlink_quietly(old)
     return folder / name
