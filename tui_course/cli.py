@@ -24,6 +24,7 @@ from tui_course.commands.common import (
     describe_subcommands,
     fail,
 )
+from tui_course.paths import UnknownUserPath
 
 
 def build_parser(only: Collection[str] | None = None) -> Parser:
@@ -86,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         return 130
+    except UnknownUserPath as error:  # `--data-dir ~nosuchuser/x`, or the same in $ATTN_TUI_*
+        return fail(f"{error.filename}: {error.strerror}", 2)
     except BrokenPipeError:
         # `attn-tui attention | head`: the reader left; say nothing more.
         import os

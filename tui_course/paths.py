@@ -15,10 +15,24 @@ DATA_DIR_ENV = "ATTN_TUI_DATA_DIR"
 CONTENT_DIR_ENV = "ATTN_TUI_CONTENT_DIR"
 
 
+class UnknownUserPath(OSError):
+    """`~name/...` where no account `name` exists (Path.expanduser raises RuntimeError)."""
+
+
+def expand_user(value: str | os.PathLike[str]) -> Path:
+    """`~` and `~user` resolved, or UnknownUserPath naming the path (never a traceback)."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        text = os.fspath(value)
+        user = text[1:].split("/", 1)[0]
+        raise UnknownUserPath(errno.ENOENT, f"no user named {user!r}", text) from None
+
+
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """--data-dir wins, then $ATTN_TUI_DATA_DIR, then the platform's user data dir."""
     chosen = override or os.environ.get(DATA_DIR_ENV) or platformdirs.user_data_dir(APP_NAME)
-    return Path(chosen).expanduser()
+    return expand_user(chosen)
 
 
 class LinkRefused(OSError):
@@ -82,7 +96,7 @@ def default_content_dir() -> Path:
     """The shipped course: inside the installed package, or the repo's top level."""
     env = os.environ.get(CONTENT_DIR_ENV)
     if env:
-        return Path(env).expanduser()
+        return expand_user(env)
     packaged = Path(__file__).parent / "_content"
     if (packaged / "lessons").is_dir():
         return packaged

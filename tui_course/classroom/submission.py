@@ -299,8 +299,8 @@ def _stamp(value: Any, key: str) -> str | None:
         return None
     _require(isinstance(value, str) and len(value) <= 40, f"'{key}' is not a time")
     try:
-        dt.datetime.fromisoformat(value)
-    except ValueError:
+        _sort_key(value).astimezone(dt.UTC)  # 0001-01-01T00:00+23:59 has no UTC time
+    except (ValueError, OverflowError):
         raise SubmissionError(f"'{key}' is not a time") from None
     return str(value)
 
@@ -309,7 +309,10 @@ def parse_submission(data: bytes) -> Submission:
     """Check every field a report reads; raise SubmissionError saying what is wrong."""
     try:
         payload = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+    except ValueError as error:  # bad UTF-8 or JSON, or an integer past Python's digit limit
+        digits = "integer string conversion" in str(error)
+        raise SubmissionError("not JSON (a number too long)" if digits else "not JSON") from None
+    except RecursionError:
         raise SubmissionError("not JSON") from None
     _require(isinstance(payload, dict), "not a JSON object")
     _require(payload.get("format") == FORMAT, "not an attn-tui submission")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_course.commands.common import PROG, Parser, add_common, content_dir, fail
+from tui_course.paths import expand_user
 
 DEFAULT_COURSE = "Transformers and self-attention"
 
@@ -40,7 +41,7 @@ def run_init(args: argparse.Namespace) -> int:
     from tui_course.classroom.config import default_slots
     from tui_course.classroom.folder import ClassFolderError, class_summary_lines, init_class
 
-    directory = Path(args.dir).expanduser().absolute()
+    directory = expand_user(args.dir).absolute()
     slots = args.training_slots if args.training_slots is not None else default_slots()
     try:
         done = init_class(directory, args.group, slots, args.course)
@@ -58,7 +59,7 @@ def class_dir_from(argument: str | None) -> Path:
     from tui_course.classroom.config import ConfigError, load_site_config, site_config_path
 
     if argument:
-        return Path(argument).expanduser().absolute()
+        return expand_user(argument).absolute()
     site = load_site_config()
     if site.class_dir is None:
         raise ConfigError(f"no DIR given and no class_dir in {site_config_path()}")

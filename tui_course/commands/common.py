@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from tui_course.paths import expand_user
+
 PROG = "attn-tui"
 
 
@@ -66,7 +68,7 @@ def content_dir(args: argparse.Namespace) -> Path:
     from tui_course.paths import default_content_dir
 
     content = getattr(args, "content", None)
-    return Path(content).expanduser() if content else default_content_dir()
+    return expand_user(content) if content else default_content_dir()
 
 
 def data_dir(args: argparse.Namespace) -> Path:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 from tui_course.commands.common import PROG, fail
+from tui_course.paths import expand_user
 
 
 def add_parser(commands: Any) -> None:
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from tui_course.content.errors import ContentError
     from tui_course.content.tomlfile import read_text
 
-    path = Path(args.file).expanduser()
+    path = expand_user(args.file)
     shown = path.as_posix()
     try:
         text = read_text(path, shown)
@@ -65,7 +65,7 @@ def write_output(text: str, output: str | None) -> int:
         return 0
     from tui_course.paths import write_file_safely
 
-    target = Path(output).expanduser()
+    target = expand_user(output)
     try:
         write_file_safely(target, text.encode("utf-8"))
     except OSError as error:
