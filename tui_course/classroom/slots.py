@@ -50,7 +50,8 @@ SYSTEM_SLOTS_DIR = "attn-tui-slots"  # under the system temp folder when no clas
 TICKET_PREFIX = "ticket-"
 RUN_PREFIX = "run-"
 STALE_SECONDS = 5.0  # kept for callers; a stopped waiter is now seen at once (/proc)
-PROBES_PER_USER = 4  # files of one account probed per look (beyond its own allowance)
+PROBES_PER_USER = 4  # files of another account looked at per look, beyond its allowance
+MAX_LOCKS_BYTES = 1 << 20  # /proc/locks read per look (about 15,000 locks)
 _NAME = re.compile(r"^(ticket|run)-[0-9a-f]{24}\Z")
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _PROC_LOCKS = Path("/proc/locks")
@@ -77,9 +78,13 @@ def kernel_locks() -> dict[tuple[int, int, int], int] | None:
     """(device major, minor, inode) -> pid of every flock/POSIX lock on the machine, from
     /proc/locks; None where there is no such file (then each file is probed)."""
     try:
-        text = _PROC_LOCKS.read_text(encoding="ascii", errors="replace")
+        with _PROC_LOCKS.open("rb") as handle:
+            data = handle.read(MAX_LOCKS_BYTES + 1)
     except OSError:
         return None
+    if len(data) > MAX_LOCKS_BYTES:  # someone holds a flood of locks: probe our few files
+        return None
+    text = data.decode("ascii", errors="replace")
     held: dict[tuple[int, int, int], int] = {}
     for line in text.splitlines():
         parts = line.split()
@@ -128,6 +133,8 @@ class _Listing:
     mtime_ns: int = -1
     trusted: bool = False
     files: dict[str, tuple[int, QueueFile]] = field(default_factory=dict)
+    # per account, its tickets and its runs, each earliest first
+    by_uid: dict[int, tuple[list[QueueFile], list[QueueFile]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -184,20 +191,29 @@ class TrainingSlots:
 
     # what the kernel says
 
-    def _scan(self) -> list[QueueFile]:
+    def _scan(self) -> dict[int, tuple[list[QueueFile], list[QueueFile]]]:
+        """Each account's tickets and runs, each earliest first."""
         listing = self._listing
         with listing.lock:
             try:
                 before = os.stat(self.queue_dir).st_mtime_ns
             except OSError:
-                return []
+                return {}
             if before != listing.mtime_ns or not listing.trusted:
                 self._rescan(listing)
+                by_uid: dict[int, tuple[list[QueueFile], list[QueueFile]]] = {}
+                for _, entry in listing.files.values():
+                    tickets, runs = by_uid.setdefault(entry.uid, ([], []))
+                    (tickets if entry.kind == "ticket" else runs).append(entry)
+                for tickets, runs in by_uid.values():
+                    tickets.sort(key=lambda e: e.order)
+                    runs.sort(key=lambda e: e.order)
+                listing.by_uid = by_uid
                 # a change within the clock's tick could hide behind the same mtime: trust
                 # an unchanged mtime only once it is older than a tick
                 listing.mtime_ns = before
                 listing.trusted = time.time_ns() - before > 100_000_000
-            return [entry for _, entry in listing.files.values()]
+            return listing.by_uid
 
     def _rescan(self, listing: _Listing) -> None:
         kept: dict[str, tuple[int, QueueFile]] = {}
@@ -233,22 +249,28 @@ class TrainingSlots:
 
     def view(self, me: QueueFile | None = None) -> QueueView:
         """Who runs and who waits, counting per account only what it is allowed."""
-        files = self._scan()
-        if me is not None and all(entry.path != me.path for entry in files):
-            files.append(me)  # renamed in the same clock tick as the last listing
+        per_user = dict(self._scan())
+        if me is not None:
+            tickets, runs = per_user.get(me.uid, ([], []))
+            mine = tickets if me.kind == "ticket" else runs
+            if all(entry.path != me.path for entry in mine):
+                # renamed in the same clock tick as the last listing
+                mine = sorted([*mine, me], key=lambda e: e.order)
+                per_user[me.uid] = (mine, runs) if me.kind == "ticket" else (tickets, mine)
         locks = kernel_locks()
         now = time.time_ns()
         ignored = 0
         running: list[QueueFile] = []
         waiting: list[QueueFile] = []
-        per_user: dict[int, list[QueueFile]] = {}
-        for entry in files:
-            per_user.setdefault(entry.uid, []).append(entry)
         my_uid = os.geteuid()
-        for uid, own in per_user.items():
-            own.sort(key=lambda e: e.order)
-            runs = [e for e in own if e.kind == "run"]
-            tickets = [e for e in own if e.kind == "ticket"]
+        look = self.runs_per_user + PROBES_PER_USER
+        for uid, (tickets, runs) in per_user.items():
+            if uid != my_uid:
+                # another account's files past its allowance and a few probes are never
+                # looked at: junk costs nothing per look
+                ignored += max(len(tickets) - look, 0) + max(len(runs) - look, 0)
+                tickets, runs = tickets[:look], runs[:look]
+            own = [*tickets, *runs]
             live_runs = self._live(runs, locks, uid == my_uid, me)
             if self.max_run_seconds is not None:
                 limit = now - int(self.max_run_seconds * 1e9)

@@ -96,6 +96,7 @@ class TrainingRun:
         self.process: asyncio.subprocess.Process | None = None
         self.cancelled = False
         self.timed_out = False
+        self._stopping: asyncio.Future[None] | None = None
         self._stop_waiting = threading.Event()
         self._handover = threading.Lock()
         self._handed: Slot | None = None  # a slot the line thread took, not yet claimed
@@ -245,10 +246,9 @@ class TrainingRun:
             await self.stop()
 
     def _time_is_up(self) -> None:
+        """Terminate, then kill after the grace (stop); the slot goes when events() ends."""
         self.timed_out = True
-        if self.process is not None and self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.process.terminate()  # its slot is released when events() ends
+        self._stopping = asyncio.ensure_future(self.stop())
 
     async def cancel(self) -> None:
         self.cancelled = True
