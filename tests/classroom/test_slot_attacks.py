@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -166,18 +167,21 @@ def test_junk_files_cost_no_probe_per_look(lab: Path, monkeypatch: pytest.Monkey
         path = queue / name
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
         os.chown(path, uid, -1)
-    probes = []
-    rescans = []
+    probes: list[Path] = []
+    rescans: list[int] = []
     real_probe = slots_module._locked_by_someone
     real_rescan = TrainingSlots._rescan
-    monkeypatch.setattr(
-        slots_module, "_locked_by_someone", lambda p: probes.append(p) or real_probe(p)
-    )
-    monkeypatch.setattr(
-        TrainingSlots,
-        "_rescan",
-        lambda self, listing: rescans.append(1) or real_rescan(self, listing),
-    )
+
+    def probe(path: Path) -> bool | None:
+        probes.append(path)
+        return real_probe(path)
+
+    def rescan(self: TrainingSlots, listing: Any) -> None:
+        rescans.append(1)
+        real_rescan(self, listing)
+
+    monkeypatch.setattr(slots_module, "_locked_by_someone", probe)
+    monkeypatch.setattr(TrainingSlots, "_rescan", rescan)
     slots = slots_of(lab)
     assert slots.state().waiting == 0  # none of it is locked
     assert probes == []  # /proc/locks said so in one read
