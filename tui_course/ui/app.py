@@ -751,10 +751,16 @@ class CourseApp(App[None]):
         )
         yield SystemCommand("Review", "Go through the questions due for review", self.open_review)
         yield SystemCommand("Help: keys", "Show every key", self.action_help)
+        yield SystemCommand("Doctor", "Check this account, terminal and class", self._doctor)
         yield SystemCommand(
             "Toggle outline", "Hide or show the course outline", self.action_toggle_outline
         )
         yield from super().get_system_commands(screen)
+
+    async def _doctor(self) -> None:
+        from tui_course.ui.screens.doctor import show_doctor
+
+        await show_doctor(self, self.settings.data_dir)
 
     async def action_quit(self) -> None:
         running = [panel for panel in self.query("TrainingPanel") if panel.running]  # type: ignore[attr-defined]
