@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -41,7 +42,7 @@ class DoctorScreen(ModalScreen[None]):
             yield Static(Text(self.report), id="doctor-text")
 
 
-async def show_doctor(app: App[object], data_dir: Path) -> None:
+async def show_doctor(app: App[Any], data_dir: Path) -> None:
     size = (app.size.width, app.size.height)
     report = await asyncio.to_thread(doctor_text, data_dir, size)
     await app.push_screen(DoctorScreen(report))
