@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import heapq
 import os
 import re
 import secrets
@@ -98,6 +99,10 @@ def kernel_locks() -> dict[tuple[int, int, int], int] | None:
     return held
 
 
+def _order(entry: QueueFile) -> tuple[int, int]:
+    return entry.order
+
+
 def _stopped(pid: int) -> bool:
     """The process is stopped (ctrl+z, SIGSTOP) according to /proc/PID/stat."""
     try:
@@ -135,6 +140,7 @@ class _Listing:
     files: dict[str, tuple[int, QueueFile]] = field(default_factory=dict)
     # per account, its tickets and its runs, each earliest first
     by_uid: dict[int, tuple[list[QueueFile], list[QueueFile]]] = field(default_factory=dict)
+    hidden: dict[int, int] = field(default_factory=dict)  # files past that, per account
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -201,13 +207,21 @@ class TrainingSlots:
                 return {}
             if before != listing.mtime_ns or not listing.trusted:
                 self._rescan(listing)
+                listing.hidden = {}
                 by_uid: dict[int, tuple[list[QueueFile], list[QueueFile]]] = {}
                 for _, entry in listing.files.values():
                     tickets, runs = by_uid.setdefault(entry.uid, ([], []))
                     (tickets if entry.kind == "ticket" else runs).append(entry)
-                for tickets, runs in by_uid.values():
-                    tickets.sort(key=lambda e: e.order)
-                    runs.sort(key=lambda e: e.order)
+                keep = self.runs_per_user + PROBES_PER_USER
+                me = os.geteuid()
+                for uid, (tickets, runs) in by_uid.items():
+                    for own in (tickets, runs):
+                        # another account's files past what a look reads are only counted
+                        first = own if uid == me else heapq.nsmallest(keep, own, key=_order)
+                        first.sort(key=_order)
+                        extra = len(own) - len(first)
+                        own[:] = first
+                        listing.hidden[uid] = listing.hidden.get(uid, 0) + extra
                 listing.by_uid = by_uid
                 # a change within the clock's tick could hide behind the same mtime: trust
                 # an unchanged mtime only once it is older than a tick
@@ -264,11 +278,11 @@ class TrainingSlots:
         waiting: list[QueueFile] = []
         my_uid = os.geteuid()
         look = self.runs_per_user + PROBES_PER_USER
+        ignored += sum(self._listing.hidden.values())
         for uid, (tickets, runs) in per_user.items():
             if uid != my_uid:
                 # another account's files past its allowance and a few probes are never
                 # looked at: junk costs nothing per look
-                ignored += max(len(tickets) - look, 0) + max(len(runs) - look, 0)
                 tickets, runs = tickets[:look], runs[:look]
             own = [*tickets, *runs]
             live_runs = self._live(runs, locks, uid == my_uid, me)
