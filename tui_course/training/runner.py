@@ -93,6 +93,8 @@ class TrainingRun:
         self.slot: Slot | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.cancelled = False
+        self.timed_out = False
+        self._stopping: asyncio.Future[None] | None = None
         self._stop_waiting = threading.Event()
         self._handover = threading.Lock()
         self._handed: Slot | None = None  # a slot the line thread took, not yet claimed
@@ -219,6 +221,10 @@ class TrainingRun:
         )
         assert self.process.stdout is not None
         final = False
+        limit = self.slot.max_seconds if self.slot is not None else None
+        timer = None
+        if limit is not None:  # the class's cap on how long one run may hold a slot
+            timer = asyncio.get_running_loop().call_later(limit, self._time_is_up)
         try:
             async for raw in self.process.stdout:
                 try:
@@ -228,13 +234,26 @@ class TrainingRun:
                 final = final or isinstance(event, Done | Error)
                 yield event
             code = await self.process.wait()
-            if not final and not self.cancelled:
+            if self.timed_out and limit is not None:
+                yield Error(
+                    message=f"stopped after {limit / 60:g} minutes: the class's limit for one"
+                    " training run (fewer epochs or a smaller model fit in it)",
+                    log_tail=read_tail(self.log),
+                )
+            elif not final and not self.cancelled:
                 yield Error(
                     message=f"the training process stopped unexpectedly (exit code {code})",
                     log_tail=read_tail(self.log),
                 )
         finally:
+            if timer is not None:
+                timer.cancel()
             await self.stop()
+
+    def _time_is_up(self) -> None:
+        """Terminate, then kill after the grace (stop); the slot goes when events() ends."""
+        self.timed_out = True
+        self._stopping = asyncio.ensure_future(self.stop())
 
     async def cancel(self) -> None:
         self.cancelled = True
