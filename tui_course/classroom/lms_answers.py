@@ -12,13 +12,14 @@ import itertools
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 from markdown_it import MarkdownIt
 
 from tui_course.answers import resolve
+from tui_course.content.errors import ContentError
 from tui_course.content.grading import MAX_RANGE, normalise_text
 from tui_course.content.models import Kind, Mistake, Question, Quiz, tries_allowed
 from tui_course.maths.expression import ExpressionError
@@ -375,17 +376,22 @@ def _all_variants(keys: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*listed, *out]))
 
 
-def moodle_differences(quiz: Quiz) -> tuple[list[str], list[str]]:
+def moodle_differences(
+    quiz: Quiz, resolved_questions: Sequence[Question] | None = None
+) -> tuple[list[ContentError], list[ContentError]]:
     """(refused, named): keys Moodle cannot grade as the app does, and questions whose
-    accepted answers Moodle cannot all match; each 'file:line: question N: why'."""
-    refused: list[str] = []
-    named: list[str] = []
-    for number, question in enumerate(quiz.questions, start=1):
-        where = f"{quiz.path}:{question.line}: question {number}"
-        try:
-            resolved = resolve(question)
-        except ExpressionError:
-            continue  # the key prover reports it
+    accepted answers Moodle cannot all match, each at its question's line.
+
+    Pass the questions as answers.resolve_quiz gave them (keys computed under the file's
+    work budget); without them, questions whose key is an expression are not looked at.
+    """
+    refused: list[ContentError] = []
+    named: list[ContentError] = []
+    questions = resolved_questions if resolved_questions is not None else quiz.questions
+    for number, resolved in enumerate(questions, start=1):
+        if resolved.kind is Kind.NUMERIC and resolved.answer is None:
+            continue  # answer_from, not computed here
+        where = f"question {number}: in Moodle"
         if resolved.kind is Kind.NUMERIC and resolved.answer is not None:
             key = float(resolved.answer)
             if not math.isfinite(key):
@@ -393,12 +399,13 @@ def moodle_differences(quiz: Quiz) -> tuple[list[str], list[str]]:
             for value in (key, *resolved.also_accepted):
                 problem = moodle_number_problem(float(value), moodle_tolerance(resolved, key))
                 if problem:
-                    refused.append(f"{where}: {problem}")
+                    refused.append(ContentError(quiz.path, resolved.line, f"{where}: {problem}"))
         elif resolved.kind is Kind.TEXT:
             beyond = [why for key in resolved.answer for why in text_variants(str(key))[1]]
             if beyond:
                 reasons = "; ".join(dict.fromkeys(beyond))
-                named.append(f"{where}: Moodle marks wrong what the app accepts as {reasons}")
+                message = f"{where}, answers the app accepts are wrong: {reasons}"
+                named.append(ContentError(quiz.path, resolved.line, message))
     return refused, named
 
 

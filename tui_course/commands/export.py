@@ -44,6 +44,11 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"error: no quiz with id '{args.quiz}' in {root} (quizzes: {known})", 2)
     if not quizzes:
         return fail(f"error: no quiz loaded from {root}")
+    from tui_course.classroom.lms_answers import moodle_differences
+
+    for quiz in quizzes:
+        for note in moodle_differences(quiz)[1]:
+            print(f"{PROG}: note: {note}", file=sys.stderr)
     try:
         if args.format == "gift":
             from tui_course.classroom.gift import export_gift
