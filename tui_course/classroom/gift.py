@@ -246,7 +246,8 @@ def html_to_text(html: str) -> str:
     parser = _TextOfHtml()
     parser.feed(html)
     parser.close()
-    lines = "".join(parser.parts).split("\n")
+    # An entity can spell a control character (&#27; is ESC): cleaned like the file itself.
+    lines = strip_control("".join(parser.parts)).split("\n")
     return re.sub(r"\n{3,}", "\n\n", "\n".join(line.strip() for line in lines)).strip()
 
 
