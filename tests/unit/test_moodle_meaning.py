@@ -275,3 +275,31 @@ def test_json_comment_keeps_markdown_and_hints_on_one_line() -> None:
     meta = json.loads(comment.removeprefix("// attn-tui: "))
     assert meta["markdown"]["prompt"] == "Line one\n\nLine [two]" and meta["hints"] == ["h"]
     assert "[two]" not in comment  # Moodle reads [tag:...] in comments
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        (
+            '// attn-tui quiz: {"id": "t", "title": "T", "tries": 100000000000000000}\n'
+            "::q::Q{=a ~b ~c}\n",
+            "t.gift:1: 'tries' must be 1 to 9",
+        ),
+        (
+            '// attn-tui: {"tries": 100000000000000000}\n::q::Q{=a ~b ~c}\n',
+            "t.gift:2: question 1: 'tries' must be 1 to 9",
+        ),
+        (
+            '::q::Q{=a ~b ~c}\n\n// attn-tui: {"hints": ["' + "x" * 30_000 + '"]}\n'
+            "::q::Q{=a ~b ~c}\n",
+            "t.gift:4: line is longer than",
+        ),
+    ],
+)
+def test_huge_values_a_quiz_cannot_hold_are_refused_at_their_gift_line(
+    text: str, start: str
+) -> None:
+    result = parse_gift(text, "t.gift")
+    with pytest.raises(ContentError) as raised:
+        checked_toml(result.quizzes[0], "t.gift")
+    assert str(raised.value).startswith(start)

@@ -349,6 +349,7 @@ class ImportedQuiz:
 
     data: dict[str, Any]
     question_lines: list[int] = field(default_factory=list)
+    line: int | None = None  # its `// attn-tui quiz:` header, if it has one
 
 
 @dataclass
@@ -482,7 +483,7 @@ def _start_quiz(reader: _Reader, line: int, header: dict[str, Any]) -> None:
             data[name] = strip_control(value) if isinstance(value, str) else value
     data.setdefault("id", reader.stem_id)
     data.setdefault("title", data["id"])
-    reader.quizzes.append(ImportedQuiz(data))
+    reader.quizzes.append(ImportedQuiz(data, line=line))
 
 
 def _format_of(source: _Src, default: str) -> tuple[str, _Src]:
@@ -850,8 +851,19 @@ def checked_toml(quiz: ImportedQuiz, shown: str) -> str:
         except ContentError as error:
             problems = [error]
     if problems:
-        message = problems[0].message
-        match = re.match(r"question (\d+)", message)
-        line = quiz.question_lines[int(match.group(1)) - 1] if match else None
-        raise ContentError(shown, line, message)
+        raise ContentError(shown, _gift_line(quiz, text, problems[0]), problems[0].message)
     return text
+
+
+def _gift_line(quiz: ImportedQuiz, toml: str, problem: ContentError) -> int | None:
+    """The GIFT line behind a problem the loader found in the TOML written from it: the
+    question it names, else the question whose table holds its TOML line, else the
+    quiz header."""
+    match = re.match(r"question (\d+)", problem.message)
+    number = int(match.group(1)) if match else None
+    if number is None and problem.line is not None:
+        above = toml.split("\n")[: problem.line]
+        number = sum(line == "[[question]]" for line in above) or None
+    if number is not None and 0 < number <= len(quiz.question_lines):
+        return quiz.question_lines[number - 1]
+    return quiz.line
