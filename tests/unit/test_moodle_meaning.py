@@ -303,3 +303,10 @@ def test_huge_values_a_quiz_cannot_hold_are_refused_at_their_gift_line(
     with pytest.raises(ContentError) as raised:
         checked_toml(result.quizzes[0], "t.gift")
     assert str(raised.value).startswith(start)
+
+
+def test_an_explanation_that_reads_like_a_note_comes_back_whole(tmp_path: Path) -> None:
+    question = Question(Kind.NUMERIC, "How much?", f"Half.\n\n{PLAIN_DECIMAL_NOTE}", 1, answer=0.5)
+    data = parse_gift(export_gift([Quiz("n", "N", "n.toml", (question,))]), "n.gift")
+    back = data.quizzes[0].data["question"][0]
+    assert back["explanation"] == question.explanation and back["prompt"] == "How much?"

@@ -43,7 +43,7 @@ from tui_course.classroom.lms_answers import (
     quiz_questions,
     safe_html,
     with_notes,
-    without_notes,
+    without_last_note,
 )
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
@@ -526,15 +526,21 @@ def _decoded(reader: _Reader, source: _Src, fmt: str, role: Role) -> str:
         return source.chars
     if role == OPTION:
         return html_to_text(source.chars)
-    html = without_notes(source.chars)
     if isinstance(role, tuple):
         listed = reader.markdown.get(role[0], [])
         markdown = listed[role[1]] if role[1] < len(listed) else None
     else:
         markdown = reader.markdown.get(role)
-    if isinstance(markdown, str) and safe_html(markdown) == html:
-        return markdown
-    return markdown_escape(html_to_text(html))
+    # Take off the notes the export appended one by one (an author's own last paragraph
+    # may read like one): the Markdown counts where it renders to what is left.
+    html = source.chars
+    while True:
+        if isinstance(markdown, str) and safe_html(markdown) == html:
+            return markdown
+        shorter = without_last_note(html)
+        if shorter == html:
+            return markdown_escape(html_to_text(html))
+        html = shorter
 
 
 def _question(reader: _Reader, source: _Src, meta: dict[str, Any]) -> dict[str, Any] | None:

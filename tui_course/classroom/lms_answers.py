@@ -137,13 +137,9 @@ def with_notes(html: str, notes: Iterable[str]) -> str:
     return html + "".join(f"\n<p>{plain_html(note)}</p>" for note in notes if note)
 
 
-def without_notes(html: str) -> str:
-    """The HTML as written before with_notes (the importer's inverse)."""
-    while True:
-        stripped = _NOTE_PARAGRAPH.sub("", html)
-        if stripped == html:
-            return html
-        html = stripped
+def without_last_note(html: str) -> str:
+    """The HTML without the last paragraph with_notes appended (unchanged if none)."""
+    return _NOTE_PARAGRAPH.sub("", html, count=1)
 
 
 def prompt_notes(question: MoodleQuestion) -> tuple[str, ...]:
