@@ -160,7 +160,8 @@ def export_gift(quizzes: Sequence[Quiz]) -> str:
     # Inside the first category's block: a block of comments alone is no question to Moodle.
     intro = (
         "// GIFT written by attn-tui. Lines starting with '// attn-tui' keep what GIFT has\n"
-        "// no syntax for (hints); Moodle ignores them, `attn-tui import` reads them.\n"
+        "// no syntax for (hints, the Markdown behind the HTML); Moodle ignores them,\n"
+        "// `attn-tui import` reads them.\n"
     )
     return intro + "\n\n".join(blocks) + "\n"
 

@@ -3,6 +3,9 @@
 Moodle knows answers with a grade fraction and feedback; the app knows keys,
 tolerances and targeted mistakes. `moodle_question` does that translation once so
 both writers give the same grades, and says which mistakes have no place there.
+Both writers also share the one HTML renderer (safe_html: Moodle shows question text
+uncleaned), the notes said where Moodle grades differently, and the text forms and
+numeric margins that make Moodle accept what the app accepts (README: Quizzes in Moodle).
 """
 
 from __future__ import annotations
