@@ -5,7 +5,8 @@ Moodle reads them: GIFT through a port of qformat_gift's own field splitting (es
 `[format]` tags, `{...}`, `~ = #`, `####`), each field rendered as its format says, and
 `[markdown]` by Python-Markdown with its "extra" extension (the family of Moodle's GIFT
 Markdown, PHP Markdown Extra); Moodle XML by its format="html" fields. Every result goes
-through an HTML parser and must stay inside ALLOWED.
+through an HTML parser and must stay inside ALLOWED; so must each field read once more
+as Markdown Extra, in case a teacher switches its format in Moodle.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from html.parser import HTMLParser
 import markdown as python_markdown
 import pytest
 
-from tui_course.classroom.gift import export_gift
+from tui_course.classroom.gift import export_gift, html_to_text
 from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 
@@ -236,20 +237,23 @@ def test_gift_fields_are_html_and_hold_nothing_beyond_the_allow_list() -> None:
         if text:
             assert fmt == "html", (role, text[:60])
         assert violations(shown_html(fmt, text)) == [], (role, text[:200])
+        # Even taken for Markdown Extra (a teacher switching the format): nothing to read.
+        assert violations(shown_html("markdown", text)) == [], (role, text[:200])
 
 
 def test_gift_keeps_the_corpus_visible_as_text() -> None:
     """Safe by showing, not by dropping: the attack text is there for the student to read."""
     gift = export_gift([_quiz()])
-    prompt = next(text for role, _, text in moodle_gift_fields(gift) if role == "questiontext")
-    assert "&lt;script&gt;alert(4)&lt;/script&gt;" in prompt
+    html = next(text for role, _, text in moodle_gift_fields(gift) if role == "questiontext")
+    prompt = html_to_text(html)  # what the browser shows
+    assert "<script>alert(4)</script>" in prompt
     assert "[click](javascript:alert(1))" in prompt  # a link Moodle must not make
-    assert '!<a href="http://evil.example/chart.png">chart</a>' in prompt  # no <img>
-    assert "&lt;img src=x onerror=alert(1)&gt;" in prompt
+    assert '&#33;<a href="http://evil.example/chart.png">chart</a>' in html  # no <img>
+    assert "<img src=x onerror=alert(1)>" in prompt
     assert "2*3*4 = 24 and __init__" not in prompt  # Markdown read by the app's rules...
     options = [text for role, _, text in moodle_gift_fields(gift) if role == "answer"][:8]
-    assert options[0] == "[click](javascript:alert(1))"  # ...options are plain text
-    assert options[2] == "\\`&lt;img src=x onerror=alert(2)&gt;`"
+    assert html_to_text(options[0]) == "[click](javascript:alert(1))"  # ...options plain
+    assert html_to_text(options[2]) == "\\`<img src=x onerror=alert(2)>`"
 
 
 XML_FIELDS = (
@@ -280,6 +284,7 @@ def test_moodle_xml_html_fields_hold_nothing_beyond_the_allow_list() -> None:
                     continue  # a number
                 assert fmt == "html", (path, text[:60])
                 assert violations(text) == [], (path, text[:200])
+                assert violations(shown_html("markdown", text)) == [], (path, text[:200])
                 checked += 1
     assert checked > 20
 
@@ -290,6 +295,8 @@ def test_each_case_alone_in_a_prompt(case: str) -> None:
     quiz = Quiz("one", "One", "one.toml", (question,))
     for _, fmt, text in moodle_gift_fields(export_gift([quiz])):
         assert violations(shown_html(fmt, text)) == [], text
+        assert violations(shown_html("markdown", text)) == [], text
     root = ET.fromstring(export_moodle_xml([quiz]))
     for element in root.iter("questiontext"):
         assert violations(element.findtext("text") or "") == []
+        assert violations(shown_html("markdown", element.findtext("text") or "")) == []

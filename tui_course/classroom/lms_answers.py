@@ -10,7 +10,6 @@ numeric margins that make Moodle accept what the app accepts (README: Quizzes in
 
 from __future__ import annotations
 
-import html as html_module
 import itertools
 import math
 import re
@@ -18,6 +17,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from markdown_it import MarkdownIt
 
@@ -72,10 +72,46 @@ def _http_only(url: str) -> bool:
     return url.strip().lower().startswith(LINK_SCHEMES)
 
 
+# Text characters Markdown (Markdown Extra too) reads as inline syntax, written as numeric
+# entities: should Moodle ever take the HTML for Markdown again (a teacher switching the
+# field's format), there is no link, image, emphasis or code span left in it to read.
+_INERT = {char: f"&#{ord(char)};" for char in "\\`*_[]!{}|~#"} | {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    '"': "&quot;",
+}
+
+
+def inert_text(text: str) -> str:
+    """Text as HTML that neither a browser nor a Markdown reader takes for syntax."""
+    return "".join(_INERT.get(char, char) for char in text)
+
+
+def _render_text(self: Any, tokens: Sequence[Any], index: int, options: Any, env: Any) -> str:
+    return inert_text(tokens[index].content)
+
+
+def _render_code_inline(
+    self: Any, tokens: Sequence[Any], index: int, options: Any, env: Any
+) -> str:
+    return f"<code>{inert_text(tokens[index].content)}</code>"
+
+
+def _render_code_block(self: Any, tokens: Sequence[Any], index: int, options: Any, env: Any) -> str:
+    return f"<pre><code>{inert_text(tokens[index].content)}</code></pre>\n"
+
+
 @cache
 def _markdown() -> MarkdownIt:
-    parser = MarkdownIt("commonmark", {"html": False}).disable("image")
+    # A fence's code goes through `highlight`: the same inert text.
+    parser = MarkdownIt(
+        "commonmark", {"html": False, "highlight": lambda code, *_: inert_text(code)}
+    ).disable("image")
     parser.validateLink = _http_only  # type: ignore[method-assign]
+    parser.add_render_rule("text", _render_text)
+    parser.add_render_rule("code_inline", _render_code_inline)
+    parser.add_render_rule("code_block", _render_code_block)
     return parser
 
 
@@ -93,8 +129,8 @@ def safe_html(markdown: str) -> str:
 
 
 def plain_html(text: str) -> str:
-    """Text the app shows as it is (an option): HTML-escaped, nothing read as Markdown."""
-    return html_module.escape(xml_text(text), quote=False)
+    """Text the app shows as it is (an option): escaped, nothing read as Markdown."""
+    return inert_text(xml_text(text))
 
 
 # Said in the exported text where Moodle grades differently from the app (README: Quizzes in
