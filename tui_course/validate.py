@@ -44,6 +44,10 @@ def validate(root: Path) -> Report:
     for quiz in course.quizzes:
         proved = prove_quiz(quiz)
         problems.extend(proved)
+        if any(question.code is not None for question in quiz.questions):
+            from tui_course.code_proof import prove_code_quiz
+
+            problems.extend(prove_code_quiz(quiz))
         if not proved:  # what Moodle would make of it, once its keys are sound
             refused, named = moodle_differences(quiz, resolve_quiz(quiz))
             problems.extend(refused)
