@@ -39,7 +39,7 @@ class Report:
 def validate(root: Path) -> Report:
     course = load_course(root)
     problems = list(course.problems)
-    warnings = []
+    warnings: list[ContentError] = []
     for quiz in course.quizzes:
         problems.extend(prove_quiz(quiz))
         warnings.extend(ContentError(quiz.path, None, text) for text in key_warnings(quiz))
