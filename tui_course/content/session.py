@@ -170,6 +170,14 @@ class QuizSession:
         """The key and explanation show only once the question is closed."""
         return self.phase is Phase.CLOSED
 
+    @property
+    def hint_left(self) -> bool:
+        """The current question takes answers and has a hint not yet shown (the footer
+        offers h only then)."""
+        if self.phase is not Phase.ASKING:
+            return False
+        return self.state.hints_seen < len(self.question.hints)
+
     def hints(self) -> tuple[str, ...]:
         """The hints seen so far for the current question."""
         return self.question.hints[: self.state.hints_seen]

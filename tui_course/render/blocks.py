@@ -90,6 +90,8 @@ def compute_attention_block(params: dict[str, Any]) -> tuple[AttentionResult, in
 
 def attention_summary(result: AttentionResult) -> str:
     """What the figure computes, in a few short lines: vectors, heads and their size, scale."""
+    if result.model is not None:
+        return f"{result.model}\nits learned Wq, Wk, Wv; [CLS] and [SEP] are its markers"
     d, heads, size = result.d, result.heads, result.head_dim
     lines = [f"{result.embeddings_used}, d = {d}"]
     if heads == 1:
@@ -140,7 +142,7 @@ def attention_extras(
             ]
         if params.get("norms", False):
             parts += ["", *length_lines(result, row)]
-        if params.get("output", False):
+        if params.get("output", False) and result.model is None:  # a model has no toy output
             how = " (heads joined, then Wo)" if result.heads > 1 else ""
             parts += ["", f"New '{word}'{how} = {format_vector(result.outputs[row])}"]
     if params.get("loop_check", False):

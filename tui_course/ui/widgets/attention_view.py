@@ -26,6 +26,8 @@ from tui_course.terminal import locale_is_utf8
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
 
+TYPING_PAUSE = 0.3  # seconds without a key before a typed sentence goes to the real model
+TYPED_KEPT = 16  # typed sentences whose model answer is kept
 EMBEDDING_ORDER = ("toy-train", "toy-cat-sat", "toy-it", "hashed")  # the order `e` cycles
 
 
@@ -69,6 +71,12 @@ class AttentionView(Vertical, can_focus=True):
         Binding("c", "toggle_causal", "Causal", tooltip="Causal mask: on or off"),
         Binding("m", "cycle_heads", "Heads", tooltip="Number of heads: 1, 2, 4"),
         Binding("e", "cycle_embeddings", "Vectors", tooltip="Embedding set: toy sets or hashed"),
+        Binding(
+            "percent_sign",
+            "toggle_absolute",
+            "Shade scale",
+            tooltip="Shade on a fixed 0-100 % scale, or up to the largest weight shown",
+        ),
     ]
 
     class QueryChanged(Message):
@@ -93,6 +101,9 @@ class AttentionView(Vertical, can_focus=True):
         self.extras = extras or {}
         self.result: AttentionResult | None = None
         self.problem: str | None = None
+        self.absolute = False  # shading: False up to the largest weight, True 0-100 %
+        # A typed sentence no toy set knows: the real model's answer per sentence, or why not
+        self.typed_model: dict[str, tuple[AttentionResult, int] | str] = {}
 
     def compose(self) -> ComposeResult:
         if self.editable:
@@ -126,9 +137,57 @@ class AttentionView(Vertical, can_focus=True):
             self.problem = None
         except NoWordsError as error:
             self.result, self.problem = None, str(error)
+        if self.result is not None and self.editable and self.result.fallback is not None:
+            self._use_model_for_typed()
         if self.result is not None:
             self.row = min(self.row, len(self.result.tokens) - 1)
         await self._redraw()
+
+    def _use_model_for_typed(self) -> None:
+        """No toy set knows the sentence: show the real model's head when it is installed."""
+        sentence = self.setup.sentence
+        known = self.typed_model.get(sentence)
+        if isinstance(known, tuple):
+            result, row = known
+            self.result = replace(result, setup=self.setup)
+            if self.result.tokens[self.row] in ("[CLS]", "[SEP]"):
+                self.row = row
+        elif isinstance(known, str) and self.result is not None:
+            note = f"The real model is not shown: {known}"
+            self.result = replace(self.result, notes=(*self.result.notes, note))
+        elif known is None:
+            query = self.query_word_of(self.result)
+            self.run_worker(self._ask_model(sentence, query), group="typed-model", exclusive=True)
+
+    @staticmethod
+    def query_word_of(result: AttentionResult | None) -> str | None:
+        return result.tokens[0] if result is not None and result.tokens else None
+
+    async def _ask_model(self, sentence: str, query: str | None) -> None:
+        import asyncio
+
+        from tui_course.render.real_model import ModelAttention, typed_sentence_result
+        from tui_course.ui.widgets.real_model_view import _cache_dir, run_real_model
+
+        # Typing pauses before the model runs: each key cancels the wait (exclusive worker),
+        # so a fast typist on a shared server starts one forward pass, not one per key.
+        await asyncio.sleep(TYPING_PAUSE)
+        outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
+        while len(self.typed_model) >= TYPED_KEPT:
+            del self.typed_model[next(iter(self.typed_model))]
+        if isinstance(outcome, str):
+            self.typed_model[sentence] = outcome
+        else:
+            tokens = outcome.tokens
+            attention = ModelAttention.of(
+                tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, True
+            )
+            result, row = typed_sentence_result(self.setup, attention, query)
+            self.typed_model[sentence] = (result, row)
+            if sentence == self.setup.sentence:
+                self.row = row
+        if sentence == self.setup.sentence:
+            await self.recompute()
 
     async def _redraw(self) -> None:
         """Draw the current result and row; a new query word is announced."""
@@ -151,10 +210,13 @@ class AttentionView(Vertical, can_focus=True):
                 if count > 1:
                     title = head_title(result, head)
                     widgets.append(Static(title, classes="head-title", markup=False))
-                widgets.append(HeatmapView(result.weights[head], result.tokens, self.row))
+                heatmap = HeatmapView(result.weights[head], result.tokens, self.row)
+                heatmap.absolute = self.absolute
+                widgets.append(heatmap)
             await holder.mount_all(widgets)
             return
         for head, view in enumerate(views):
+            view.absolute = self.absolute
             view.show(result.weights[head], result.tokens, self.row)
         for head, title_widget in enumerate(holder.query(".head-title").results(Static)):
             title_widget.update(head_title(result, head))
@@ -165,7 +227,7 @@ class AttentionView(Vertical, can_focus=True):
         notes = self.query_one(".attention-notes", Static)
         summary = self.query_one(".attention-summary", Static)
         setup = self.setup
-        vectors = setup.embeddings
+        vectors = setup.embeddings if self.result is None else self.result.embeddings_used
         if self.result is not None and self.result.fallback is not None:
             vectors = f"{self.result.embeddings_used} ({self.result.fallback})"
         switches = [
@@ -173,6 +235,7 @@ class AttentionView(Vertical, can_focus=True):
             f"c causal {'on' if setup.causal else 'off'}",
             f"m heads {setup.heads}",
             f"e vectors {vectors}",
+            f"% shade {'0-100' if self.absolute else 'to max'}",
         ]
         if self.result is None:
             controls.show(switches, tail=self.problem or "")
@@ -207,6 +270,10 @@ class AttentionView(Vertical, can_focus=True):
     async def action_cycle_heads(self) -> None:
         self.setup = replace(self.setup, heads=specs.ATTENTION_HEADS.step(self.setup.heads, 1))
         await self.recompute()
+
+    async def action_toggle_absolute(self) -> None:
+        self.absolute = not self.absolute
+        await self._redraw()
 
     async def action_cycle_embeddings(self) -> None:
         order = [name for name in EMBEDDING_ORDER if name in SETS]

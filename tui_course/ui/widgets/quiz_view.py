@@ -324,7 +324,8 @@ class QuizView(VerticalScroll, can_focus=True):
                 _KIND_NAMES[question.kind],
                 f"{session.tries_left} of {session.tries_allowed} tries left",
             ]
-            keys.append(_BOX_KEYS if typed else _OPEN_KEYS)
+            box_keys = _BOX_KEYS if typed else _OPEN_KEYS
+            keys.append(box_keys if session.hint_left else box_keys.replace("h hint, ", ""))
             self._keys(keys)
         else:
             verdict_box.set_classes(
@@ -509,7 +510,9 @@ class QuizView(VerticalScroll, can_focus=True):
             if parameters and parameters[0] in wanted:
                 return phase is wanted[str(parameters[0])]
             return phase is not None and phase is not Phase.FINISHED
-        if action in ("hint", "reveal"):
+        if action == "hint":
+            return session is not None and session.hint_left
+        if action == "reveal":
             return phase is Phase.ASKING
         if action in ("retry", "restart"):
             return self._at_end(session)
