@@ -435,3 +435,81 @@ async def test_a_review_question_keeps_its_number_in_its_quiz(
         text = await quiz_text(pilot)
         assert "Question 1 of 2 (review, from checkpoint)" in text
         assert "**2.** Without positional information" in text  # checkpoint's question 2
+
+
+async def test_options_are_shuffled_for_the_student_and_the_option_is_stored(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    from tui_course.content.shuffle import option_id
+
+    app = build_app("checkpoint", shuffle=True)
+    async with running(app) as pilot:
+        await pilot.press("enter")
+        session = app.query_one(QuizView).session
+        assert session is not None and session.student_key is not None
+        shown = session.question
+        file_question = session.questions[0]
+        assert sorted(shown.options) == sorted(file_question.options)
+        right = shown.options[shown.answer - 1]
+        assert right == file_question.options[file_question.answer - 1]  # the key is mapped
+        rows = [str(row.render()) for row in app.query_one(QuizView).query(".option-text")]
+        assert [" ".join(r.split()) for r in rows] == [
+            " ".join(option.split()) for option in shown.options
+        ]  # what is drawn is the shown order
+        await pilot.press(str(shown.answer), "enter")
+        assert "Correct. First try." in await quiz_text(pilot)
+        assert stored(app, "checkpoint") == [(1, option_id(right), "right", 1)]
+
+
+async def test_no_h_hint_where_the_question_has_none(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    root = _content(
+        tmp_path / "content",
+        """id = "q"
+title = "Q"
+
+[[question]]
+kind = "text"
+prompt = "Name it"
+answer = "it"
+explanation = "It is it."
+
+[[question]]
+kind = "text"
+prompt = "Name that"
+answer = "that"
+hints = ["It is that."]
+explanation = "It is that."
+""",
+    )
+    app = build_app("q", content=root)
+    async with running(app, size=(100, 30)) as pilot:
+        await pilot.press("enter", "escape")
+        screen = await shown(pilot)
+        assert "h hint" not in screen and "h Hint" not in screen
+        await pilot.press("right")  # skip to the one with a hint
+        await pilot.pause()
+        screen = await shown(pilot)
+        assert "h hint" in screen or "h Hint" in screen
+
+
+async def test_the_right_numbers_in_another_form_cost_no_try(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("understanding")
+    async with running(app) as pilot:
+        session = app.query_one(QuizView).session
+        assert session is not None
+        shape = next(i for i, q in enumerate(session.questions) if "output shape" in q.prompt)
+        await pilot.press("enter")
+        for question in session.questions[:shape]:  # skip: Esc leaves an answer box first
+            boxed = question.kind.value in ("numeric", "text")
+            await pilot.press(*(["escape"] if boxed else []), "right")
+            await pilot.pause()
+        assert "output shape" in session.question.prompt
+        app.query_one("#quiz-answer", Input).focus()
+        await pilot.press(*"2 x 10 x 256", "enter")
+        text = await quiz_text(pilot)
+        assert "Write the answer in the form (a, b, c): this costs no try." in text
+        assert session.state.tries_used == 0 and stored(app, "understanding")[-1][2] == "skipped"
