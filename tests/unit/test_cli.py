@@ -187,7 +187,7 @@ def test_attention_command_default_sentence_plain_when_piped() -> None:
     assert lines[:2] == ["toy-train, d = 5, one head: Q = K = V = the vectors", "scores / sqrt(5)"]
     assert "\x1b[" not in result.stdout  # piped: no colour codes
     whole_words = ["The", "train", "left", "the", "station", "on", "time"]
-    assert lines[5].split() == whole_words
+    assert lines[lines.index("") + 1].split() == whole_words  # the header, after the notes
     assert ">station    ..  5    ++ 26    ..  7    ..  5    @@ 47    ..  5    ..  5" in lines
     assert "  station 0.47 " + "\u2588" * 9 + "\u258d  \u2190 strongest" in lines
 
