@@ -60,7 +60,8 @@ def no_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 async def settled_typed(pilot: Pilot[None], view: AttentionView, sentence: str) -> None:
     """Wait until the real model has answered (or refused) for a typed sentence."""
     for _ in range(600):
-        if sentence in view.typed_model and not view.app.workers:
+        explorer = view.explorer
+        if explorer.setup.sentence == sentence and explorer.model is not None:
             break
         await pilot.pause(0.05)
     await pilot.pause()
@@ -101,7 +102,7 @@ async def test_lesson_threes_sentence_typed_in_the_lab_uses_its_own_toy_set(
         assert view.result is not None and view.result.embeddings_used == "toy-cat-sat"
         controls = str(view.query_one(".attention-controls").render())
         assert "e vectors toy-cat-sat" in " ".join(controls.split())
-        assert view.typed_model == {}  # a known sentence never asks the model
+        assert view.explorer.model is None and not view.explorer.needs_model  # no model asked
 
 
 async def test_percent_switches_the_shading_to_a_fixed_scale(
@@ -115,7 +116,7 @@ async def test_percent_switches_the_shading_to_a_fixed_scale(
         assert "% shade to max" in controls
         await pilot.press("percent_sign")
         await pilot.pause()
-        assert view.absolute and app.query_one(HeatmapView).absolute
+        assert view.explorer.absolute and app.query_one(HeatmapView).absolute
         controls = " ".join(str(view.query_one(".attention-controls").render()).split())
         assert "% shade 0-100" in controls
         assert "'@' = 100 (a fixed scale)" in str(app.query_one(HeatmapView).render())
@@ -161,13 +162,18 @@ async def test_switches_scale_causal_and_heads(build_app: Callable[..., CourseAp
         assert view.result.weights[0, 0, 1:].sum() == 0.0  # "The" may only look at itself
         await pilot.press("m")
         await pilot.pause()
-        assert len(app.query(HeatmapView)) == 2
+        assert shown_maps(app) == 2
         await pilot.press("m")
         await pilot.pause()
-        assert len(app.query(HeatmapView)) == 4
+        assert shown_maps(app) == 4
         await pilot.press("m")
         await pilot.pause()
-        assert len(app.query(HeatmapView)) == 1
+        assert shown_maps(app) == 1
+
+
+def shown_maps(app: CourseApp) -> int:
+    """Heads drawn (every head's map is made once; those not in use are hidden)."""
+    return sum(1 for heatmap in app.query(HeatmapView) if heatmap.display)
 
 
 async def test_long_sentence_stays_readable_at_80x24(
@@ -205,10 +211,10 @@ async def test_pe_lab_keys(build_app: Callable[..., CourseApp]) -> None:
     async with running(app) as pilot:
         view = app.query_one(PEView)
         assert view.has_focus
-        assert (view.positions, view.dim) == (10, 8)
+        assert (view.state.positions, view.state.dim) == (10, 8)
         await pilot.press("plus", "plus", "right_square_bracket", "down", "down")
         await pilot.pause()
-        assert (view.positions, view.dim, view.selected) == (12, 10, 2)
+        assert (view.state.positions, view.state.dim, view.state.selected) == (12, 10, 2)
         numbers = str(view.query_one(".pe-numbers", Static).render()).splitlines()
         assert numbers[0].split()[-2:] == ["cos", "9"]
         assert len(numbers) == 13
