@@ -54,11 +54,15 @@ TINY_COLUMNS = 60
 QUIT_CONFIRM_SECONDS = 5.0  # q during training asks; a second q within this quits
 
 
+SHUFFLE_KEY = "option-order-key"  # the store setting behind each student's option orders
+
+
 @dataclass(frozen=True)
 class Settings:
     content_dir: Path
     data_dir: Path
     open_id: str | None = None
+    shuffle_options: bool = True  # each student sees quiz options in an order of their own
 
 
 def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
@@ -375,6 +379,19 @@ class CourseApp(App[None]):
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
+    def _student_key(self) -> str | None:
+        """The random key this student's option orders are drawn from, kept in their store
+        (made on first use); None when shuffling is off."""
+        if not self.settings.shuffle_options:
+            return None
+        key = self.store.get_setting(SHUFFLE_KEY)
+        if key is None:
+            import secrets
+
+            key = secrets.token_hex(8)
+            self.store.set_setting(SHUFFLE_KEY, key)
+        return key
+
     def _session(self, quiz: Quiz) -> QuizSession:
         """The quiz's first pass: fresh (intro first), resumed, or finished (its summary)."""
         # Keys were computed in a thread by _compute_answer_keys; open_item awaited them.
@@ -385,7 +402,13 @@ class CourseApp(App[None]):
         assert not isinstance(keys, ContentError)  # open_item does not open such a quiz
         return open_quiz(
             self.store,
-            lambda done: QuizSession.start(quiz, keys, done=done, read_number=read_number_lazily),
+            lambda done: QuizSession.start(
+                quiz,
+                keys,
+                done=done,
+                read_number=read_number_lazily,
+                student_key=self._student_key(),
+            ),
             quiz.id,
             len(keys),
         )
@@ -407,6 +430,7 @@ class CourseApp(App[None]):
                 self.now(),
                 lambda q: resolved.get(id(q)),
                 read_number_lazily,
+                self._student_key(),
             )
         except StoreError as error:
             self._store_problem(f"The review cannot open just now. {error}")

@@ -327,7 +327,9 @@ class QuizView(VerticalScroll, can_focus=True):
             if parameters and parameters[0] in wanted:
                 return phase is wanted[str(parameters[0])]
             return phase is not None and phase is not Phase.FINISHED
-        if action in ("hint", "reveal"):
+        if action == "hint":
+            return run is not None and run.session.hint_left
+        if action == "reveal":
             return phase is Phase.ASKING
         if action in ("retry", "restart"):
             return run is not None and run.at_end
