@@ -32,14 +32,14 @@ class BlockError(ValueError):
     """The block is well-formed but its figure cannot be computed; says why in one line."""
 
 
-def render_block(block: BlockSegment) -> str:
-    renderers = {
-        "attention": _attention,
-        "pe-table": _pe_table,
-        "heads": _heads,
-        "params": _params,
-        "real-attention": _real_attention,
-    }
+def render_block(block: BlockSegment, width: int | None = None, ascii_only: bool = True) -> str:
+    """The block's figure as text; `width` (columns) fits a heatmap or PE map to a terminal
+    (`attn-tui --plain`), as the CLI does."""
+    if block.name == "attention":
+        return _attention(block.params, width, ascii_only)
+    if block.name == "pe-table":
+        return _pe_table(block.params, width)
+    renderers = {"heads": _heads, "params": _params, "real-attention": _real_attention}
     return renderers[block.name](block.params)
 
 
@@ -156,7 +156,7 @@ def attention_extras(
     return parts
 
 
-def _attention(params: dict[str, Any]) -> str:
+def _attention(params: dict[str, Any], width: int | None = None, ascii_only: bool = True) -> str:
     result, row = compute_attention_block(params)
     parts = [attention_summary(result), ""]
     for head in range(result.heads):
@@ -164,14 +164,16 @@ def _attention(params: dict[str, Any]) -> str:
             parts.append(head_title(result, head))
         parts += [
             heatmap_text(
-                heatmap_cells(result.weights[head], result.tokens, result.tokens, selected=row)
+                heatmap_cells(
+                    result.weights[head], result.tokens, result.tokens, selected=row, width=width
+                )
             ),
             "",
         ]
-    return "\n".join(parts + attention_extras(result, row, params)).rstrip()
+    return "\n".join(parts + attention_extras(result, row, params, ascii_only)).rstrip()
 
 
-def _pe_table(params: dict[str, Any]) -> str:
+def _pe_table(params: dict[str, Any], width: int | None = None) -> str:
     return pe_report(
         params.get("positions", specs.POSITIONS.default),
         params.get("dim", specs.DIM.default),
@@ -180,6 +182,7 @@ def _pe_table(params: dict[str, Any]) -> str:
         table=params.get("table", True),
         shaded=params.get("shaded", False),
         similarity=params.get("similarity", False),
+        width=width,
     )
 
 

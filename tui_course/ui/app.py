@@ -25,6 +25,7 @@ from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
+from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.terminal import locale_is_utf8
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from tui_course.ui.widgets.quiz_view import QuizView
     from tui_course.ui.widgets.training_panel import RunFactory
 
-LAST_OPENED = "last_opened"
 AnswerKeys = Mapping[str, "tuple[Question, ...] | ContentError"]
 # Footer key names when arrows (⏎, →) cannot be drawn.
 ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "down": "Down"}
@@ -59,31 +59,6 @@ class Settings:
     content_dir: Path
     data_dir: Path
     open_id: str | None = None
-
-
-def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
-    """Each item's mark (see outline.MARKS_LEGEND): scores only for a finished first pass."""
-    done = store.lessons_done()
-    marks = {lesson.id: "[x]" if lesson.id in done else "[ ]" for lesson in course.lessons}
-    marks.update({lab.id: "   " for lab in course.labs})
-    for quiz in course.quizzes:
-        total = len(quiz.questions)
-        stats = store.quiz_stats(quiz.id, total)
-        if stats.state == "finished":
-            box = "[x]" if len(stats.mastered) == total else "[=]"
-            marks[quiz.id] = f"{box} {stats.first_try}/{total}"
-        elif stats.state == "in progress":
-            marks[quiz.id] = f"[~] {stats.answered}/{total}"
-        else:
-            marks[quiz.id] = "[ ]"
-    return marks
-
-
-def review_due(store: ProgressStore, now: datetime) -> int | None:
-    """Questions due for review now; None when nothing was ever scheduled (no entry)."""
-    if not store.review_cards_all():
-        return None
-    return len(store.review_cards_due(now.astimezone(UTC).isoformat(timespec="seconds")))
 
 
 def _train_extra_installed() -> bool:
@@ -172,6 +147,7 @@ class CourseApp(App[None]):
         self._focus_before_overlay: Widget | None = None
         self._unsent: set[str] = set()  # finished quizzes whose results could not be read yet
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
+        self.left_with: int | None = None  # the exit status when a signal or hangup ended it
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -221,6 +197,9 @@ class CourseApp(App[None]):
                 markup=False,
             )
         self._join_class()
+        from tui_course.hangup import watch
+
+        watch(asyncio.get_running_loop(), self._leave_now)  # SIGTERM, SIGHUP, terminal gone
         self.call_after_refresh(gc.enable)  # cli.run_app pauses it until the first frame
         self.call_after_refresh(self._check_lesson_blocks)
         if self.settings.open_id == REVIEW_ID:
@@ -775,6 +754,13 @@ class CourseApp(App[None]):
             await panel.stop()  # type: ignore[attr-defined]
         self._submit_part_way()
         self.exit()
+
+    def _leave_now(self, why: str, status: int) -> None:
+        """The terminal went away or we were told to stop: quit as q does, without asking."""
+        del why
+        self.left_with = status  # cli.run_app ends the process with it
+        self._quit_armed_until = float("inf")  # no "press q again" while training
+        self.call_next(self.action_quit)
 
     def on_training_panel_finished(self, event: Message) -> None:
         """Say so wherever the student is: training runs on while they read."""

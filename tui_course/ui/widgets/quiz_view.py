@@ -9,7 +9,6 @@ what the student typed is shown as plain Text with control characters removed.
 
 from __future__ import annotations
 
-import textwrap
 from typing import Protocol
 
 from rich.text import Text
@@ -20,8 +19,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Markdown, Static
 
-from tui_course.content.grading import AnswerFormatError, Verdict, format_number
-from tui_course.content.models import Kind, Question
+from tui_course.content.grading import AnswerFormatError, Verdict
+from tui_course.content.models import Kind
 from tui_course.content.session import (
     MAX_ANSWER_CHARS,
     AttemptRecord,
@@ -32,13 +31,19 @@ from tui_course.content.session import (
 )
 from tui_course.content.text import strip_control
 from tui_course.progress.store import StoreError
+from tui_course.render.quiz_text import (
+    closed_text,
+    explanation_text,
+    intro_text,
+    position_text,
+    read_as_text,
+    summary_lines,
+)
 from tui_course.ui.widgets.item_line import ItemLine
 
 ENTER_TOOLTIP = "Start; submit; after the answer, go on"
 ENTER_LABELS = (("intro", "Start"), ("asking", "Submit"), ("closed", "Next question"))
 RIGHT_TOOLTIP = "Next question (skips an unanswered one)"
-# The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
-MAX_LISTED_MISSES = 20
 
 
 class Recorder(Protocol):
@@ -335,71 +340,28 @@ class QuizView(VerticalScroll, can_focus=True):
             self._keys(["Enter or Right: next question"])
 
     def _position_text(self, session: QuizSession) -> str:
-        position = f"Question {session.position + 1} of {len(session.order)}"
-        if session.kind is PassKind.RETRY:
-            position += " (again: the first-try score stays)"
-        elif session.kind is PassKind.REVIEW:
-            quiz_id = session.review_of.get(session.index, session.quiz.id)
-            position += f" (review, from {quiz_id})"
-        return f"{position} | {session.quiz.title}"
+        return position_text(session)
 
     @staticmethod
     def _intro_text(session: QuizSession) -> str:
-        intro = session.quiz.intro or ""
-        rules = (
-            "A wrong answer gets a pointer or the next hint, then you try again. The answer "
-            "and explanation show once you get it right, run out of tries, or press **v** "
-            "(that counts as revealed). Your **first-try** score is the one that counts; "
-            "going through again later never changes it."
-        )
-        return f"{intro}\n\n{rules}" if intro else rules
+        return intro_text(session)
 
     def _closed_text(self, session: QuizSession) -> str:
-        state = session.state
-        question = session.question
-        if state.outcome is Outcome.RIGHT:
-            lines = ["Correct." + (" First try." if state.tries_used == 1 else "")]
-            if state.tries_used == 1 and session.kind is not PassKind.FIRST:
-                lines = ["Correct. First try this time."]  # the first-try score is not this one
-        elif state.outcome is Outcome.REVEALED:
-            lines = ["Answer shown (recorded as revealed)."]
-        elif state.outcome is Outcome.SKIPPED:
-            lines = ["Skipped."]
-        else:
-            lines = ["Not quite, and that was the last try."]
-        verdict = state.verdict
-        if state.outcome is not Outcome.RIGHT:
-            if state.last_answer and question.kind in (Kind.NUMERIC, Kind.TEXT):
-                lines.append(f"You answered {state.last_answer}.")
-            if verdict is not None and verdict.feedback and state.outcome is Outcome.WRONG:
-                lines.append(verdict.feedback)
-        if question.kind in (Kind.NUMERIC, Kind.TEXT):
-            from tui_course.content.grading import expected_text
-
-            lines.append(f"The answer: {expected_text(question)}")
-        return "\n".join(lines)
+        return closed_text(session)
 
     @staticmethod
     def _explanation(session: QuizSession) -> str:
-        return f"**Why:** {session.question.explanation}"
+        return explanation_text(session)
 
     def _draw_read_as(self, session: QuizSession) -> None:
         """Say how a numeric answer is read, so 0,67 or 1/sqrt(2) is never a mystery."""
         widget = self.query_one("#quiz-read-as", Static)
-        question = session.question
         raw = self.query_one("#quiz-answer", Input).value
         if session.phase is Phase.CLOSED:
             raw = session.state.last_answer
-        widget.display = question.kind is Kind.NUMERIC and bool(raw.strip())
-        if not widget.display:
-            widget.update("")
-            return
-        try:
-            value = session.read_number(raw)
-        except AnswerFormatError:
-            widget.update(Text("read as: not a number yet"))
-            return
-        widget.update(Text(f"read as {_reading(value, question)}"))
+        shown = read_as_text(session, raw)
+        widget.display = shown is not None
+        widget.update(Text(shown or ""))
 
     @on(Input.Changed, "#quiz-answer")
     def _typing(self) -> None:
@@ -410,41 +372,14 @@ class QuizView(VerticalScroll, can_focus=True):
         title = self.query_one("#quiz-title", Static)
         prompt = self.query_one("#quiz-prompt", Markdown)
         title.update(_plain(f"Finished | {session.quiz.title}"))
-        total = len(session.order)
-        lines: list[str] = []
-        if session.kind is PassKind.FIRST:
-            lines.append(
-                f"**First-try score: {session.first_try_count} of {total}.** "
-                f"Right in the end, without showing the answer: {session.right_count} of {total}."
-            )
-            mastered = self._mastered(session)
-            if mastered is not None and mastered > session.right_count:
-                lines.append(
-                    f"Since then (going again or in review): {mastered} of {total} "
-                    "right without showing the answer."
-                )
-        else:
-            lines.append(f"This time: {session.right_count} of {total} right.")
-            if session.kind is PassKind.REVIEW:
-                lines.append(
-                    "Each question comes back later: sooner if you missed it, "
-                    "later and later as you get it right."
-                )
-            if session.kind is PassKind.RETRY:
-                try:
-                    score = self.recorder.first_try_score(session.quiz.id, len(session.questions))
-                except StoreError:  # the file is held just now: the summary goes without it
-                    score = None
-                if score is not None:
-                    lines.append(f"Your first-try score stays {score} of {len(session.questions)}.")
-        if session.missed and session.kind is not PassKind.REVIEW:
-            lines.append("")
-            lines.append("Not right on the first try:")
-            lines.append("")
-            for index in session.missed[:MAX_LISTED_MISSES]:
-                lines.append(f"- {index + 1}. {_first_words(session.questions[index].prompt)}")
-            if len(session.missed) > MAX_LISTED_MISSES:
-                lines.append(f"- ... and {len(session.missed) - MAX_LISTED_MISSES} more")
+        first_try = None
+        if session.kind is PassKind.RETRY:
+            try:
+                first_try = self.recorder.first_try_score(session.quiz.id, len(session.questions))
+            except StoreError:  # the file is held just now: the summary goes without it
+                first_try = None
+        mastered = self._mastered(session) if session.kind is PassKind.FIRST else None
+        lines = summary_lines(session, mastered, first_try)
         await prompt.update("\n".join(lines))
         await self._markdown("#quiz-teach", "")
         keys = []
@@ -675,14 +610,3 @@ class QuizView(VerticalScroll, can_focus=True):
     def _in_phase(session: QuizSession, phase: Phase) -> bool:
         """Read the phase afresh after a change (a narrowed attribute would go stale)."""
         return session.phase is phase
-
-
-def _first_words(text: str, width: int = 60) -> str:
-    """A prompt cut to about a line at a word boundary: "k1 = [1, 0] ...", not "... a..."."""
-    short = textwrap.shorten(text, width, placeholder=" ...")
-    return short if short != "..." else " ".join(text.split())[: width - 3] + "..."
-
-
-def _reading(value: float, question: Question) -> str:
-    """A number as the student should recognise it: the key's precision, no float noise."""
-    return format_number(value, question) if question.tolerance > 0 else f"{value:.6g}"

@@ -1,0 +1,56 @@
+"""`attn-tui --plain`: the course as a line-oriented conversation (no Textual here).
+
+For screen readers, braille displays, `ssh -T`, dumb terminals, emacs' shell and
+pipes: lines are written once, in reading order, and read one at a time.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+
+from tui_course.plain.console import Console, Gone
+
+
+def _end_on(signum: int, frame: FrameType | None) -> None:
+    del frame
+    raise Gone(signal.Signals(signum).name, 128 + signum)
+
+
+def run_plain(content: Path, data: Path, open_id: str | None, colour: bool = False) -> int:
+    """Plain mode on this process's stdin and stdout; the exit status."""
+    from tui_course.commands.common import fail
+    from tui_course.content.course import load_course
+    from tui_course.content.models import REVIEW_ID
+    from tui_course.plain.course import PlainCourse
+    from tui_course.plain.start import terminal_size
+    from tui_course.progress.store import ProgressStore, StoreError
+    from tui_course.terminal import locale_is_utf8
+
+    course = load_course(content, lesson_blocks=False)
+    if open_id is not None and open_id != REVIEW_ID and course.find(open_id) is None:
+        known = ", ".join(item.id for item in course.outline()) or "none found"
+        return fail(f"error: --open: no lesson, quiz or lab with id '{open_id}' (ids: {known})", 2)
+    try:
+        store = ProgressStore(data, interactive=True)
+    except (StoreError, OSError) as error:
+        return fail(f"cannot open progress store in {data}: {error}")
+    width, height = terminal_size(sys.stdout)
+    console = Console(
+        sys.stdin,
+        sys.stdout,
+        width=width,
+        height=height,
+        ascii_only=not locale_is_utf8(),
+        colour=colour,
+        echo=not sys.stdin.isatty(),
+    )
+    previous = {sig: signal.signal(sig, _end_on) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return PlainCourse(course, store, console, data).run(open_id)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        store.close()

@@ -1,0 +1,230 @@
+"""A quiz pass as a conversation: one question, one typed line at a time.
+
+The session (content/session.py) holds every rule and the recorder stores every
+attempt before the verdict is said, exactly as the quiz screen does; this module
+only turns typed lines into the session's changes and says its state in lines,
+worded by render/quiz_text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from tui_course.content.grading import AnswerFormatError, Verdict
+from tui_course.content.models import Kind
+from tui_course.content.session import AttemptRecord, Outcome, PassKind, Phase, QuizSession
+from tui_course.plain.console import Console
+from tui_course.plain.markdown import markdown_lines
+from tui_course.progress.recorder import QuizRecorder
+from tui_course.render.quiz_text import (
+    closed_text,
+    explanation_text,
+    intro_text,
+    not_yet_text,
+    position_text,
+    read_as_text,
+    summary_lines,
+)
+
+ANSWER_WORDS = {
+    "h": "hint",
+    "hint": "hint",
+    "v": "reveal",
+    "show": "reveal",
+    "s": "skip",
+    "skip": "skip",
+}
+_KIND_PROMPTS = {
+    Kind.CHOICE: "Type the number of one option",
+    Kind.MULTI: "Type the numbers of all that apply, with commas or spaces (1, 3)",
+    Kind.NUMERIC: "Type a number (0.5, 0,5, 2/3 or 1/sqrt(2) work)",
+    Kind.TEXT: "Type the answer",
+}
+QUIZ_HELP = (
+    "In a question: type your answer and press Enter. h: the next hint, v: show the "
+    "answer (recorded as revealed), s: skip the question. To answer with one of these "
+    "letters, type = before it (=v). n: next item, q: quit, l: list of items."
+)
+
+
+def choice_answer(line: str) -> str:
+    """Typed option numbers as the quiz screen submits its picks ('3, 1' -> '1,3')."""
+    numbers = sorted({int(part) for part in re.findall(r"\d+", line)})
+    return ",".join(str(number) for number in numbers)
+
+
+class PlainQuiz:
+    """Drives one session; `on_finished` is told when a pass ends (the class drop-box)."""
+
+    def __init__(
+        self,
+        console: Console,
+        recorder: QuizRecorder,
+        course_words: Callable[[str], None],
+        on_finished: Callable[[QuizSession], None],
+    ) -> None:
+        self.console = console
+        self.recorder = recorder
+        self.course_words = course_words  # raises Command for n, q, l... typed anywhere
+        self.on_finished = on_finished
+
+    def run(self, session: QuizSession) -> None:
+        """Until the student leaves the pass's summary (Enter goes on in the course)."""
+        say = self.console.say
+        if session.phase is Phase.INTRO:
+            say(f"Quiz: {session.quiz.title}, {len(session.order)} questions.", "heading")
+            self.say_markdown(intro_text(session))
+            while True:
+                line = self.ask("Enter: start the quiz, n: next item, q: quit")
+                if line == "":
+                    break
+            session.begin()
+        while True:
+            while session.phase is not Phase.FINISHED:
+                self.question(session)
+            again = self.summary(session)
+            if again is None:
+                return
+            session = again
+
+    def ask(self, prompt: str) -> str:
+        """A line, with course-wide words (n, q, l, ?) handled first."""
+        line = self.console.ask(prompt).strip()
+        self.course_words(line)
+        return line
+
+    def say_markdown(self, text: str) -> None:
+        self.console.say_all(markdown_lines(text))
+
+    def question(self, session: QuizSession) -> None:
+        say = self.console.say
+        question = session.question
+        say()
+        say(position_text(session), "heading")
+        self.say_markdown(f"{session.number}. {question.prompt}")
+        for number, option in enumerate(question.options, start=1):
+            say(f"  {number}. {option}")
+        asked_hints = 0
+        while session.phase is Phase.ASKING:
+            tries = f"{session.tries_left} of {session.tries_allowed} tries left"
+            line = self.ask(f"{_KIND_PROMPTS[question.kind]}; {tries}; h hint, v answer, s skip")
+            word = ANSWER_WORDS.get(line.lower())
+            if word == "hint":
+                hint = session.show_hint()
+                if hint is None:
+                    say(
+                        "No more hints for this question."
+                        if question.hints
+                        else "This question has no hints."
+                    )
+                else:
+                    asked_hints = session.state.hints_seen
+                    self.say_markdown(f"Hint {asked_hints} of {len(question.hints)}: {hint}")
+                continue
+            if word == "reveal":
+                self.save(session, session.reveal())
+                continue
+            if word == "skip":
+                if self.save(session, session.skip()):
+                    say("Skipped.")
+                    self._advance(session)
+                return
+            if line.startswith("="):
+                line = line[1:]
+            if not line:
+                say("Type an answer first (or h, v, s; ? for help).")
+                continue
+            raw = choice_answer(line) if question.kind in (Kind.CHOICE, Kind.MULTI) else line
+            if question.kind in (Kind.CHOICE, Kind.MULTI) and not raw:
+                say(f"Type an option's number, 1 to {len(question.options)}.")
+                continue
+            reading = read_as_text(session, raw)
+            if reading:
+                say(reading.capitalize() + ".")
+            try:
+                verdict, record = session.answer(raw)
+            except AnswerFormatError as problem:
+                say(str(problem))
+                continue
+            before = session.state.hints_seen
+            if self.save(session, record, verdict) and session.phase is Phase.ASKING:
+                say(not_yet_text(session), "bad")
+                message = session.state.message
+                if message:
+                    if session.state.hints_seen > before:  # the lesson was the next hint
+                        total = len(question.hints)
+                        message = f"Hint {session.state.hints_seen} of {total}: {message}"
+                    self.say_markdown(message)
+        if session.phase is Phase.CLOSED:
+            self.closed(session)
+
+    def save(
+        self, session: QuizSession, record: AttemptRecord | None, verdict: Verdict | None = None
+    ) -> bool:
+        """Stored first, then applied: nothing is said that is not on disk."""
+        if record is None:
+            return False
+        try:
+            self.recorder.save(session, record)
+        except Exception as error:  # the store failed: say so, change nothing
+            self.console.say(f"Your answer could not be saved ({error}). Try again.")
+            return False
+        session.apply(record, verdict)
+        return True
+
+    def closed(self, session: QuizSession) -> None:
+        state = session.state
+        if session.question.kind in (Kind.CHOICE, Kind.MULTI):
+            key = session.question.answer
+            right = sorted(key) if isinstance(key, frozenset | set | tuple | list) else [key]
+            numbers = ", ".join(str(n) for n in right)
+            self.console.say(f"The {'answers are' if len(right) > 1 else 'answer is'} {numbers}.")
+        style = "good" if state.outcome is Outcome.RIGHT else "bad"
+        for line in closed_text(session).split("\n"):
+            self.console.say(line, style if line == closed_text(session).split("\n")[0] else "")
+        self.say_markdown(explanation_text(session))
+        while self.ask("Enter: next question, q: quit") != "":
+            self.console.say("Press Enter to go on.")
+        self._advance(session)
+
+    def _advance(self, session: QuizSession) -> None:
+        session.advance()
+        if session.phase is Phase.FINISHED:
+            try:
+                self.recorder.finish(session)
+            except Exception as error:  # every answer is saved; only the end mark is not
+                self.console.say(f"The end of this pass could not be saved ({error}).")
+            self.on_finished(session)
+
+    def summary(self, session: QuizSession) -> QuizSession | None:
+        """The pass's summary; a retry pass when the student asks for one."""
+        say = self.console.say
+        say()
+        say(f"Finished: {session.quiz.title}.", "heading")
+        mastered = first_try = None
+        try:
+            count = len(session.questions)
+            if session.kind is PassKind.FIRST:
+                mastered = self.recorder.mastered_count(session.quiz.id, count)
+            elif session.kind is PassKind.RETRY:
+                first_try = self.recorder.first_try_score(session.quiz.id, count)
+        except Exception:  # a busy store: the pass's own summary still stands
+            pass
+        self.say_markdown("\n".join(summary_lines(session, mastered, first_try)))
+        if session.kind is PassKind.REVIEW:
+            self.ask("Enter: go on")
+            return None
+        choices = ["Enter: next item"]
+        if session.missed:
+            choices.append(f"r: the {len(session.missed)} missed again")
+        choices.append("a: all again")
+        while True:
+            line = self.ask(", ".join(choices)).lower()
+            if line == "":
+                return None
+            if line == "r" and session.missed:
+                return session.retry()
+            if line == "a":
+                return session.retry(range(len(session.questions)))
+            say("Type r or a, or press Enter.")
