@@ -12,7 +12,7 @@ from __future__ import annotations
 import errno
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TextIO
 
 from rich.cells import cell_len, set_cell_size
@@ -22,7 +22,7 @@ from tui_course.safe_text import clean
 PAGE_PROMPT = "Enter: more, n: next item, q: quit, ?: help"
 # Characters a line in the course often holds, as ASCII a reader says well.
 _ASCII = {
-    "\u2014": " - ",
+    "\u2014": "-",
     "\u2013": "-",
     "\u2212": "-",
     "\u2018": "'",
@@ -95,37 +95,35 @@ def to_ascii(text: str) -> str:
 
 
 def wrap(line: str, width: int) -> list[str]:
-    """A line cut at spaces to `width` terminal cells, continuation lines keeping its
-    indent; a word longer than the width is cut."""
+    """A line cut at spaces to `width` terminal cells, later lines hanging under its text
+    (under a list item's words); a word longer than the width is cut."""
     if cell_len(line) <= width:
         return [line]
-    indent = line[: len(line) - len(line.lstrip(" "))]
+    lead = line[: len(line) - len(line.lstrip(" "))]
     marker = _LIST_MARKER.match(line)
-    if marker:  # a list item's later lines hang under its text
-        indent = " " * len(marker.group(0))
-    if cell_len(indent) > width // 2:
-        indent = ""
-    words = line.strip(" ").split(" ")
+    hang = " " * len(marker.group(0)) if marker else lead
+    if cell_len(hang) > width // 2:
+        hang = ""
     lines: list[str] = []
-    current = indent
-    for word in words:
-        while cell_len(indent + word) > width:  # too long for any line: cut it
-            if current.strip():
-                lines.append(current.rstrip())
-            room = width - cell_len(indent)
-            piece = set_cell_size(word, room).rstrip(" ")
-            if not piece:  # a wide character in a one-cell room
-                piece, word = word[:1], word[1:]
-            else:
-                word = word[len(piece) :]
-            lines.append(indent + piece)
-            current = indent
-        candidate = f"{current} {word}" if current.strip() else current + word
-        if cell_len(candidate) > width:
+    current, empty = lead, True  # empty: the current line holds only its indent
+    for word in line.strip(" ").split(" "):
+        candidate = current + word if empty else f"{current} {word}"
+        if cell_len(candidate) <= width:
+            current, empty = candidate, False
+            continue
+        if not empty:
             lines.append(current.rstrip())
-            current = indent + word
-        else:
-            current = candidate
+            current, empty = hang, True
+        while cell_len(current + word) > width:  # longer than a whole line: cut it
+            piece = set_cell_size(word, width - cell_len(current)).rstrip(" ")
+            if not piece:  # a wide character with one cell left: start a bare line
+                if current.strip():
+                    lines.append(current.rstrip())
+                current = ""
+                continue
+            lines.append(current + piece)
+            word, current = word[len(piece) :], hang
+        current, empty = current + word, not word
     if current.strip():
         lines.append(current.rstrip())
     return lines or [""]
@@ -154,6 +152,9 @@ class Console:
         self.echo = echo
         self._pending: list[str] = []  # lines read ahead (the start's look at stdin)
         self.help_text = ""  # what ? prints at a page prompt
+        # words a page prompt answers in place, the page going on after them (l: the list)
+        self.inline_words: dict[str, Callable[[], None]] = {}
+        self.last_prompt = ""  # the prompt now waiting for a line, whole (however wrapped)
 
     # output
 
@@ -203,6 +204,7 @@ class Console:
 
     def ask(self, prompt: str) -> str:
         """Write the prompt (its last line ends with '> '), read one line."""
+        self.last_prompt = prompt
         lines = self.fitted(prompt)
         for line in lines[:-1]:
             self._write(line + "\n")
@@ -215,7 +217,10 @@ class Console:
         if self.echo:
             shown = self.fitted(answer)[0] if answer.strip() else ""
             room = self.width - cell_len(last) - 2
-            self._write(set_cell_size(shown, room).rstrip() if room > 0 else "")
+            if cell_len(shown) > room:  # on a line of its own rather than cut
+                self._write("\n")
+                room = self.width
+            self._write(set_cell_size(shown, room).rstrip() if cell_len(shown) > room else shown)
             self._write("\n")
         return answer
 
@@ -255,6 +260,9 @@ class Console:
                 return
             if answer in ("?", "help"):
                 self.say(self.help_text)
+                continue
+            if answer in self.inline_words:
+                self.inline_words[answer]()
                 continue
             if answer in pager_words:
                 raise Command(pager_words[answer])

@@ -4,6 +4,7 @@ app, through the same layers (content, progress, classroom, render), in lines.""
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -48,12 +49,14 @@ COURSE_HELP = (
 SUBMIT_WAIT = 5.0  # seconds a finished quiz's summary may take to reach the drop-box
 LEAVING_WAIT = 0.5  # on a hangup or SIGTERM: the rest goes at the next start
 
+_MARK = re.compile(r"^(\[.\])\s*(\d+/\d+)?")
 _MARK_WORDS = {"[ ]": "not started", "[~]": "in progress", "[=]": "finished", "[x]": "done"}
 
 
 def mark_words(item: Item, mark: str) -> str:
     """An outline mark said in words ('[=] 2/3' -> 'finished, first try 2 of 3')."""
-    box, _, score = mark.strip().partition(" ")
+    found = _MARK.match(mark.strip())
+    box, score = (found.group(1), found.group(2) or "") if found else ("", "")
     if isinstance(item, Lesson):
         return "read" if box == "[x]" else "not read yet"
     if isinstance(item, Lab) or not box:
@@ -101,6 +104,7 @@ class PlainCourse:
         self.training_extra_installed: Callable[[], bool] = _train_extra_installed
         store.on_problem = lambda message: self.console.say(f"Progress: {message}")
         console.help_text = COURSE_HELP
+        console.inline_words = {"l": self.say_list, "list": self.say_list}
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         from tui_course.training.runner import TrainingRun
@@ -267,7 +271,7 @@ class PlainCourse:
             run_lab(self, item)
 
     def pager_words(self) -> dict[str, str]:
-        return {k: v for k, v in COURSE_WORDS.items() if v not in ("help", "go")}
+        return {k: v for k, v in COURSE_WORDS.items() if v not in ("help", "list")}
 
     def lesson(self, lesson: Lesson) -> None:
         from tui_course.plain.figures import figure_lines

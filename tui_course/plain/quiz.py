@@ -101,14 +101,15 @@ class PlainQuiz:
         say = self.console.say
         question = session.question
         say()
-        say(position_text(session), "heading")
-        self.say_markdown(f"{session.number}. {question.prompt}")
+        say(position_text(session).replace(" | ", ". ") + ".", "heading")
+        self.say_markdown(f"{session.number}\\. {question.prompt}")  # not a Markdown list
         for number, option in enumerate(question.options, start=1):
             say(f"  {number}. {option}")
+        say(f"{_KIND_PROMPTS[question.kind]}. h: hint, v: show the answer, s: skip.")
         asked_hints = 0
         while session.phase is Phase.ASKING:
-            tries = f"{session.tries_left} of {session.tries_allowed} tries left"
-            line = self.ask(f"{_KIND_PROMPTS[question.kind]}; {tries}; h hint, v answer, s skip")
+            left = session.tries_left
+            line = self.ask(f"Answer, {left} {'try' if left == 1 else 'tries'} left")
             word = ANSWER_WORDS.get(line.lower())
             if word == "hint":
                 hint = session.show_hint()
@@ -175,14 +176,15 @@ class PlainQuiz:
 
     def closed(self, session: QuizSession) -> None:
         state = session.state
-        if session.question.kind in (Kind.CHOICE, Kind.MULTI):
-            key = session.question.answer
+        verdict, *rest = closed_text(session).split("\n")
+        self.console.say(verdict, "good" if state.outcome is Outcome.RIGHT else "bad")
+        self.console.say_all(rest)
+        question = session.question
+        if question.kind in (Kind.CHOICE, Kind.MULTI):
+            key = question.answer
             right = sorted(key) if isinstance(key, frozenset | set | tuple | list) else [key]
-            numbers = ", ".join(str(n) for n in right)
-            self.console.say(f"The {'answers are' if len(right) > 1 else 'answer is'} {numbers}.")
-        style = "good" if state.outcome is Outcome.RIGHT else "bad"
-        for line in closed_text(session).split("\n"):
-            self.console.say(line, style if line == closed_text(session).split("\n")[0] else "")
+            named = "; ".join(f'option {n}, "{question.options[n - 1]}"' for n in right)
+            self.console.say(f"The {'answers' if len(right) > 1 else 'answer'}: {named}.")
         self.say_markdown(explanation_text(session))
         while self.ask("Enter: next question, q: quit") != "":
             self.console.say("Press Enter to go on.")

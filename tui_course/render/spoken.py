@@ -30,7 +30,7 @@ def _names(tokens: Sequence[str]) -> list[str]:
 
 
 def _percent(value: float) -> str:
-    return f"{format_percent(value).strip()} %"
+    return f"{format_percent(value).strip()}\u00a0%"  # no line break inside "30 %"
 
 
 def weights_in_words(weights: ArrayLike, tokens: Sequence[str], query: int) -> str:
