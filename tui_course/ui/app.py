@@ -479,7 +479,7 @@ class CourseApp(App[None]):
 
         self.run_worker(send, thread=True, group="submit", exit_on_error=False)
 
-    def _submit_part_way(self) -> None:
+    def _submit_part_way(self, wait: float = 2.0) -> None:
         """On quitting with a quiz left part-way, send every quiz: otherwise the report
         never sees "in progress" from a student whose login is the app (ForceCommand)."""
         link = self.class_link
@@ -490,7 +490,7 @@ class CourseApp(App[None]):
         except StoreError:
             return
         if payload and any(quiz["state"] == "in progress" for quiz in payload["quizzes"]):
-            link.send_before_exit(payload, wait=2.0)
+            link.send_before_exit(payload, wait=wait)
 
     def _show_submission(self, outcome: SubmitOutcome) -> None:
         from tui_course.classroom.link import PENDING_LABEL
@@ -756,11 +756,22 @@ class CourseApp(App[None]):
         self.exit()
 
     def _leave_now(self, why: str, status: int) -> None:
-        """The terminal went away or we were told to stop: quit as q does, without asking."""
-        del why
+        """The terminal went away or we were told to stop: save as q does, without asking,
+        and go (hangup.watch ends the process if this takes over a second)."""
         self.left_with = status  # cli.run_app ends the process with it
-        self._quit_armed_until = float("inf")  # no "press q again" while training
-        self.call_next(self.action_quit)
+        self.call_next(self._leave, terminal_gone=why != "SIGTERM")
+
+    async def _leave(self, terminal_gone: bool) -> None:
+        self._remember_position()
+        for panel in self.query("TrainingPanel"):
+            await panel.stop()  # type: ignore[attr-defined]
+        self._submit_part_way(wait=0.3)  # kept in pending/ first; the rest goes next start
+        if terminal_gone:  # nothing left to restore on a terminal that is not there
+            from tui_course.hangup import end_process
+
+            self.store.close()
+            end_process(self.left_with or 0)
+        self.exit()
 
     def on_training_panel_finished(self, event: Message) -> None:
         """Say so wherever the student is: training runs on while they read."""
