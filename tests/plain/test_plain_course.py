@@ -331,3 +331,17 @@ def test_nothing_due_and_review_open(tmp_path: Path) -> None:
     code, text, _ = take(tmp_path, lambda p, t: "q", open_id=REVIEW_ID)
     assert "Nothing is due for review right now." in text
     assert code == 0
+
+
+def test_grids_off_says_figures_in_words_only_and_is_remembered(tmp_path: Path) -> None:
+    script = ["grids", "q"]
+    take(tmp_path, lambda p, t: script.pop(0) if script else "q", open_id="positions")
+    _, text, _ = take(tmp_path, lambda p, t: "" if "Enter: more" in p else "q", open_id="attend")
+    check_lines(text)
+    assert "@@ 32" not in text and "Weights of 'sat'" not in text  # no grid, no bars
+    assert "sat attends most to sat, 30\u00a0%" in text
+    assert "To change it, type go attention-lab at the next prompt." in text
+    _, text, _ = take(tmp_path, lambda p, t: "" if "Enter: more" in p else "q", open_id="positions")
+    said = "position 1: sin 0 is 0.841, cos 1 is 0.540, sin 2 is 0.010, cos 3 is 1.000."
+    assert said in " ".join(text.split())
+    assert "Cosine similarity of positions" not in text

@@ -40,10 +40,13 @@ COURSE_WORDS = {
     "help": "help",
     "review": "review",
     "go": "go",
+    "grids": "grids",
 }
+GRIDS_SETTING = "plain_grids"  # "off": lesson figures as words only (a listener's choice)
 COURSE_HELP = (
     "Everywhere: n next item, p previous item, l list of items, go NUMBER (or go ID) "
-    "to open one, review for the questions due again, q quit, ? this help. "
+    "to open one, review for the questions due again, grids to show a lesson's figures "
+    "as words only (or again as grids), q quit, ? this help. "
     "Each line you type ends with Enter. Your answers are saved as you give them."
 )
 SUBMIT_WAIT = 5.0  # seconds a finished quiz's summary may take to reach the drop-box
@@ -104,7 +107,15 @@ class PlainCourse:
         self.training_extra_installed: Callable[[], bool] = _train_extra_installed
         store.on_problem = lambda message: self.console.say(f"Progress: {message}")
         console.help_text = COURSE_HELP
-        console.inline_words = {"l": self.say_list, "list": self.say_list}
+        console.inline_words = {
+            "l": self.say_list,
+            "list": self.say_list,
+            "grids": self.toggle_grids,
+        }
+        try:
+            self.grids = store.get_setting(GRIDS_SETTING) != "off"
+        except StoreError:
+            self.grids = True
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         from tui_course.training.runner import TrainingRun
@@ -199,11 +210,22 @@ class PlainCourse:
         if name == "help":
             self.console.say(COURSE_HELP)
             return
+        if name == "grids" and not rest.strip():
+            self.toggle_grids()
+            return
         if name == "go" and not rest.strip():
             return
         if name != "go" and rest.strip():
             return  # "next to the cat" is an answer or a sentence, not a command
         raise Command(name, rest.strip())
+
+    def toggle_grids(self) -> None:
+        """Figures with their grids (as the CLI prints them) and words, or words only."""
+        self.grids = not self.grids
+        with contextlib.suppress(StoreError):
+            self.store.set_setting(GRIDS_SETTING, "on" if self.grids else "off")
+        shown = "grids and words" if self.grids else "words only, from the next figure on"
+        self.console.say(f"Figures: {shown}.")
 
     def after_item(self) -> None:
         """What next: Enter opens the next item (returns), a course word raises Command."""
@@ -271,7 +293,7 @@ class PlainCourse:
             run_lab(self, item)
 
     def pager_words(self) -> dict[str, str]:
-        return {k: v for k, v in COURSE_WORDS.items() if v not in ("help", "list")}
+        return {k: v for k, v in COURSE_WORDS.items() if v not in ("help", "list", "grids")}
 
     def lesson(self, lesson: Lesson) -> None:
         from tui_course.plain.figures import figure_lines
@@ -286,7 +308,8 @@ class PlainCourse:
         lines: list[str] = []
         for number, segment in enumerate(segments):
             if isinstance(segment, BlockSegment):
-                lines += ["", *figure_lines(segment, self.console, self.data_dir), ""]
+                figure = figure_lines(segment, self.console, self.data_dir, self.grids)
+                lines += ["", *figure, ""]
             else:
                 prose = markdown_lines(segment.text)
                 if number == 0 and prose and prose[0] == lesson.title:

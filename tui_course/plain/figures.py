@@ -13,29 +13,45 @@ if TYPE_CHECKING:
     from tui_course.render.real_model import ModelAttention
 
 WORDS_FOR_ALL_ROWS = 6  # up to this many words, every row is said; beyond, the query's
+# Where a lesson's live figure can be changed in plain mode (the lesson's own text says
+# which keys do it in the app).
+TRY_IT = {
+    "attention": "attention-lab",
+    "pe-table": "pe-lab",
+    "real-attention": "real-model-lab",
+}
 
 
 def figure_lines(
-    segment: BlockSegment, console: Console, data_dir: Path | None = None
+    segment: BlockSegment, console: Console, data_dir: Path | None = None, grids: bool = True
 ) -> list[str]:
+    """The figure as the CLI prints it (without `grids`, only its words), then its numbers
+    in words and where to change it."""
     from tui_course.render.blocks import BlockError, render_block
 
     try:
         if segment.name == "real-attention":
-            return _real_attention(segment.params, console, data_dir)
-        text = render_block(segment, width=console.width, ascii_only=console.ascii_only)
-        words = _words(segment)
+            lines = _real_attention(segment.params, console, data_dir)
+        else:
+            words = _words(segment, tables=not grids)
+            spoken = grids or not words
+            text = render_block(segment, width=console.width, ascii_only=console.ascii_only)
+            lines = [f"Figure ({segment.name}, computed as you read):"]
+            lines += text.split("\n") if spoken else []
+            if words:
+                lines += [*([""] if spoken else []), "In words:", *words]
     except BlockError as error:
         return [f"This figure cannot be drawn: {error}"]
-    lines = [f"Figure ({segment.name}, computed as you read):", *text.split("\n")]
-    if words:
-        lines += ["", "In words:", *words]
+    lab = TRY_IT.get(segment.name)
+    if lab:
+        lines.append(f"To change it, type go {lab} at the next prompt.")
     return [*lines, "End of figure."]
 
 
-def _words(segment: BlockSegment) -> list[str]:
+def _words(segment: BlockSegment, tables: bool = False) -> list[str]:
+    """The figure's numbers as sentences; with `tables`, a PE table's rows too."""
     from tui_course import specs
-    from tui_course.render.spoken import attention_in_words, similarity_in_words
+    from tui_course.render.spoken import attention_in_words, pe_rows_in_words, similarity_in_words
 
     params = segment.params
     if segment.name == "attention":
@@ -51,12 +67,16 @@ def _words(segment: BlockSegment) -> list[str]:
                 said = [f"Head {head + 1}: {line}" for line in said]
             lines += said
         return lines
-    if segment.name == "pe-table" and params.get("similarity", False):
-        return similarity_in_words(
-            params.get("positions", specs.POSITIONS.default),
-            params.get("dim", specs.DIM.default),
-            params.get("start", specs.START.default),
-        )
+    if segment.name == "pe-table":
+        positions = params.get("positions", specs.POSITIONS.default)
+        dim = params.get("dim", specs.DIM.default)
+        start = params.get("start", specs.START.default)
+        said = []
+        if tables and params.get("table", True):
+            said += pe_rows_in_words(positions, dim, start, params.get("decimals", 3))
+        if params.get("similarity", False):
+            said += similarity_in_words(positions, dim, start)
+        return said
     return []
 
 

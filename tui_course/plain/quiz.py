@@ -101,7 +101,7 @@ class PlainQuiz:
         say = self.console.say
         question = session.question
         say()
-        say(position_text(session).replace(" | ", ". ") + ".", "heading")
+        say(_sentence(position_text(session).replace(" | ", ". ")), "heading")
         self.say_markdown(f"{session.number}\\. {question.prompt}")  # not a Markdown list
         for number, option in enumerate(question.options, start=1):
             say(f"  {number}. {option}")
@@ -203,7 +203,7 @@ class PlainQuiz:
         """The pass's summary; a retry pass when the student asks for one."""
         say = self.console.say
         say()
-        say(f"Finished: {session.quiz.title}.", "heading")
+        say(_sentence(f"Finished: {session.quiz.title}"), "heading")
         mastered = first_try = None
         try:
             count = len(session.questions)
@@ -230,3 +230,8 @@ class PlainQuiz:
             if line == "a":
                 return session.retry(range(len(session.questions)))
             say("Type r or a, or press Enter.")
+
+
+def _sentence(text: str) -> str:
+    """Text ending in one stop: 'why positions?' stays, 'Small check' gets its '.'."""
+    return text if text.endswith((".", "?", "!", ":")) else text + "."

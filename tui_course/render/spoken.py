@@ -73,3 +73,19 @@ def similarity_in_words(positions: int, dim: int, start: int = 0) -> list[str]:
             f"({similar[offset, far]:.2f})."
         )
     return lines
+
+
+def pe_rows_in_words(positions: int, dim: int, start: int = 0, decimals: int = 3) -> list[str]:
+    """A PE table's rows as sentences: 'position 1: sin 0 is 0.841, cos 1 is 0.540, ...'."""
+    from tui_course.render.positional import column_names
+
+    table = positional_encoding(positions, dim, start=start)
+    names = column_names(dim)
+    return [
+        f"position {start + offset}: "
+        + ", ".join(
+            f"{name} is {value:.{decimals}f}" for name, value in zip(names, row, strict=True)
+        )
+        + "."
+        for offset, row in enumerate(table)
+    ]
