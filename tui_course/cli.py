@@ -118,10 +118,10 @@ def run_app(
 
     if plain or wants_plain(os.environ, sys.stdin, sys.stdout):
         # No terminal (a pipe, ssh -T) or one that cannot be drawn on: lines, not the app.
-        if not plain and nothing_to_read(sys.stdin):
-            return say_no_terminal()
-        from tui_course.plain import run_plain
+        from tui_course.plain import check_open_id, run_plain
 
+        if not plain and nothing_to_read(sys.stdin):
+            return check_open_id(content, open_id) or say_no_terminal()
         return run_plain(content, data, open_id, colour)
     # Start-up builds a few hundred thousand objects (Textual's, the course's) that all
     # stay alive, so cyclic garbage collection before the first frame only re-scans them:
