@@ -105,6 +105,9 @@ class PlainQuiz:
         self.say_markdown(f"{session.number}\\. {question.prompt}")  # not a Markdown list
         for number, option in enumerate(question.options, start=1):
             say(f"  {number}. {option}")
+        if question.kind not in _KIND_PROMPTS:  # a code question (branch code-core)
+            self.code_question(session)
+            return
         say(f"{_KIND_PROMPTS[question.kind]}. h: hint, v: show the answer, s: skip.")
         asked_hints = 0
         while session.phase is Phase.ASKING:
@@ -159,6 +162,40 @@ class PlainQuiz:
                     self.say_markdown(message)
         if session.phase is Phase.CLOSED:
             self.closed(session)
+
+    def code_question(self, session: QuizSession) -> None:
+        """A question answered by a program: checked by `attn-tui check ID FILE` (the same
+        sandbox, judge and stored attempts as the app's editor), run here as the CLI runs it.
+
+        Until that command is part of the course (COMMANDS), this only says so and moves on.
+        """
+        from tui_course.commands import COMMANDS
+
+        number = session.review_number(session.index)
+        check_id = f"{session.review_of.get(session.index, session.quiz.id)}/{number}"
+        say = self.console.say
+        if "check" not in COMMANDS:
+            say("This question is answered with code, which plain mode cannot check yet.")
+            self.ask("Enter: next question")
+            self._advance(session)
+            return
+        from tui_course.plain.labs import parse_cli, run_cli
+
+        say(
+            f"Write your solution in a file, then type check FILE (attn-tui check {check_id} "
+            "FILE: the same sandbox and verdict as the app). Enter: next question."
+        )
+        while True:
+            line = self.ask("check FILE, or Enter to go on")
+            if not line:
+                break
+            word, _, path = line.partition(" ")
+            if word.lower() != "check" or not path.strip():
+                say("Type check and the file's name, for example check attention.py.")
+                continue
+            args, problem = parse_cli(["check", check_id, path.strip()])
+            self.console.say_all(problem if args is None else run_cli(args, self.console.width))
+        self._advance(session)
 
     def save(
         self, session: QuizSession, record: AttemptRecord | None, verdict: Verdict | None = None
