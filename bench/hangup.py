@@ -117,7 +117,7 @@ def main() -> int:
                 for name, tree in trees.items():
                     results.setdefault((name, case), []).append(trial(tree, case, args.patience))
     for case in CASES:
-        medians = {}
+        medians: dict[str, float | None] = {}
         for name in trees:
             runs = results[(name, case)]
             times = [t for t, _ in runs if t is not None]
