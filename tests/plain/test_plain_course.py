@@ -246,13 +246,14 @@ def test_attempts_match_the_same_answers_in_the_tui(tmp_path: Path) -> None:
 
 
 def test_hints_reveal_and_skip_are_stored_as_in_the_tui(tmp_path: Path) -> None:
-    script = ["", "h", "v", "", "s", "h", "h", "h", "=v", "v", "", "q"]
+    script = ["", "?", "h", "v", "", "s", "h", "h", "h", "=v", "v", "", "q"]
 
     def policy(prompt: str, text: str) -> str:
         return script.pop(0) if script else "q"
 
     code, text, _ = take(tmp_path, policy, open_id="small")
     check_lines(text)
+    assert "To answer with one of these letters, type = before it (=v)." in " ".join(text.split())
     assert "Hint 1 of 1: They come out of a softmax." in text
     assert "Answer shown (recorded as revealed)." in text
     assert "Skipped." in text

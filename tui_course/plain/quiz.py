@@ -91,6 +91,8 @@ class PlainQuiz:
     def ask(self, prompt: str) -> str:
         """A line, with course-wide words (n, q, l, ?) handled first."""
         line = self.console.ask(prompt).strip()
+        if line in ("?", "help"):
+            self.console.say(QUIZ_HELP)
         self.course_words(line)
         return line
 
@@ -113,6 +115,8 @@ class PlainQuiz:
         while session.phase is Phase.ASKING:
             left = session.tries_left
             line = self.ask(f"Answer, {left} {'try' if left == 1 else 'tries'} left")
+            if line in ("?", "help"):
+                continue  # said by ask()
             word = ANSWER_WORDS.get(line.lower())
             if word == "hint":
                 hint = session.show_hint()
