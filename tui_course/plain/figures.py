@@ -80,8 +80,11 @@ def _words(segment: BlockSegment, tables: bool = False) -> list[str]:
     return []
 
 
-def model_attention(sentence: str, data_dir: Path | None) -> ModelAttention | str:
-    """The pretrained model's merged-word attention, or why it cannot be had (one line)."""
+def model_attention(
+    sentence: str, data_dir: Path | None, merge: bool = True
+) -> ModelAttention | str:
+    """The pretrained model's attention (over whole words with `merge`, else word pieces,
+    as `attn-tui attention --model` shows it), or why it cannot be had (one line)."""
     from tui_course.realmodel import ModelError, load_model
     from tui_course.render.real_model import ModelAttention
 
@@ -93,7 +96,7 @@ def model_attention(sentence: str, data_dir: Path | None) -> ModelAttention | st
         return str(ModelError(f"the model could not run ({type(error).__name__}: {error})"))
     tokens = outcome.tokens
     return ModelAttention.of(
-        tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, merge=True
+        tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, merge=merge
     )
 
 

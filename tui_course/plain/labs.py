@@ -75,7 +75,7 @@ def run_lab(course: PlainCourse, lab: Lab) -> None:
     if runner is None:
         course.console.say(f"The lab {lab.id} has no plain version.")
         return
-    course.console.say(lab.summary)
+    course.console.say(lab.summary if lab.summary.endswith(".") else f"{lab.summary}.")
     runner(course)
 
 
@@ -201,7 +201,8 @@ def _real_words(course: PlainCourse, args: argparse.Namespace) -> list[str]:
 
     if args.json or args.model_view or args.top:
         return []
-    attention = model_attention(" ".join(args.words) or REAL_SENTENCE, course.data_dir)
+    sentence = " ".join(args.words) or REAL_SENTENCE
+    attention = model_attention(sentence, course.data_dir, merge=args.merge_words)
     if isinstance(attention, str):
         return []
     try:
