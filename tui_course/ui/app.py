@@ -197,9 +197,10 @@ class CourseApp(App[None]):
                 markup=False,
             )
         self._join_class()
-        from tui_course.hangup import watch
+        if not self.is_headless:  # a terminal to lose (Pilot tests have none)
+            from tui_course.hangup import watch
 
-        watch(asyncio.get_running_loop(), self._leave_now)  # SIGTERM, SIGHUP, terminal gone
+            watch(asyncio.get_running_loop(), self._leave_now)  # SIGTERM, SIGHUP, hangup
         self.call_after_refresh(gc.enable)  # cli.run_app pauses it until the first frame
         self.call_after_refresh(self._check_lesson_blocks)
         if self.settings.open_id == REVIEW_ID:
