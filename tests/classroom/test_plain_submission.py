@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.plain.test_plain_course import take
 from tui_course.classroom.report import build_report
 from tui_course.classroom.submission import login_name, pending_files
 
 
-def payloads(class_dir: Path) -> list[dict[str, object]]:
+def payloads(class_dir: Path) -> list[dict[str, Any]]:
     return [json.loads(path.read_text()) for path in sorted((class_dir / "dropbox").iterdir())]
 
 
@@ -33,11 +34,10 @@ def test_a_finished_quiz_and_a_read_lesson_are_submitted(
     assert len(sent) == 2  # the lesson read, then the quiz finished
     (lesson_only,) = [p for p in sent if not p["quizzes"]]
     assert {"id": "attend", "read": True} in [
-        {"id": row["id"], "read": row["read"]}
-        for row in lesson_only["lessons"]  # type: ignore[attr-defined]
+        {"id": row["id"], "read": row["read"]} for row in lesson_only["lessons"]
     ]
     (with_quiz,) = [p for p in sent if p["quizzes"]]
-    (quiz,) = with_quiz["quizzes"]  # type: ignore[misc]
+    (quiz,) = with_quiz["quizzes"]
     assert (quiz["id"], quiz["first_try"], quiz["questions"]) == ("small", 4, 4)
     assert pending_files(tmp_path / "data") == []
 
