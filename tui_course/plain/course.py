@@ -150,7 +150,9 @@ class PlainCourse:
         start = open_id or self.store.get_setting(LAST_OPENED)
         action = "open"
         if start == REVIEW_ID:
-            action = "review"
+            action = "start review"
+            last = self.course.find(self.store.get_setting(LAST_OPENED) or "")
+            self.index = self.items.index(last) if last in self.items else 0
         else:
             found = self.course.find(start) if start else None
             self.index = self.items.index(found) if found in self.items else 0
@@ -158,9 +160,10 @@ class PlainCourse:
                 say(f"Welcome back: you were at {item_title(self.items[self.index])}.")
         while True:
             try:
-                if action == "review":
-                    self.review()
-                    action = "menu"
+                if action in ("review", "start review"):
+                    # `attn-tui review` with nothing due opens where the student was
+                    due = self.review()
+                    action = "menu" if due or action == "review" else "open"
                 elif action == "open":
                     self.open_item(self.items[self.index])
                     action = "menu"
@@ -379,7 +382,8 @@ class PlainCourse:
         assert isinstance(player, PlainQuiz)
         player.run(session)
 
-    def review(self) -> None:
+    def review(self) -> bool:
+        """One review pass; False when nothing was due."""
         from tui_course.answers import read_number
         from tui_course.plain.quiz import PlainQuiz
         from tui_course.progress.review import review_session
@@ -395,15 +399,16 @@ class PlainCourse:
             )
         except StoreError as error:
             self.console.say(f"Progress: the review cannot open just now. {error}")
-            return
+            return False
         self.console.say()
         if session is None:
             self.console.say("Nothing is due for review right now.")
-            return
+            return False
         self.console.say(f"Review: {len(session.order)} questions due.", "heading")
         player = self._plain_quiz()
         assert isinstance(player, PlainQuiz)
         player.run(session)
+        return True
 
     def _quiz_finished(self, session: QuizSession) -> None:
         quiz_id = session.quiz.id
