@@ -61,6 +61,14 @@ def run_plain(content: Path, data: Path, open_id: str | None, colour: bool = Fal
         echo=not sys.stdin.isatty(),
     )
     previous = {sig: signal.signal(sig, _end_on) for sig in (signal.SIGTERM, signal.SIGHUP)}
+
+    def resized(signum: int, frame: FrameType | None) -> None:
+        """Lines written from now on fit the new width (nothing is redrawn)."""
+        del signum, frame
+        columns, lines = terminal_size(sys.stdout)
+        console.width, console.height = max(columns, 20), max(lines, 5)
+
+    previous[signal.SIGWINCH] = signal.signal(signal.SIGWINCH, resized)
     try:
         return PlainCourse(course, store, console, data).run(open_id)
     finally:
