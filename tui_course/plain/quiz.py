@@ -224,8 +224,8 @@ class PlainQuiz:
         if question.kind in (Kind.CHOICE, Kind.MULTI):
             key = question.answer
             right = sorted(key) if isinstance(key, frozenset | set | tuple | list) else [key]
-            named = "; ".join(f'option {n}, "{question.options[n - 1]}"' for n in right)
-            self.console.say(f"The {'answers' if len(right) > 1 else 'answer'}: {named}.")
+            named = "; ".join(f"option {n}, {question.options[n - 1]}" for n in right)
+            self.console.say(_sentence(f"The {'answers' if len(right) > 1 else 'answer'}: {named}"))
         self.say_markdown(explanation_text(session))
         while self.ask("Enter: next question, q: quit") != "":
             self.console.say("Press Enter to go on.")
