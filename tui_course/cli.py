@@ -118,7 +118,7 @@ def run_app(
 
     if plain or wants_plain(os.environ, sys.stdin, sys.stdout):
         # No terminal (a pipe, ssh -T) or one that cannot be drawn on: lines, not the app.
-        from tui_course.plain import check_open_id, run_plain
+        from tui_course.plain.run import check_open_id, run_plain
 
         if not plain and nothing_to_read(sys.stdin):
             return check_open_id(content, open_id) or say_no_terminal()

@@ -31,7 +31,7 @@ PURE = [
     "tui_course.classroom.slots",
     "tui_course.classroom.link",
     "tui_course.classroom.doctor",
-    "tui_course.plain",
+    "tui_course.plain.run",
     "tui_course.plain.course",
     "tui_course.plain.quiz",
     "tui_course.plain.labs",

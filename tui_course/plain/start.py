@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import shlex
 import stat
 import sys
 from collections.abc import Mapping
@@ -85,6 +84,8 @@ def sent_command(environ: Mapping[str, str]) -> list[str] | None:
     text = environ.get("SSH_ORIGINAL_COMMAND")
     if text is None or not text.strip():
         return None
+    import shlex  # only under ForceCommand: not start-up work elsewhere
+
     try:
         words = shlex.split(text)
     except ValueError:
