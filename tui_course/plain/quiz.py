@@ -3,7 +3,7 @@
 The session (content/session.py) holds every rule and the recorder stores every
 attempt before the verdict is said, exactly as the quiz screen does; this module
 only turns typed lines into the session's changes and says its state in lines,
-worded by render/quiz_text.
+worded by render/quiz.py (the quiz screen's own words, from a views.quiz.QuizRun).
 """
 
 from __future__ import annotations
@@ -17,15 +17,8 @@ from tui_course.content.session import AttemptRecord, Outcome, PassKind, Phase, 
 from tui_course.plain.console import Console
 from tui_course.plain.markdown import markdown_lines
 from tui_course.progress.recorder import QuizRecorder
-from tui_course.render.quiz_text import (
-    closed_text,
-    explanation_text,
-    intro_text,
-    not_yet_text,
-    position_text,
-    read_as_text,
-    summary_lines,
-)
+from tui_course.render import quiz as words
+from tui_course.views.quiz import QuizRun
 
 ANSWER_WORDS = {
     "h": "hint",
@@ -74,7 +67,7 @@ class PlainQuiz:
         say = self.console.say
         if session.phase is Phase.INTRO:
             say(f"Quiz: {session.quiz.title}, {len(session.order)} questions.", "heading")
-            self.say_markdown(intro_text(session))
+            self.say_markdown(words.prompt(QuizRun.of(session)))
             while True:
                 line = self.ask("Enter: start the quiz, n: next item, q: quit")
                 if line == "":
@@ -103,8 +96,8 @@ class PlainQuiz:
         say = self.console.say
         question = session.question
         say()
-        say(_sentence(position_text(session).replace(" | ", ". ")), "heading")
-        self.say_markdown(f"{session.number}\\. {question.prompt}")  # not a Markdown list
+        say(_sentence(words.title(QuizRun.of(session)).replace(" | ", ". ")), "heading")
+        self.say_markdown(words.prompt(QuizRun.of(session)))
         for number, option in enumerate(question.options, start=1):
             say(f"  {number}. {option}")
         if question.kind not in _KIND_PROMPTS:  # a code question (branch code-core)
@@ -147,7 +140,7 @@ class PlainQuiz:
             if question.kind in (Kind.CHOICE, Kind.MULTI) and not raw:
                 say(f"Type an option's number, 1 to {len(question.options)}.")
                 continue
-            reading = read_as_text(session, raw)
+            reading = words.read_as(QuizRun.of(session).type(raw))
             if reading:
                 say(reading.capitalize() + ".")
             try:
@@ -157,7 +150,7 @@ class PlainQuiz:
                 continue
             before = session.state.hints_seen
             if self.save(session, record, verdict) and session.phase is Phase.ASKING:
-                say(not_yet_text(session), "bad")
+                say(words.verdict(QuizRun.of(session))[0], "bad")
                 message = session.state.message
                 if message:
                     if session.state.hints_seen > before:  # the lesson was the next hint
@@ -217,8 +210,8 @@ class PlainQuiz:
 
     def closed(self, session: QuizSession) -> None:
         state = session.state
-        verdict, *rest = closed_text(session).split("\n")
-        self.console.say(verdict, "good" if state.outcome is Outcome.RIGHT else "bad")
+        said, *rest = words.closed_text(QuizRun.of(session)).split("\n")
+        self.console.say(said, "good" if state.outcome is Outcome.RIGHT else "bad")
         self.console.say_all(rest)
         question = session.question
         if question.kind in (Kind.CHOICE, Kind.MULTI):
@@ -226,7 +219,7 @@ class PlainQuiz:
             right = sorted(key) if isinstance(key, frozenset | set | tuple | list) else [key]
             named = "; ".join(f"option {n}, {question.options[n - 1]}" for n in right)
             self.console.say(_sentence(f"The {'answers' if len(right) > 1 else 'answer'}: {named}"))
-        self.say_markdown(explanation_text(session))
+        self.say_markdown(words.teach(QuizRun.of(session)))
         while self.ask("Enter: next question, q: quit") != "":
             self.console.say("Press Enter to go on.")
         self._advance(session)
@@ -254,7 +247,7 @@ class PlainQuiz:
                 first_try = self.recorder.first_try_score(session.quiz.id, count)
         except Exception:  # a busy store: the pass's own summary still stands
             pass
-        self.say_markdown("\n".join(summary_lines(session, mastered, first_try)))
+        self.say_markdown(words.summary(QuizRun.of(session).finished(mastered, first_try)))
         if session.kind is PassKind.REVIEW:
             self.ask("Enter: go on")
             return None
