@@ -1,0 +1,223 @@
+"""The child's side of a check: runs inside the sandbox, never imported by the app.
+
+Started as a script (`python -I -S harness.py`), it imports NumPy, says it is ready,
+then waits for one job on its request fd: the student's code, the entry name and the
+input arrays. It writes results to its result fd as length-prefixed frames: JSON
+headers and `.npy` payloads (never pickles). It serves exactly one job and exits, so
+nothing one check leaves behind reaches the next.
+
+This file must not import tui_course: the sandbox holds NumPy and this file only.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+import sys
+import traceback
+from typing import Any
+
+STUDENT_FILE = "student.py"
+_LENGTH = struct.Struct(">I")
+
+
+def _read_exact(fd: int, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_frame(fd: int) -> bytes:
+    (size,) = _LENGTH.unpack(_read_exact(fd, _LENGTH.size))
+    return _read_exact(fd, size)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _send(fd: int, payload: bytes) -> None:
+    _write_all(fd, _LENGTH.pack(len(payload)) + payload)
+
+
+def _send_json(fd: int, message: dict[str, Any]) -> None:
+    _send(fd, json.dumps(message).encode())
+
+
+def _student_frames(error: BaseException, path: str) -> list[list[Any]]:
+    """Only the student's own frames: the harness's are noise to them."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return [
+        [frame.lineno, frame.name, (frame.line or "").strip()]
+        for frame in frames
+        if frame.filename == path
+    ]
+
+
+def _exception(error: BaseException, path: str) -> dict[str, Any]:
+    return {
+        "status": "exception",
+        "type": type(error).__name__,
+        "message": str(error)[:2000],
+        "frames": _student_frames(error, path)[-20:],
+    }
+
+
+def apply_limits(limits: dict[str, int]) -> None:
+    """Set before any student code runs; soft = hard, so the code cannot raise them."""
+    import resource
+
+    cpu = limits["cpu_seconds"]
+    settings = [
+        (resource.RLIMIT_CPU, cpu, cpu + 1),  # SIGXCPU first, SIGKILL a second later
+        (resource.RLIMIT_AS, limits["memory_bytes"], limits["memory_bytes"]),
+        (resource.RLIMIT_FSIZE, limits["file_bytes"], limits["file_bytes"]),
+        (resource.RLIMIT_NOFILE, limits["open_files"], limits["open_files"]),
+        (resource.RLIMIT_CORE, 0, 0),
+    ]
+    if limits.get("processes"):
+        settings.append((resource.RLIMIT_NPROC, limits["processes"], limits["processes"]))
+    for which, soft, hard in settings:
+        try:
+            _, old_hard = resource.getrlimit(which)
+            if old_hard != resource.RLIM_INFINITY:
+                soft, hard = min(soft, old_hard), min(hard, old_hard)
+            resource.setrlimit(which, (soft, hard))
+        except (ValueError, OSError):
+            pass  # a limit this system refuses; the others and the wall clock still hold
+
+
+def main() -> int:
+    request_fd, result_fd = int(sys.argv[1]), int(sys.argv[2])
+    work_dir = sys.argv[3]
+    for extra in sys.argv[5:]:
+        sys.path.append(extra)  # where NumPy (and nothing else) was bound
+    import numpy as np
+
+    _send_json(result_fd, {"status": "ready"})
+    try:
+        header = json.loads(_read_frame(request_fd))
+        inputs = []
+        for case in header["cases"]:
+            args: list[Any] = []
+            for is_scalar in case:
+                array = np.load(io.BytesIO(_read_frame(request_fd)), allow_pickle=False)
+                args.append(array.item() if is_scalar else array)
+            inputs.append(args)
+    except (EOFError, ValueError, KeyError, OSError):
+        return 3  # the parent went away or sent nonsense: nothing to do
+    os.close(request_fd)
+    path = os.path.join(work_dir, STUDENT_FILE)
+    code = header["code"]
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(code)
+    os.chdir(work_dir)
+    try:
+        compiled = compile(code, path, "exec")
+    except SyntaxError as error:
+        _send_json(
+            result_fd,
+            {
+                "status": "syntax_error",
+                "line": error.lineno,
+                "offset": error.offset,
+                "message": error.msg,
+                "text": (error.text or "").rstrip("\n"),
+            },
+        )
+        return 0
+    namespace: dict[str, Any] = {"__name__": "student", "__file__": path}
+    try:
+        exec(compiled, namespace)
+    except SystemExit as error:
+        _send_json(result_fd, {"status": "exit", "code": str(error.code), "where": "load"})
+        return 0
+    except BaseException as error:
+        _send_json(result_fd, _exception(error, path) | {"where": "load"})
+        return 0
+    function = namespace.get(header["entry"])
+    if not callable(function):
+        _send_json(result_fd, {"status": "missing_entry", "entry": header["entry"]})
+        return 0
+    _send_json(result_fd, {"status": "loaded"})
+    limit = int(header["max_result_bytes"])
+    for index, args in enumerate(inputs):
+        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        try:
+            result = function(*args)
+        except SystemExit as error:
+            _send_json(result_fd, {"status": "exit", "code": str(error.code), "case": index})
+            continue
+        except MemoryError:
+            _send_json(result_fd, {"status": "memory", "case": index})
+            continue
+        except BaseException as error:
+            _send_json(result_fd, _exception(error, path) | {"case": index})
+            continue
+        mutated = [
+            position
+            for position, (arg, copy) in enumerate(zip(args, copies, strict=True))
+            if isinstance(arg, np.ndarray)
+            and (arg.shape != copy.shape or not np.array_equal(arg, copy, equal_nan=True))
+        ]
+        outputs = result if isinstance(result, tuple) else (result,)
+        payloads = []
+        problem: dict[str, Any] | None = None
+        for output in outputs:
+            # exactly an ndarray (or a NumPy/Python number): a subclass or an object
+            # with its own __eq__ never reaches the judge
+            if type(output) in (int, float) or isinstance(output, np.generic):
+                output = np.asarray(output)
+            if type(output) is not np.ndarray:
+                problem = {"status": "not_array", "type": type(output).__name__[:80]}
+                break
+            if output.dtype.kind not in "biuf":
+                problem = {"status": "not_array", "type": f"array of {output.dtype}"[:80]}
+                break
+            if output.nbytes > limit:
+                problem = {"status": "too_large", "shape": list(output.shape)}
+                break
+            buffer = io.BytesIO()
+            np.save(buffer, output, allow_pickle=False)
+            payloads.append(buffer.getvalue())
+        if problem is not None:
+            _send_json(result_fd, problem | {"case": index, "mutated": mutated})
+            continue
+        _send_json(
+            result_fd,
+            {"status": "ok", "case": index, "outputs": len(payloads), "mutated": mutated},
+        )
+        for payload in payloads:
+            _send(result_fd, payload)
+    _send_json(result_fd, {"status": "done"})
+    return 0
+
+
+def _guarded() -> int:
+    """Without namespaces, the student's code must not find the app as its parent: a
+    fork puts this small waiter between them (killing it ends the check, not the app)."""
+    pid = os.fork()
+    if pid:
+        os.close(int(sys.argv[1]))
+        os.close(int(sys.argv[2]))
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status) if status else 0
+    return main()
+
+
+if __name__ == "__main__":
+    apply_limits(json.loads(sys.argv[4]))
+    guarded = os.environ.pop("ATTN_TUI_GUARD", "") == "1"
+    code = _guarded() if guarded else main()
+    sys.stdout.flush()
+    os._exit(code if code >= 0 else 128 - code)
