@@ -33,6 +33,7 @@ class SiteConfig:
     class_dir: Path | None = None
     training_slots: int | None = None
     slots_dir: Path | None = None  # where slot locks live when there is no class folder
+    student_shell: bool = False  # students also have a shell here ($EDITOR may open)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ SITE_FIELDS = {
     "class_dir": Field((str,), "the class folder made by `attn-tui class init` (a path)"),
     "training_slots": Field((int,), "how many training runs may run at once (a number)"),
     "slots_dir": Field((str,), "where slot locks live when there is no class folder (a path)"),
+    "student_shell": Field((bool,), "true when students also log in with a shell (true/false)"),
 }
 
 
@@ -115,6 +117,7 @@ def load_site_config(path: Path | None = None) -> SiteConfig:
         class_dir=_absolute(table, "class_dir", lines, shown),
         training_slots=_slots(table, lines, shown),
         slots_dir=_absolute(table, "slots_dir", lines, shown),
+        student_shell=table.get("student_shell", False),
     )
 
 
