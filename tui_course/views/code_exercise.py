@@ -109,6 +109,9 @@ class CodeExercise:
             return self
         return replace(self, checking=None, notice=f"The check could not run: {problem}")
 
+    def with_notice(self, notice: str) -> CodeExercise:
+        return replace(self, notice=notice)
+
     def saved(self, text: str) -> CodeExercise:
         notice = "" if self.notice.startswith("Your draft could not be saved") else self.notice
         return replace(self, saved_draft=text, notice=notice)
