@@ -18,8 +18,7 @@ def shipped_listings() -> dict[str, list[ListingSegment]]:
     found, problems = load_lessons(REPO / "lessons", REPO)
     assert not problems
     return {
-        lesson.id: [s for s in lesson.segments if isinstance(s, ListingSegment)]
-        for lesson in found
+        lesson.id: [s for s in lesson.segments if isinstance(s, ListingSegment)] for lesson in found
     }
 
 
@@ -30,9 +29,10 @@ def test_lesson_3_and_6_listings_print_the_lessons_figures() -> None:
         result = run_listing(listing.code, listing.runner)
         assert result.outcome is ListingOutcome.RAN, result
         assert "[0.419 0.523 0.147]" in result.stdout  # the new "sat" of worked figure A
-    assert run_listing(loop.code, loop.runner).stdout == run_listing(
-        vectorised.code, vectorised.runner
-    ).stdout
+    assert (
+        run_listing(loop.code, loop.runner).stdout
+        == run_listing(vectorised.code, vectorised.runner).stdout
+    )
     (encoding,) = listed["positional-encoding"]
     printed = run_listing(encoding.code, encoding.runner).stdout
     assert "[ 0.841  0.54   0.01   1.   ]" in printed  # worked figure C, position 1
