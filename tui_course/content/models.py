@@ -7,6 +7,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
+from tui_course.content.code_model import CodeSpec
 from tui_course.content.errors import ContentError
 
 
@@ -15,6 +16,7 @@ class Kind(StrEnum):
     MULTI = "multi"
     NUMERIC = "numeric"
     TEXT = "text"
+    CODE = "code"  # the student writes a function; see content.code_model
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class Question:
     mistakes: tuple[Mistake, ...] = ()
     tries: int | None = None  # None: the quiz's setting
     also_accepted: tuple[float, ...] = ()  # numeric: other readings graded right
+    code: CodeSpec | None = None  # code questions only
 
 
 @dataclass(frozen=True)

@@ -97,6 +97,61 @@ def apply_limits(limits: dict[str, int]) -> None:
             pass  # a limit this system refuses; the others and the wall clock still hold
 
 
+def _run_case(
+    result_fd: int, function: Any, args: list[Any], path: str, limit: int, where: dict[str, int]
+) -> None:
+    """Call the function on one case and send what came back (arrays only)."""
+    import numpy as np
+
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    try:
+        result = function(*args)
+    except SystemExit as error:
+        _send_json(result_fd, {"status": "exit", "code": str(error.code)} | where)
+        return
+    except MemoryError:
+        _send_json(result_fd, {"status": "memory"} | where)
+        return
+    except BaseException as error:
+        _send_json(result_fd, _exception(error, path) | where)
+        return
+    mutated = [
+        position
+        for position, (arg, copy) in enumerate(zip(args, copies, strict=True))
+        if isinstance(arg, np.ndarray)
+        and (arg.shape != copy.shape or not np.array_equal(arg, copy, equal_nan=True))
+    ]
+    outputs = result if isinstance(result, tuple) else (result,)
+    payloads = []
+    problem: dict[str, Any] | None = None
+    for output in outputs:
+        # exactly an ndarray (or a NumPy/Python number): a subclass or an object
+        # with its own __eq__ never reaches the judge
+        if type(output) in (int, float) or isinstance(output, np.generic):
+            output = np.asarray(output)
+        if type(output) is not np.ndarray:
+            problem = {"status": "not_array", "type": type(output).__name__[:80]}
+            break
+        if output.dtype.kind not in "biuf":
+            problem = {"status": "not_array", "type": f"array of {output.dtype}"[:80]}
+            break
+        if output.nbytes > limit:
+            problem = {"status": "too_large", "shape": list(output.shape)}
+            break
+        buffer = io.BytesIO()
+        np.save(buffer, output, allow_pickle=False)
+        payloads.append(buffer.getvalue())
+    if problem is not None:
+        _send_json(result_fd, problem | {**where, "mutated": mutated})
+        return
+    _send_json(
+        result_fd,
+        {"status": "ok", **where, "outputs": len(payloads), "mutated": mutated},
+    )
+    for payload in payloads:
+        _send(result_fd, payload)
+
+
 def main() -> int:
     request_fd, result_fd = int(sys.argv[1]), int(sys.argv[2])
     work_dir = sys.argv[3]
@@ -145,60 +200,19 @@ def main() -> int:
     except BaseException as error:
         _send_json(result_fd, _exception(error, path) | {"where": "load"})
         return 0
-    function = namespace.get(header["entry"])
-    if not callable(function):
-        _send_json(result_fd, {"status": "missing_entry", "entry": header["entry"]})
-        return 0
+    functions = []
+    for name in header["entries"]:
+        function = namespace.get(name)
+        if not callable(function):
+            _send_json(result_fd, {"status": "missing_entry", "entry": name})
+            return 0
+        functions.append(function)
     _send_json(result_fd, {"status": "loaded"})
     limit = int(header["max_result_bytes"])
-    for index, args in enumerate(inputs):
-        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        try:
-            result = function(*args)
-        except SystemExit as error:
-            _send_json(result_fd, {"status": "exit", "code": str(error.code), "case": index})
-            continue
-        except MemoryError:
-            _send_json(result_fd, {"status": "memory", "case": index})
-            continue
-        except BaseException as error:
-            _send_json(result_fd, _exception(error, path) | {"case": index})
-            continue
-        mutated = [
-            position
-            for position, (arg, copy) in enumerate(zip(args, copies, strict=True))
-            if isinstance(arg, np.ndarray)
-            and (arg.shape != copy.shape or not np.array_equal(arg, copy, equal_nan=True))
-        ]
-        outputs = result if isinstance(result, tuple) else (result,)
-        payloads = []
-        problem: dict[str, Any] | None = None
-        for output in outputs:
-            # exactly an ndarray (or a NumPy/Python number): a subclass or an object
-            # with its own __eq__ never reaches the judge
-            if type(output) in (int, float) or isinstance(output, np.generic):
-                output = np.asarray(output)
-            if type(output) is not np.ndarray:
-                problem = {"status": "not_array", "type": type(output).__name__[:80]}
-                break
-            if output.dtype.kind not in "biuf":
-                problem = {"status": "not_array", "type": f"array of {output.dtype}"[:80]}
-                break
-            if output.nbytes > limit:
-                problem = {"status": "too_large", "shape": list(output.shape)}
-                break
-            buffer = io.BytesIO()
-            np.save(buffer, output, allow_pickle=False)
-            payloads.append(buffer.getvalue())
-        if problem is not None:
-            _send_json(result_fd, problem | {"case": index, "mutated": mutated})
-            continue
-        _send_json(
-            result_fd,
-            {"status": "ok", "case": index, "outputs": len(payloads), "mutated": mutated},
-        )
-        for payload in payloads:
-            _send(result_fd, payload)
+    for entry_index, function in enumerate(functions):
+        for index, args in enumerate(inputs):
+            where = {"entry": entry_index, "case": index}
+            _run_case(result_fd, function, args, path, limit, where)
     _send_json(result_fd, {"status": "done"})
     return 0
 

@@ -63,7 +63,7 @@ class RunResult:
 
     status: str
     level: Level
-    cases: tuple[CaseResult, ...] = ()
+    entries: tuple[tuple[CaseResult, ...], ...] = ()  # per entry asked for, per case
     detail: dict[str, Any] = field(default_factory=dict)
     stdout: str = ""
     stderr: str = ""
@@ -71,6 +71,11 @@ class RunResult:
     stderr_truncated: bool = False
     seconds: float = 0.0
     signal: int | None = None
+
+    @property
+    def cases(self) -> tuple[CaseResult, ...]:
+        """The first (for a student's check, the only) entry's results."""
+        return self.entries[0] if self.entries else ()
 
 
 class _Capped:
@@ -195,7 +200,9 @@ class Worker:
         args = harness_args(request_fd, result_fd, str(work), self.limits)
         return limits_only_command(args, work, site)
 
-    def run(self, code: str, entry: str, cases: Sequence[Sequence[Arg]]) -> RunResult:
+    def run(
+        self, code: str, entry: str | Sequence[str], cases: Sequence[Sequence[Arg]]
+    ) -> RunResult:
         """Send the job, wait at most the wall clock, and always leave nothing running."""
         with self._lock:
             if self._used:
@@ -205,11 +212,12 @@ class Worker:
             detail = self.report.detail if self.level is Level.NONE else "the child cannot start"
             return RunResult("unavailable", self.level, detail={"message": detail})
         try:
-            return self._run(code, entry, cases)
+            entries = [entry] if isinstance(entry, str) else list(entry)
+            return self._run(code, entries, cases)
         finally:
             self.close()
 
-    def _run(self, code: str, entry: str, cases: Sequence[Sequence[Arg]]) -> RunResult:
+    def _run(self, code: str, entries: list[str], cases: Sequence[Sequence[Arg]]) -> RunResult:
         assert self.process is not None and self.process.stdout and self.process.stderr
         assert self._request is not None and self._result is not None
         request = self._request
@@ -218,7 +226,7 @@ class Worker:
         frames = _Frames(limits.result_bytes + 4096)
         encoded = [[_encode(arg) for arg in case] for case in cases]
         header = {
-            "entry": entry,
+            "entries": entries,
             "code": code,
             "cases": [[scalar for _, scalar in case] for case in encoded],
             "max_result_bytes": limits.result_bytes,
@@ -296,26 +304,26 @@ class Worker:
         if garbled is not None:
             return RunResult("protocol", detail={"message": garbled}, **common)
         try:
-            status, detail, results = _parse(frames.frames, len(cases))
+            status, detail, results = _parse(frames.frames, len(entries), len(cases))
         except (ProtocolError, ValueError, KeyError, TypeError) as error:
             return RunResult("protocol", detail={"message": str(error)[:200]}, **common)
         if status == "done":
-            return RunResult("ok", cases=results, detail=detail, **common)
+            return RunResult("ok", entries=results, detail=detail, **common)
         if status in ("syntax_error", "exception", "exit", "missing_entry"):
-            return RunResult(status, cases=results, detail=detail, **common)
+            return RunResult(status, entries=results, detail=detail, **common)
         if timed_out:
-            return RunResult("time_limit", cases=results, detail=detail, **common)
+            return RunResult("time_limit", entries=results, detail=detail, **common)
         sig = _signal_of(returncode, self.level)
         if sig in (signal.SIGXCPU, signal.SIGKILL) and _cpu_spent(seconds, limits):
-            return RunResult("time_limit", cases=results, detail=detail, signal=sig, **common)
-        if results and any(case.status == "memory" for case in results):
-            return RunResult("memory_limit", cases=results, detail=detail, **common)
+            return RunResult("time_limit", entries=results, detail=detail, signal=sig, **common)
+        if any(case.status == "memory" for entry in results for case in entry):
+            return RunResult("memory_limit", entries=results, detail=detail, **common)
         if sig is not None:
-            return RunResult("crashed", cases=results, detail=detail, signal=sig, **common)
+            return RunResult("crashed", entries=results, detail=detail, signal=sig, **common)
         if "MemoryError" in stderr.text():
-            return RunResult("memory_limit", cases=results, detail=detail, **common)
+            return RunResult("memory_limit", entries=results, detail=detail, **common)
         detail = dict(detail, exit_status=returncode)
-        return RunResult("crashed", cases=results, detail=detail, **common)
+        return RunResult("crashed", entries=results, detail=detail, **common)
 
     def _kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -375,7 +383,9 @@ def _finished(frames: list[bytes]) -> bool:
     ) or (isinstance(last, dict) and last.get("where") == "load")
 
 
-def _parse(frames: list[bytes], count: int) -> tuple[str, dict[str, Any], tuple[CaseResult, ...]]:
+def _parse(
+    frames: list[bytes], entries: int, count: int
+) -> tuple[str, dict[str, Any], tuple[tuple[CaseResult, ...], ...]]:
     import numpy as np
 
     queue = list(frames)
@@ -397,8 +407,8 @@ def _parse(frames: list[bytes], count: int) -> tuple[str, dict[str, Any], tuple[
             status = str(kind)
             detail = message
             break
-        index = int(message["case"])
-        if index != len(results) or index >= count:
+        position = int(message["entry"]) * count + int(message["case"])
+        if position != len(results) or position >= entries * count:
             raise ProtocolError("results out of order")
         mutated = tuple(int(i) for i in message.get("mutated", ()))
         if kind == "ok":
@@ -413,8 +423,9 @@ def _parse(frames: list[bytes], count: int) -> tuple[str, dict[str, Any], tuple[
             results.append(CaseResult("ok", tuple(outputs), mutated))
         else:
             results.append(CaseResult(str(kind), (), mutated, message))
-    results.extend(CaseResult("missing") for _ in range(count - len(results)))
-    return status, detail, tuple(results)
+    results.extend(CaseResult("missing") for _ in range(entries * count - len(results)))
+    grouped = tuple(tuple(results[i * count : (i + 1) * count]) for i in range(entries))
+    return status, detail, grouped
 
 
 def kill_marked(mark: str) -> None:
@@ -441,7 +452,7 @@ def kill_marked(mark: str) -> None:
 
 def run_code(
     code: str,
-    entry: str,
+    entry: str | Sequence[str],
     cases: Sequence[Sequence[Arg]],
     limits: Limits | None = None,
     report: LevelReport | None = None,
