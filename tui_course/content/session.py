@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from tui_course.content.grading import (
@@ -25,6 +25,7 @@ from tui_course.content.grading import (
 from tui_course.content.models import Kind, Question, Quiz, tries_allowed
 
 MAX_ANSWER_CHARS = 200  # an answer is stored as typed, up to this length
+MAX_CODE_ANSWER_CHARS = 20 * 1024  # a code question's answer is the code, checked up to 20 KB
 
 
 class PassKind(StrEnum):
@@ -205,6 +206,24 @@ class QuizSession:
         outcome = Outcome.RIGHT if verdict.correct else Outcome.WRONG
         return verdict, self._record(raw.strip(), outcome, try_number, final=final)
 
+    def answer_code(
+        self, code: str, passed: bool, feedback: str | None
+    ) -> tuple[Verdict, AttemptRecord]:
+        """A code question's check as an answer: the sandbox and the judge ran it already
+        (off this object: they are slow and not pure). The same code checked again, but
+        for trailing spaces, costs no second try, as a repeated answer never does."""
+        if self.phase is not Phase.ASKING or self.question.kind is not Kind.CODE:
+            raise ValueError("this question is not taking code")
+        verdict = Verdict(correct=passed, expected="", feedback=feedback)
+        state = self.state
+        if not passed and _code_as_graded(code) in state.tried:
+            raise AnswerFormatError("You checked this code already: it costs no try. Change it.")
+        try_number = state.tries_used + 1
+        final = passed or try_number >= self.tries_allowed
+        outcome = Outcome.RIGHT if passed else Outcome.WRONG
+        record = self._record(code, outcome, try_number, final=final)
+        return verdict, replace(record, answer=code[:MAX_CODE_ANSWER_CHARS])
+
     def reveal(self) -> AttemptRecord | None:
         """The record for asking to see the key (None when it already shows)."""
         if self.phase is not Phase.ASKING:
@@ -240,6 +259,8 @@ class QuizSession:
         """An answer as grading sees it, so "0,5" and "1/2" count as the same try."""
         if verdict.read_as is not None:
             return repr(verdict.read_as)
+        if (question or self.question).kind is Kind.CODE:
+            return _code_as_graded(raw)
         if (question or self.question).kind is Kind.TEXT:
             return normalise_text(raw)
         return raw.replace(" ", "")
@@ -247,6 +268,8 @@ class QuizSession:
     def _regraded(self, index: int, raw: str) -> str:
         """A stored wrong answer in the form `tried` keeps, for a resumed pass."""
         question = self.questions[index]
+        if question.kind is Kind.CODE:  # graded by the sandbox, not here
+            return _code_as_graded(raw)
         try:
             verdict = grade(question, raw, self.read_number)
         except AnswerFormatError:
@@ -312,3 +335,9 @@ class QuizSession:
             read_number=self.read_number,
             clock=self.clock,
         )
+
+
+def _code_as_graded(code: str) -> str:
+    """Code as a repeated try is recognised: trailing spaces and blank ends do not count
+    (content.code_check.normalise_code, which is not imported: it brings NumPy)."""
+    return "\n".join(line.rstrip() for line in code.strip().splitlines())

@@ -22,6 +22,7 @@ KIND_NAMES = {
     Kind.MULTI: "pick all that apply (1-9, Space), Enter",
     Kind.NUMERIC: "a number, 2/3 or 1/sqrt(2), Enter",
     Kind.TEXT: "type the answer, Enter",
+    Kind.CODE: "write the function, ctrl+r (or F5) checks it",
 }
 BOX_KEYS = "Esc then h hint, v answer, Right skip"
 OPEN_KEYS = "h hint, v answer, Right skip"
@@ -173,7 +174,7 @@ def keys(run: QuizRun) -> list[str]:
         return [
             KIND_NAMES[run.question.kind],
             f"{session.tries_left} of {session.tries_allowed} tries left",
-            BOX_KEYS if run.asks_typed else OPEN_KEYS,
+            BOX_KEYS if run.asks_typed or run.question.kind is Kind.CODE else OPEN_KEYS,
         ]
     shown = []
     if session.kind is not PassKind.REVIEW:

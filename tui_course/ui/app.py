@@ -357,8 +357,11 @@ class CourseApp(App[None]):
         if found:
             return found.first()
         from tui_course.progress.review import ReviewSchedule
+        from tui_course.ui.widgets.code_exercise import CodeExercises
 
-        view = QuizView(QuizRecorder(self.store, ReviewSchedule(self.store, self.now)), id="quiz")
+        recorder = QuizRecorder(self.store, ReviewSchedule(self.store, self.now))
+        exercises = CodeExercises(self.settings.data_dir)
+        view = QuizView(recorder, exercises=exercises, id="quiz")
         await self.query_one(ContentSwitcher).mount(view)
         return view
 

@@ -17,7 +17,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -35,6 +35,13 @@ from tui_course.ui.messages import CodeChecked
 from tui_course.ui.widgets.code_editor import CodeEditor, python_highlighting
 from tui_course.views.code_exercise import CodeExercise, CodePhase, Judged
 
+if TYPE_CHECKING:
+    from tui_course.code_check_service import CodeChecker
+    from tui_course.content.models import Question
+    from tui_course.sandbox.limits import Limits
+
+# The checks' limits (None: the sandbox's defaults); tests shorten the wall clock.
+CHECK_LIMITS: Limits | None = None
 SAVE_DELAY = 0.4  # seconds of quiet typing before the draft is written
 
 Checker = Callable[[str], Judged]  # blocking: runs the code, returns the verdict
@@ -47,10 +54,10 @@ class CodeExerciseView(Vertical, can_focus=True):
         height: auto;
         margin-bottom: 1;
     }
+    /* A fixed height: an editor that grew with its text would lay the quiz out again on
+       every Enter (50 ms a key on a quiet machine). */
     CodeExerciseView CodeEditor {
-        height: auto;
-        min-height: 6;
-        max-height: 24;
+        height: 14;
     }
     CodeExerciseView .code-warning, CodeExerciseView .code-status {
         color: $text-muted;
@@ -104,6 +111,7 @@ class CodeExerciseView(Vertical, can_focus=True):
         self._save_lock = threading.Lock()
         self._newest = ""
         self._drawn: CodeExercise | None = None
+        self._shown: dict[str, str] = {}  # each part's text as last drawn
         notice = ""
         try:
             draft = read_draft(data_dir, *draft_key)
@@ -147,10 +155,15 @@ class CodeExerciseView(Vertical, can_focus=True):
             if state.verdict is not None:
                 self.call_after_refresh(self._verdict_into_view)
         self._show(".code-solution", solution_text(state))
-        self.set_class(state.phase is CodePhase.CHECKING, "-checking")
-        self.refresh_bindings()
+        if before is None or before.phase is not state.phase:  # the footer follows the phase
+            self.set_class(state.phase is CodePhase.CHECKING, "-checking")
+            self.refresh_bindings()
 
     def _show(self, selector: str, text: str) -> None:
+        """Update a part only when its text changed: a keystroke must not lay out the quiz."""
+        if self._shown.get(selector) == text:
+            return
+        self._shown[selector] = text
         widget = self.query_one(selector, Static)
         widget.set_class(not text, "-empty")
         widget.update(Text(clean(text)))
@@ -301,7 +314,7 @@ class CodeExerciseView(Vertical, can_focus=True):
         if self.state is not None and self.is_mounted:
             self.state = self.state.save_failed(problem)
 
-    def _flush_save(self) -> None:
+    def _flush_save(self, leaving: bool = False) -> None:
         """Write the draft now (before a check, on leaving): small, and it must be there."""
         if self._save_timer is not None:
             self._save_timer.stop()
@@ -313,9 +326,55 @@ class CodeExerciseView(Vertical, can_focus=True):
             with self._save_lock:
                 write_draft(self.data_dir, *self.draft_key, state.draft)
         except (OSError, ValueError) as error:
-            self.state = state.save_failed(getattr(error, "strerror", None) or str(error))
+            if not leaving:
+                self.state = state.save_failed(getattr(error, "strerror", None) or str(error))
             return
-        self.state = state.saved(state.draft)
+        if not leaving:  # on the way out the widgets are gone: nothing to draw
+            self.state = state.saved(state.draft)
 
     def on_unmount(self) -> None:
-        self._flush_save()
+        self._flush_save(leaving=True)
+
+
+class CodeExercises:
+    """Builds the editor for each code question and keeps the one CodeChecker (with its
+    warm sandboxed worker) for the app: started when the first code question opens, so a
+    student who never writes code never starts a sandbox."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self._checker: CodeChecker | None = None
+
+    @property
+    def checker(self) -> CodeChecker:
+        if self._checker is None:
+            from tui_course.code_check_service import CodeChecker
+
+            self._checker = CodeChecker(CHECK_LIMITS)
+        return self._checker
+
+    def view(self, question: Question, draft_key: tuple[str, int]) -> CodeExerciseView:
+        from tui_course.render.code import verdict_text
+        from tui_course.shell_access import external_editor, shell_access
+
+        spec = question.code
+        assert spec is not None  # a code question always has its spec
+        checker = self.checker
+        checker.prepare(question)  # the reference's results, computed while the student reads
+        return CodeExerciseView(
+            starter=spec.starter,
+            solution=spec.solution,
+            draft_key=draft_key,
+            data_dir=self.data_dir,
+            checker=lambda code: checker.check(question, code),
+            describe=verdict_text,
+            warning=checker.warning,
+            editor_allowed=shell_access().allowed and external_editor() is not None,
+            classes="code-exercise",
+        )
+
+    def close(self) -> None:
+        """Stop the warm worker (a child process): on leaving the quiz or the app."""
+        if self._checker is not None:
+            self._checker.close()
+            self._checker = None

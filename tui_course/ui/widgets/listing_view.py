@@ -77,6 +77,7 @@ class ListingView(Vertical, can_focus=True):
         self._initial = ListingState.of(listing, may_edit=may_edit)
         self._runner = runner
         self._drawn: ListingState | None = None
+        self._output = ""  # the text under the listing as last drawn
 
     def compose(self) -> ComposeResult:
         editor = CodeEditor.code_editor(
@@ -104,15 +105,22 @@ class ListingView(Vertical, can_focus=True):
             editor.replace(state.draft, editor.document.start, editor.document.end)
         if before is not None and before.editing != state.editing:
             (editor if state.editing else self).focus()
-        self.border_title = listing_caption(state)
-        self.border_subtitle = "Esc: done editing" if state.editing else ""
+        caption = listing_caption(state)
+        if self.border_title != caption:
+            self.border_title = caption
+        subtitle = "Esc: done editing" if state.editing else ""
+        if self.border_subtitle != subtitle:
+            self.border_subtitle = subtitle
         output = self.query_one(".listing-output", Static)
         text = listing_text(state)
-        output.set_class(not text, "-empty")
-        output.update(Text(text))
+        if text != self._output:  # a keystroke must not lay out the lesson again
+            self._output = text
+            output.set_class(not text, "-empty")
+            output.update(Text(text))
         if before is not None and before.result is not state.result:
             self.call_after_refresh(output.scroll_visible, animate=False)
-        self.refresh_bindings()
+        if before is None or (before.editing, before.edited) != (state.editing, state.edited):
+            self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         state = self.state
