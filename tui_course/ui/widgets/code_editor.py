@@ -4,6 +4,7 @@
   are installed (the `syntax` extra); without them it is the same editor, plain.
 - Esc hands the keys back to the view around it (its own keys: check, hint, reveal),
   not to the next pane as TextArea's indent mode does.
+- In ASCII mode (LANG=C, --ascii) no block glyph is drawn.
 - A paste that would take the code past its limit is refused whole, with one line saying
   so: a 1 MB paste must not freeze the screen or reach a check.
 """
@@ -13,8 +14,10 @@ from __future__ import annotations
 import importlib.util
 from functools import cache
 
+from rich.segment import Segment
 from textual import events
 from textual.message import Message
+from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
 
@@ -54,6 +57,16 @@ class CodeEditor(TextArea):
                 holder.focus()
             return
         await super()._on_key(event)
+
+    def render_line(self, y: int) -> Strip:
+        """TextArea marks a selected empty line with a block glyph: '|' in ASCII mode."""
+        strip = super().render_line(y)
+        if not getattr(self.app, "ascii_only", False) or "▌" not in strip.text:
+            return strip
+        return Strip(
+            [Segment(text.replace("▌", "|"), style, control) for text, style, control in strip],
+            strip.cell_length,
+        )
 
     async def _on_paste(self, event: events.Paste) -> None:
         start, end = self.selection
