@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tui_course.answers import prove_quiz
+from tui_course.content.balance import key_warnings
 from tui_course.content.course import load_course
 from tui_course.content.errors import ContentError
 from tui_course.content.models import BlockSegment, Course
@@ -16,6 +17,7 @@ from tui_course.render.blocks import BlockError, render_block
 class Report:
     course: Course
     problems: tuple[ContentError, ...]
+    warnings: tuple[ContentError, ...] = ()  # worth fixing, not wrong: validation still passes
 
     @property
     def ok(self) -> bool:
@@ -37,8 +39,10 @@ class Report:
 def validate(root: Path) -> Report:
     course = load_course(root)
     problems = list(course.problems)
+    warnings: list[ContentError] = []
     for quiz in course.quizzes:
         problems.extend(prove_quiz(quiz))
+        warnings.extend(ContentError(quiz.path, None, text) for text in key_warnings(quiz))
     for lesson in course.lessons:
         for segment in lesson.segments:
             if isinstance(segment, BlockSegment):
@@ -52,4 +56,4 @@ def validate(root: Path) -> Report:
                     message = f"{segment.name} block: cannot be drawn: {error!r}"
                     problems.append(ContentError(lesson.path, segment.line, message))
     problems.sort(key=lambda p: (p.path, p.line or 0))
-    return Report(course, tuple(problems))
+    return Report(course, tuple(problems), tuple(warnings))

@@ -80,9 +80,15 @@ def test_a_keras_listing_says_what_to_install_when_keras_is_missing(
 @pytest.mark.skipif(
     importlib.util.find_spec("keras") is None, reason="needs the 'train' extra (Keras)"
 )
-def test_lesson_5s_keras_listing_prints_the_shape_the_lesson_states() -> None:
-    (listing,) = shipped_listings()["multi-head"]
-    assert listing.runner is ListingRunner.KERAS
-    result = run_listing(listing.code, listing.runner)
+def test_the_keras_listings_print_what_their_lessons_state() -> None:
+    listed = shipped_listings()
+    (shape,) = listed["multi-head"]
+    (encoder,) = listed["encoder-block"]
+    assert shape.runner is encoder.runner is ListingRunner.KERAS
+    result = run_listing(shape.code, shape.runner)
     assert result.outcome is ListingOutcome.RAN, result
     assert result.stdout.strip() == "(2, 10, 256) -> (2, 10, 256)"
+    # the source's TransformerEncoder: same shape out, and the padding mask really masks
+    result = run_listing(encoder.code, encoder.runner)
+    assert result.outcome is ListingOutcome.RAN, result
+    assert result.stdout.splitlines() == ["output shape: (1, 5, 16)", "padding ignored: True"]

@@ -56,4 +56,4 @@ def test_wheel_ships_content_and_runs_from_elsewhere(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     module_path, summary = result.stdout.splitlines()
     assert module_path.startswith(str(tmp_path / "site"))
-    assert summary == "11 lessons, 3 quizzes, 23 questions, 10 computed figures: all valid"
+    assert summary == "11 lessons, 3 quizzes, 24 questions, 15 computed figures: all valid"

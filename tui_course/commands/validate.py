@@ -26,6 +26,8 @@ def run(args: argparse.Namespace) -> int:
     report = validate(root)
     for problem in report.problems:
         print(problem)
+    for warning in report.warnings:
+        print(f"warning: {warning}")
     if not report.ok:
         print(f"{len(report.problems)} problem(s) found in {path_text(root)}", file=sys.stderr)
         return 1
