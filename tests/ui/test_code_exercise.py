@@ -214,3 +214,21 @@ async def test_a_listing_edits_and_runs_the_edit(build_app: Callable[..., Course
         await pilot.pause()
         assert "42" in screen_text(app)
         assert listing.state is not None and not listing.state.editing
+
+
+async def test_the_check_key_is_in_the_footer_and_in_help_while_typing(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(100, 30)) as pilot:
+        await open_exercise(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        assert "^r Check" in footer and "^n Reset" in footer
+        await pilot.press("f1")
+        await pilot.pause()
+        from tui_course.ui.screens.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+        shown = screen_text(app)
+        assert "Code question" in shown and "(focused)" in shown
+        assert "ctrl+r / f5" in shown and "Check your code" in shown

@@ -10,8 +10,17 @@ from pathlib import Path
 import pytest
 
 from tui_course.content.errors import ContentError
+from tui_course.content.grading import AnswerFormatError
 from tui_course.content.lessons import load_lesson
-from tui_course.content.models import ListingRunner, ListingSegment, MarkdownSegment
+from tui_course.content.models import (
+    Kind,
+    ListingRunner,
+    ListingSegment,
+    MarkdownSegment,
+    Question,
+    Quiz,
+)
+from tui_course.content.session import Outcome, Phase, QuizSession
 from tui_course.listings import ListingOutcome, ListingResult
 from tui_course.paths import LinkRefused
 from tui_course.progress.drafts import (
@@ -245,3 +254,45 @@ def test_a_keras_listing_without_a_shell_runs_but_does_not_edit() -> None:
     refused = state.edit()
     assert not refused.editing and "outside the code sandbox" in refused.notice
     assert state.typed("import os") is state
+
+
+# a code check as a quiz answer
+
+
+def code_session() -> QuizSession:
+    question = Question(
+        kind=Kind.CODE, prompt="Write f", explanation="why", line=1, hints=("first", "second")
+    )
+    quiz = Quiz(id="code", title="Code", path="code.toml", questions=(question,))
+    session = QuizSession.start(quiz, quiz.questions)
+    session.begin()
+    return session
+
+
+def test_a_check_is_an_answer_the_same_code_twice_costs_no_try_and_a_pass_closes() -> None:
+    session = code_session()
+    verdict, record = session.answer_code("def f(x):\n    return 3 * x\n", False, None)
+    assert not verdict.correct and record.try_number == 1 and not record.final
+    assert record.answer == "def f(x):\n    return 3 * x\n"  # as typed
+    session.apply(record, verdict)
+    assert session.state.message == "first"  # a wrong check brings the next hint
+    with pytest.raises(AnswerFormatError, match="checked this code already"):
+        session.answer_code("def f(x):\n    return 3 * x   \n\n", False, None)
+    verdict, record = session.answer_code("def f(x):\n    return 2 * x\n", True, None)
+    assert record.final and record.verdict is Outcome.RIGHT and record.try_number == 2
+    session.apply(record, verdict)
+    assert session.phase is Phase.CLOSED
+
+
+def test_a_long_program_is_kept_whole_up_to_20_kb_and_other_kinds_refuse_code() -> None:
+    session = code_session()
+    code = "x = 1\n" * 4000
+    _, record = session.answer_code(code, False, None)
+    assert len(record.answer) == 20 * 1024
+    other = QuizSession.start(
+        Quiz("t", "T", "t.toml", (Question(Kind.TEXT, "p", "e", 1, answer=("a",)),)),
+        (Question(Kind.TEXT, "p", "e", 1, answer=("a",)),),
+    )
+    other.begin()
+    with pytest.raises(ValueError):
+        other.answer_code("x", True, None)
