@@ -16,11 +16,13 @@ from tests.conftest import REPO
 from tests.ui.conftest import running, screen_text
 from tui_course import listings
 from tui_course.progress.drafts import read_draft
+from tui_course.render import quiz as render_quiz
 from tui_course.sandbox.limits import TEST_LIMITS
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets import code_exercise
 from tui_course.ui.widgets.code_exercise import CodeExerciseView
 from tui_course.ui.widgets.listing_view import ListingView
+from tui_course.ui.widgets.quiz_view import QuizView
 from tui_course.views.code_exercise import CodePhase
 
 COURSE = REPO / "tests" / "fixtures" / "code_course"
@@ -89,6 +91,15 @@ async def test_typing_and_checking_puts_the_verdict_and_the_solution_on_screen(
         screen = screen_text(app)
         assert "PASSED" in screen and "Correct." in screen
         assert "A model solution (yours passed" in screen
+        # the pass closed the question while the student may still be typing: the keys
+        # stay in the editor, so the next letters are not commands (n: next item)
+        assert view.editor.has_focus
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.current is not None and app.current.id == "code"
+        quiz = app.query_one(QuizView)
+        assert quiz.run is not None
+        assert render_quiz.keys(quiz.run) == ["Esc, then Enter or Right: next question"]
 
 
 async def test_the_draft_survives_the_app_and_comes_back(

@@ -169,6 +169,8 @@ def keys(run: QuizRun) -> list[str]:
     if run.phase is Phase.INTRO:
         return ["Enter: start", "Esc: outline"]
     if run.phase is Phase.CLOSED:
+        if run.question.kind is Kind.CODE:  # the editor keeps Enter and Right for the code
+            return ["Esc, then Enter or Right: next question"]
         return ["Enter or Right: next question"]
     if run.phase is Phase.ASKING:
         return [

@@ -354,11 +354,14 @@ class QuizView(VerticalScroll, can_focus=True):
         """Focus and scrolling follow the run: a new question or summary starts at the top
         with the keys in its answer box (or the view); an answer taken scrolls to what it
         says, and a closed question hands the keys to the view."""
+        typing_code = self.exercise is not None and self.exercise.editor.has_focus
         if moved:
             if run.asks_typed:
                 self.query_one("#quiz-answer", Input).focus()
             elif self.exercise is not None and run.phase is Phase.ASKING:
                 self.exercise.editor.focus()
+            elif typing_code:
+                pass  # a check closed it mid-typing: the next letters must not be commands
             else:
                 self.focus()
             if run.phase is not Phase.CLOSED:
