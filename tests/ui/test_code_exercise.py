@@ -243,3 +243,27 @@ async def test_the_check_key_is_in_the_footer_and_in_help_while_typing(
         shown = screen_text(app)
         assert "Code question" in shown and "(focused)" in shown
         assert "ctrl+r / f5" in shown and "Check your code" in shown
+
+
+@pytest.mark.parametrize("forced", [False, True])
+async def test_editor_key_only_where_the_student_has_a_shell(
+    build_app: Callable[..., CourseApp],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    forced: bool,
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("ATTN_TUI_CONFIG", str(config))
+    monkeypatch.setenv("EDITOR", "true")
+    monkeypatch.delenv("VISUAL", raising=False)
+    if forced:
+        monkeypatch.setenv("SSH_ORIGINAL_COMMAND", "attn-tui")
+    else:
+        monkeypatch.delenv("SSH_ORIGINAL_COMMAND", raising=False)
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(120, 30)) as pilot:
+        view = await open_exercise(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        assert ("^o $EDITOR" in footer) is not forced
+        assert view.editor_allowed is not forced
