@@ -29,11 +29,11 @@ class ListingState:
 
     @classmethod
     def of(cls, listing: ListingSegment, may_edit: bool = True) -> ListingState:
-        return cls(listing, listing.code, may_edit=may_edit)
+        return cls(listing, _shown(listing), may_edit=may_edit)
 
     @property
     def edited(self) -> bool:
-        return self.draft != self.listing.code
+        return self.draft != _shown(self.listing)
 
     @property
     def result_is_stale(self) -> bool:
@@ -63,7 +63,7 @@ class ListingState:
 
     def restored(self) -> ListingState:
         """Back to the listing as the lesson gives it."""
-        return replace(self, draft=self.listing.code, notice="") if self.edited else self
+        return replace(self, draft=_shown(self.listing), notice="") if self.edited else self
 
     def run_started(self) -> tuple[ListingState, int | None]:
         """The next state and the run's number; None when a run is under way already."""
@@ -76,3 +76,8 @@ class ListingState:
         if number != self.running:
             return self  # an older run: the newer one's output wins
         return replace(self, running=None, result=result, ran_code=code)
+
+
+def _shown(listing: ListingSegment) -> str:
+    """The listing as the editor holds it: no empty last line after the final newline."""
+    return listing.code.rstrip("\n")
