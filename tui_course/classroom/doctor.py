@@ -143,7 +143,7 @@ def data_checks(data_dir: Path) -> Iterator[Check]:
 
 
 def train_check(installed: Callable[[], bool]) -> Check:
-    from tui_course.training.runner import TRAIN_EXTRA_MISSING
+    from tui_course.extras import TRAIN_EXTRA_MISSING
 
     if installed():
         return Check("train extra", OK, "Keras and TensorFlow are installed")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -106,6 +107,11 @@ class ListingSegment:
 Segment = MarkdownSegment | BlockSegment | ListingSegment
 
 
+def _all_prose(lesson: Lesson) -> tuple[Segment, ...]:
+    """The segments of a lesson made by hand, without the loader's block finder."""
+    return (MarkdownSegment("\n".join(lesson.lines[lesson.body_start :])),)
+
+
 @dataclass(frozen=True)
 class Lesson:
     id: str
@@ -115,14 +121,17 @@ class Lesson:
     lines: tuple[str, ...]  # the whole file, so block errors can name their line
     body_start: int  # the first line after the front matter (0-based)
     summary: str = ""
+    # How the loader (content.lessons) finds the prose and live blocks: given, not imported,
+    # so this plain data does not depend on its parser.
+    find_segments: Callable[[Lesson], tuple[Segment, ...]] = field(
+        default=_all_prose, compare=False, repr=False
+    )
 
     @cached_property
     def segments(self) -> tuple[Segment, ...]:
         """Prose and live blocks, found on first use: the parser (markdown-it) is not
         start-up work. Raises ContentError (path:line) for a broken block."""
-        from tui_course.content.lessons import lesson_segments
-
-        return lesson_segments(self)
+        return self.find_segments(self)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from tui_course.paths import LinkRefused, create_private_file, ensure_private_dir
+from tui_course.progress.scores import AttemptRow as AttemptRow
+from tui_course.progress.scores import QuizStats as QuizStats
+from tui_course.progress.scores import quiz_stats
 
 SCHEMA_VERSION = 2
 DB_NAME = "progress.db"
@@ -153,48 +156,10 @@ class Attempt:
     timestamp: str  # ISO 8601, UTC
 
 
-@dataclass(frozen=True)
-class AttemptRow:
-    """An attempt with everything v2 keeps about it."""
-
-    run_id: int | None
-    quiz_id: str
-    question_index: int  # 1-based
-    answer: str
-    verdict: str  # right | wrong | revealed | skipped
-    try_number: int
-    hints_seen: int
-    revealed: bool
-    seconds: float | None
-    pass_kind: str  # first | retry | review
-    final: bool
-    created_at: str
-
-
 _ROW_COLUMNS = (
     "run_id, quiz_id, question_index, answer, verdict, try_number, hints_seen, revealed,"
     " seconds, pass_kind, final, created_at"
 )
-
-
-@dataclass(frozen=True)
-class QuizStats:
-    """A quiz's standing, derived from its attempt rows (tui_course.progress.scores)."""
-
-    state: str  # not started | in progress | finished
-    answered: int  # questions closed in the first pass
-    first_try: int | None  # right on try 1 in the finished first pass
-    mastered: frozenset[int]  # question numbers right without reveal, at any try
-    best: int | None  # most questions right without reveal in one finished full pass
-    tries: int  # answers graded (right or wrong)
-    hints: int
-    reveals: int
-    seconds: float
-    last_activity: str | None
-
-    @property
-    def attempts(self) -> int:
-        return self.tries
 
 
 def _now() -> str:
@@ -770,9 +735,7 @@ class ProgressStore:
         return [int(row[0]) for row in rows]
 
     def quiz_stats(self, quiz_id: str, question_count: int) -> QuizStats:
-        """Scores derived from attempt rows only (see tui_course.progress.report)."""
-        from tui_course.progress.scores import quiz_stats
-
+        """Scores derived from attempt rows only (see tui_course.progress.scores)."""
         return quiz_stats(self, quiz_id, question_count)
 
     def attempts(self, quiz_id: str | None = None) -> list[Attempt]:

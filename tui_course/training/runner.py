@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_course.content.text import strip_control
+from tui_course.extras import TRAIN_EXTRA_MISSING as TRAIN_EXTRA_MISSING
+from tui_course.extras import train_extra_installed as train_extra_installed
 from tui_course.paths import ensure_private_dir
 from tui_course.training.lifeline import PARENT_PID_ENV
 from tui_course.training.options import TrainOptions
@@ -33,19 +35,6 @@ SLOT_POLL = 0.25  # seconds between looks at the line while waiting for a slot
 LEAVE_GRACE = 1.0  # seconds a cancelled run waits for its ticket to be handed back
 TERMINATE_GRACE = 1.0  # seconds between SIGTERM and SIGKILL: cancel completes well within 2 s
 STREAM_LIMIT = 4 * 1024 * 1024  # attention samples make long lines
-
-
-TRAIN_EXTRA_MISSING = (
-    "needs the 'train' extra (Keras and TensorFlow): pip install 'attn-tui[train]'"
-    " (from a checkout: pip install '.[train]')"
-)
-
-
-def train_extra_installed() -> bool:
-    """Checked without importing either package: the app's process never loads them."""
-    import importlib.util
-
-    return all(importlib.util.find_spec(name) is not None for name in ("keras", "tensorflow"))
 
 
 def log_path_for(data_dir: Path) -> Path:

@@ -35,7 +35,7 @@ from tui_course.content.text import strip_control
 from tui_course.progress.store import StoreError
 from tui_course.render import quiz as render
 from tui_course.render.quiz import OptionLine
-from tui_course.ui.messages import CodeChecked
+from tui_course.ui.messages import CodeChecked, QuizFinished, QuizSaved
 from tui_course.ui.widgets.item_line import ItemLine
 from tui_course.views.quiz import QuizRun
 
@@ -191,20 +191,6 @@ class QuizView(VerticalScroll, can_focus=True):
         Binding("down,j", "cursor(1)", "Down", show=False, tooltip="Highlight the option below"),
         *[Binding(str(n), f"pick({n})", f"Pick {n}", show=False) for n in range(1, 10)],
     ]
-
-    class Finished(Message):
-        """The student reached the end of a pass; the outline's marks may have changed."""
-
-        def __init__(self, quiz_id: str) -> None:
-            super().__init__()
-            self.quiz_id = quiz_id
-
-    class Saved(Message):
-        """An attempt was stored: the outline's mark ("[~] 1/3") and review count may move."""
-
-        def __init__(self, quiz_id: str) -> None:
-            super().__init__()
-            self.quiz_id = quiz_id
 
     run: var[QuizRun | None] = var(None, init=False)
 
@@ -434,7 +420,7 @@ class QuizView(VerticalScroll, can_focus=True):
         except Exception as error:  # the store failed: say so, change nothing else
             return run.unsaved(error)
         if record.final:
-            self.post_message(self.Saved(record.quiz_id))
+            self.post_message(QuizSaved(self, record.quiz_id))
         return run.saved(record, verdict)
 
     async def action_submit(self, phase: str = "") -> None:
@@ -495,7 +481,7 @@ class QuizView(VerticalScroll, can_focus=True):
             run = self._finish(run)
         self.run = run
         if run.phase is Phase.FINISHED:
-            self.post_message(self.Finished(run.session.quiz.id))
+            self.post_message(QuizFinished(self, run.session.quiz.id))
 
     def _finish(self, run: QuizRun) -> QuizRun:
         """Mark the pass finished in the store, and sum it up."""
