@@ -21,10 +21,11 @@ import importlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tui_course.content.code_check import CodeVerdict, Outcome, build_inputs, judge
-from tui_course.content.code_model import MATHS_PREFIX, MAX_CODE_BYTES, CodeSpec
+from tui_course.content.code_model import MATHS_PREFIX, MAX_CODE_BYTES, CodeAttempt, CodeSpec
 from tui_course.content.models import Kind, Question
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level
 from tui_course.sandbox.limits import Limits
@@ -50,18 +51,56 @@ def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
+DRAFTS_DIR = "code"  # under the data folder: the editor's drafts, one file per question
+
+
+def draft_path(data_dir: Path, quiz_id: str, number: int) -> Path:
+    """Where the editor keeps a question's draft (`attn-tui check ID` reads it too)."""
+    return data_dir / DRAFTS_DIR / f"{quiz_id}-{number}.py"
+
+
+def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
+    """What the store keeps of a check (QuizSession.code_answer takes it)."""
+    return CodeAttempt(
+        code=code,
+        sha256=code_hash(code),
+        outcome=str(verdict.outcome),
+        mistake=verdict.mistake,
+        cases_failed=verdict.cases_failed,
+        sandbox=str(verdict.level),
+        seconds=round(verdict.seconds, 4),
+    )
+
+
 def required_level() -> Level:
     """On a class server (a class folder in the site config) student code runs only under
     bwrap, unless the site config says `allow_code_without_bwrap = true`."""
-    try:
-        from tui_course.classroom.config import load_site_config
+    from tui_course.classroom.config import ConfigError, load_site_config
 
+    try:
         site = load_site_config()
-    except Exception:  # a broken site config: be strict rather than open
+    except (ConfigError, OSError):  # a broken site config: be strict rather than open
         return Level.BWRAP
-    if site.class_dir is not None and not getattr(site, "allow_code_without_bwrap", False):
+    if site.class_dir is not None and not site.allow_code_without_bwrap:
         return Level.BWRAP
     return Level.LIMITS
+
+
+def private_dirs() -> tuple[Path, ...]:
+    """Folders a check must never see, even where a system bind would hold them: the
+    student's data folder, the class folder and the course content (with its references).
+    (Homes and every site-packages are hidden by the sandbox itself.)"""
+    from tui_course.classroom.config import ConfigError, load_site_config
+    from tui_course.paths import data_dir, default_content_dir
+
+    found = [data_dir(), default_content_dir()]
+    try:
+        site = load_site_config()
+    except (ConfigError, OSError):
+        site = None
+    if site is not None and site.class_dir is not None:
+        found.append(site.class_dir)
+    return tuple(found)
 
 
 def _spec(question: Question) -> CodeSpec:
@@ -121,12 +160,23 @@ def compute_expected(
     reference = results[spec.reference]
     for label, result in zip((c.label for c in spec.cases), reference, strict=True):
         if result.status != "ok":
+            problem = _CASE_PROBLEMS.get(result.status) or (
+                f"{result.detail.get('type', result.status)}: {result.detail.get('message', '')}"
+            )
             raise ReferenceFailed(
-                f"the reference {spec.reference} fails on case '{label}': "
-                f"{result.detail.get('type', result.status)} {result.detail.get('message', '')}"
+                f"the reference {spec.reference} fails on case '{label}': {problem}"
             )
     variants = {index: results[spec.mistakes[index].variant or ""] for index in indices}
     return Expected(inputs, reference, variants)
+
+
+_CASE_PROBLEMS = {
+    "memory": "it ran out of memory (MemoryError)",
+    "not_array": "it does not return a NumPy array of numbers",
+    "too_large": "its result is too large",
+    "exit": "it calls sys.exit()",
+    "missing": "it was stopped before this case",
+}
 
 
 def _run_problem(run: RunResult) -> str:
@@ -163,6 +213,7 @@ class CodeChecker:
         self._spare: Worker | None = None
         self._warm = warm
         self._closed = False
+        self.hidden = private_dirs()
         if warm and self.allowed:
             self._start_spare()
 
@@ -186,7 +237,7 @@ class CodeChecker:
         return self.report.warning
 
     def _start_spare(self) -> None:
-        self._spare = Worker(self.limits, self.report)
+        self._spare = Worker(self.limits, self.report, self.hidden)
 
     def _take_worker(self) -> Worker:
         with self._lock:
@@ -194,7 +245,7 @@ class CodeChecker:
         if worker is None or (worker.process is not None and worker.process.poll() is not None):
             if worker is not None:
                 worker.close()
-            worker = Worker(self.limits, self.report)
+            worker = Worker(self.limits, self.report, self.hidden)
         return worker
 
     def _replace_spare(self) -> None:
@@ -202,7 +253,7 @@ class CodeChecker:
             return
 
         def start() -> None:
-            worker = Worker(self.limits, self.report)
+            worker = Worker(self.limits, self.report, self.hidden)
             with self._lock:
                 if self._closed or self._spare is not None:
                     worker.close()
@@ -269,6 +320,8 @@ class CodeChecker:
         finally:
             worker.close()
         thread.join()
+        if run.status == "unavailable":  # the sandbox, not the code or the question
+            return judge(spec, code, run, ())
         if "error" in holder:
             message = f"The question itself is broken (tell your teacher): {holder['error']}"
             return CodeVerdict(Outcome.UNAVAILABLE, "content", message, self.level)

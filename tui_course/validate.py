@@ -43,6 +43,10 @@ def validate(root: Path) -> Report:
     for quiz in course.quizzes:
         problems.extend(prove_quiz(quiz))
         warnings.extend(ContentError(quiz.path, None, text) for text in key_warnings(quiz))
+        if any(question.code is not None for question in quiz.questions):
+            from tui_course.code_proof import prove_code_quiz
+
+            problems.extend(prove_code_quiz(quiz))
     for lesson in course.lessons:
         for segment in lesson.segments:
             if isinstance(segment, BlockSegment):

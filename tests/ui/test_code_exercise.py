@@ -82,7 +82,7 @@ async def test_typing_and_checking_puts_the_verdict_and_the_solution_on_screen(
         await until(pilot, lambda: checked(view))
         screen = screen_text(app)
         assert "That is three times x" in screen  # the recognised mistake's feedback
-        assert "Not yet. 2 tries left." in screen
+        assert "Not yet (1 check): fix it and check again." in screen
         assert "A model solution" not in screen
         await write_solution(pilot, view, SOLUTION)
         await pilot.press("f5")

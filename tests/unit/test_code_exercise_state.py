@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from dataclasses import dataclass
@@ -9,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tui_course.content.code_model import CodeAttempt
 from tui_course.content.errors import ContentError
-from tui_course.content.grading import AnswerFormatError
 from tui_course.content.lessons import load_lesson
 from tui_course.content.models import (
     Kind,
@@ -20,7 +21,7 @@ from tui_course.content.models import (
     Question,
     Quiz,
 )
-from tui_course.content.session import Outcome, Phase, QuizSession
+from tui_course.content.session import Phase, QuizSession
 from tui_course.listings import ListingOutcome, ListingResult
 from tui_course.paths import LinkRefused
 from tui_course.progress.drafts import (
@@ -29,11 +30,13 @@ from tui_course.progress.drafts import (
     read_draft,
     write_draft,
 )
+from tui_course.render import quiz as render_quiz
 from tui_course.render.code_exercise import solution_text, status_text
 from tui_course.render.listing import listing_text, shown_lines
 from tui_course.shell_access import shell_access
 from tui_course.views.code_exercise import RESET_QUESTION, CodeExercise, CodePhase
 from tui_course.views.listing import ListingState
+from tui_course.views.quiz import QuizRun
 
 STARTER = "def f(x):\n    raise NotImplementedError\n"
 SOLUTION = "def f(x):\n    return x\n"
@@ -256,43 +259,36 @@ def test_a_keras_listing_without_a_shell_runs_but_does_not_edit() -> None:
     assert state.typed("import os") is state
 
 
-# a code check as a quiz answer
+# a code check as a quiz answer (the session's rule is content.session.code_answer)
 
 
-def code_session() -> QuizSession:
+def code_run() -> QuizRun:
     question = Question(
         kind=Kind.CODE, prompt="Write f", explanation="why", line=1, hints=("first", "second")
     )
     quiz = Quiz(id="code", title="Code", path="code.toml", questions=(question,))
-    session = QuizSession.start(quiz, quiz.questions)
-    session.begin()
-    return session
+    return QuizRun.of(QuizSession.start(quiz, quiz.questions)).begin()
 
 
-def test_a_check_is_an_answer_the_same_code_twice_costs_no_try_and_a_pass_closes() -> None:
-    session = code_session()
-    verdict, record = session.answer_code("def f(x):\n    return 3 * x\n", False, None)
-    assert not verdict.correct and record.try_number == 1 and not record.final
-    assert record.answer == "def f(x):\n    return 3 * x\n"  # as typed
-    session.apply(record, verdict)
-    assert session.state.message == "first"  # a wrong check brings the next hint
-    with pytest.raises(AnswerFormatError, match="checked this code already"):
-        session.answer_code("def f(x):\n    return 3 * x   \n\n", False, None)
-    verdict, record = session.answer_code("def f(x):\n    return 2 * x\n", True, None)
-    assert record.final and record.verdict is Outcome.RIGHT and record.try_number == 2
-    session.apply(record, verdict)
-    assert session.phase is Phase.CLOSED
+def attempt(code: str, outcome: str) -> CodeAttempt:
+    digest = hashlib.sha256(code.encode()).hexdigest()
+    return CodeAttempt(code, digest, outcome, None, (), "bwrap", 0.1)
 
 
-def test_a_long_program_is_kept_whole_up_to_20_kb_and_other_kinds_refuse_code() -> None:
-    session = code_session()
-    code = "x = 1\n" * 4000
-    _, record = session.answer_code(code, False, None)
-    assert len(record.answer) == 20 * 1024
-    other = QuizSession.start(
-        Quiz("t", "T", "t.toml", (Question(Kind.TEXT, "p", "e", 1, answer=("a",)),)),
-        (Question(Kind.TEXT, "p", "e", 1, answer=("a",)),),
-    )
-    other.begin()
-    with pytest.raises(ValueError):
-        other.answer_code("x", True, None)
+def test_a_failed_check_teaches_and_counts_checks_not_tries_and_a_pass_closes() -> None:
+    run = code_run()
+    graded = run.code_graded(attempt("def f(x):\n    return 3 * x\n", "failed"))
+    assert not isinstance(graded, str)
+    verdict, record = graded
+    assert not record.final
+    run = run.saved(record, verdict)
+    assert render_quiz.verdict(run) == ("Not yet (1 check): fix it and check again.", "incorrect")
+    assert "tries left" not in " ".join(render_quiz.keys(run))
+    assert run.session.state.message == "first"  # the next hint teaches
+    again = run.code_graded(attempt("def f(x):\n    return 3 * x\n", "failed"))
+    assert isinstance(again, str) and "already" in again
+    graded = run.code_graded(attempt("def f(x):\n    return 2 * x\n", "passed"))
+    assert not isinstance(graded, str)
+    run = run.saved(graded[1], graded[0])
+    assert run.phase is Phase.CLOSED
+    assert render_quiz.keys(run) == ["Esc, then Enter or Right: next question"]

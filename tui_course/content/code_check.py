@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_course.content.code_model import CodeMistake, CodeSpec
+from tui_course.content.code_model import CodeSpec
 from tui_course.sandbox.level import Level
 from tui_course.sandbox.runner import CaseResult, RunResult
 
@@ -496,7 +496,3 @@ def _stopped(
             f"Case '{case}': your code ended the process (exit status {status}) before returning."
         )
     return CodeVerdict(Outcome.CRASHED, "crashed", message, cases_failed=(case,), **common)
-
-
-def describe_mistake(mistake: CodeMistake) -> str:
-    return mistake.name

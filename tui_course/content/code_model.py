@@ -85,6 +85,19 @@ class CodeSpec:
     mistakes: tuple[CodeMistake, ...] = ()
 
 
+@dataclass(frozen=True)
+class CodeAttempt:
+    """What the store keeps of one check, beside the attempt row."""
+
+    code: str  # as typed, up to MAX_CODE_BYTES
+    sha256: str
+    outcome: str  # passed, failed, error, time limit, memory limit, crashed, sandbox unavailable
+    mistake: int | None  # 0-based index of the recognised mistake
+    cases_failed: tuple[str, ...]
+    sandbox: str  # bwrap, limits only, none
+    seconds: float  # how long the check took
+
+
 CODE_FIELDS = {
     "entry": Field((str,), "the name of the function the student writes", required=True),
     "starter": Field((str,), "the code the editor starts with", required=True),

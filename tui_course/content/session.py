@@ -9,11 +9,13 @@ AttemptRecord that the caller saves before applying it.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import StrEnum
 
+from tui_course.content.code_model import CodeAttempt
 from tui_course.content.grading import (
     AnswerFormatError,
     NumberReader,
@@ -25,7 +27,6 @@ from tui_course.content.grading import (
 from tui_course.content.models import Kind, Question, Quiz, tries_allowed
 
 MAX_ANSWER_CHARS = 200  # an answer is stored as typed, up to this length
-MAX_CODE_ANSWER_CHARS = 20 * 1024  # a code question's answer is the code, checked up to 20 KB
 
 
 class PassKind(StrEnum):
@@ -62,6 +63,7 @@ class AttemptRecord:
     seconds: float
     pass_kind: PassKind
     final: bool  # this row closed the question for this pass
+    code: CodeAttempt | None = None  # a code question's check
 
 
 @dataclass
@@ -206,23 +208,21 @@ class QuizSession:
         outcome = Outcome.RIGHT if verdict.correct else Outcome.WRONG
         return verdict, self._record(raw.strip(), outcome, try_number, final=final)
 
-    def answer_code(
-        self, code: str, passed: bool, feedback: str | None
+    def code_answer(
+        self, attempt: CodeAttempt, feedback: str | None = None
     ) -> tuple[Verdict, AttemptRecord]:
-        """A code question's check as an answer: the sandbox and the judge ran it already
-        (off this object: they are slow and not pure). The same code checked again, but
-        for trailing spaces, costs no second try, as a repeated answer never does."""
-        if self.phase is not Phase.ASKING or self.question.kind is not Kind.CODE:
-            raise ValueError("this question is not taking code")
-        verdict = Verdict(correct=passed, expected="", feedback=feedback)
-        state = self.state
-        if not passed and _code_as_graded(code) in state.tried:
-            raise AnswerFormatError("You checked this code already: it costs no try. Change it.")
-        try_number = state.tries_used + 1
-        final = passed or try_number >= self.tries_allowed
+        """A code check as an attempt. Code is fixed, not guessed: a failed check never
+        closes the question (a pass or a reveal does), and the same code twice costs no try.
+        The answer kept is the code's sha256; the code itself rides on the record."""
+        if self.phase is not Phase.ASKING:
+            raise ValueError("this question is not taking answers")
+        passed = attempt.outcome == "passed"
+        if not passed and attempt.sha256 in self.state.tried:
+            raise AnswerFormatError("You checked this exact code already: change it first.")
+        verdict = Verdict(passed, expected="the model solution", feedback=feedback)
         outcome = Outcome.RIGHT if passed else Outcome.WRONG
-        record = self._record(code, outcome, try_number, final=final)
-        return verdict, replace(record, answer=code[:MAX_CODE_ANSWER_CHARS])
+        record = self._record(attempt.sha256, outcome, self.state.tries_used + 1, final=passed)
+        return verdict, dataclasses.replace(record, code=attempt)
 
     def reveal(self) -> AttemptRecord | None:
         """The record for asking to see the key (None when it already shows)."""
@@ -259,8 +259,6 @@ class QuizSession:
         """An answer as grading sees it, so "0,5" and "1/2" count as the same try."""
         if verdict.read_as is not None:
             return repr(verdict.read_as)
-        if (question or self.question).kind is Kind.CODE:
-            return _code_as_graded(raw)
         if (question or self.question).kind is Kind.TEXT:
             return normalise_text(raw)
         return raw.replace(" ", "")
@@ -268,8 +266,8 @@ class QuizSession:
     def _regraded(self, index: int, raw: str) -> str:
         """A stored wrong answer in the form `tried` keeps, for a resumed pass."""
         question = self.questions[index]
-        if question.kind is Kind.CODE:  # graded by the sandbox, not here
-            return _code_as_graded(raw)
+        if question.kind is Kind.CODE:
+            return raw  # a code check is kept as its hash
         try:
             verdict = grade(question, raw, self.read_number)
         except AnswerFormatError:
@@ -335,9 +333,3 @@ class QuizSession:
             read_number=self.read_number,
             clock=self.clock,
         )
-
-
-def _code_as_graded(code: str) -> str:
-    """Code as a repeated try is recognised: trailing spaces and blank ends do not count
-    (content.code_check.normalise_code, which is not imported: it brings NumPy)."""
-    return "\n".join(line.rstrip() for line in code.strip().splitlines())

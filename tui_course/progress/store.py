@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import json
 import os
 import sqlite3
 import stat
@@ -33,12 +34,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tui_course.content.code_model import MAX_CODE_BYTES, CodeAttempt
 from tui_course.paths import LinkRefused, create_private_file, ensure_private_dir
 from tui_course.progress.scores import AttemptRow as AttemptRow
 from tui_course.progress.scores import QuizStats as QuizStats
 from tui_course.progress.scores import quiz_stats
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DB_NAME = "progress.db"
 LOCK_NAME = DB_NAME + ".lock"  # held only while a damaged file is moved aside
 OPEN_TIMEOUT_MS = 5000  # the app's start-up (no screen yet) waits this long for a lock
@@ -121,8 +123,20 @@ CREATE TABLE IF NOT EXISTS review_cards (
 );
 """
 
+# v3: a code question's check keeps the code as typed (up to 20 KB), its sha256, the
+# named outcome, the mistake recognised, the cases failed, the sandbox level and the time.
+_MIGRATE_V2_TO_V3 = """
+ALTER TABLE attempts ADD COLUMN code TEXT;
+ALTER TABLE attempts ADD COLUMN code_sha256 TEXT;
+ALTER TABLE attempts ADD COLUMN code_outcome TEXT;
+ALTER TABLE attempts ADD COLUMN code_mistake INTEGER;
+ALTER TABLE attempts ADD COLUMN code_cases_failed TEXT;
+ALTER TABLE attempts ADD COLUMN code_sandbox TEXT;
+ALTER TABLE attempts ADD COLUMN code_seconds REAL;
+"""
+
 # Each step takes the schema from version N to N + 1; a fresh file runs them all.
-_MIGRATIONS = (_SCHEMA_V1, _MIGRATE_V1_TO_V2)
+_MIGRATIONS = (_SCHEMA_V1, _MIGRATE_V1_TO_V2, _MIGRATE_V2_TO_V3)
 MAX_STORED_ANSWER = 200
 
 
@@ -154,6 +168,30 @@ class Attempt:
     answer: str
     correct: bool
     timestamp: str  # ISO 8601, UTC
+
+
+@dataclass(frozen=True)
+class CodeCheckRow:
+    """One stored code check."""
+
+    quiz_id: str
+    question_index: int  # 1-based
+    code: str
+    sha256: str
+    outcome: str
+    mistake: int | None
+    cases_failed: tuple[str, ...]
+    sandbox: str
+    seconds: float
+    created_at: str
+
+
+def _json_list(text: object) -> list[str]:
+    try:
+        value = json.loads(str(text)) if text else []
+    except ValueError:
+        return []
+    return [str(item) for item in value] if isinstance(value, list) else []
 
 
 _ROW_COLUMNS = (
@@ -664,15 +702,28 @@ class ProgressStore:
         seconds: float | None = None,
         pass_kind: str = "first",
         final: bool = True,
+        code: CodeAttempt | None = None,
     ) -> Attempt:
         """Write one attempt durably before returning; the caller shows the verdict after.
         Raises StoreWriteError (one line) when it could not be written."""
         stamp = _now()
         answer = answer[:MAX_STORED_ANSWER]
+        code_values: tuple[object, ...] = (None,) * 7
+        if code is not None:
+            code_values = (
+                code.code.encode("utf-8", "replace")[:MAX_CODE_BYTES].decode("utf-8", "ignore"),
+                code.sha256,
+                code.outcome,
+                code.mistake,
+                json.dumps(list(code.cases_failed)),
+                code.sandbox,
+                code.seconds,
+            )
         self._write(
             "INSERT INTO attempts (run_id, quiz_id, question_index, answer, correct, created_at,"
-            " verdict, try_number, hints_seen, revealed, seconds, pass_kind, final)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " verdict, try_number, hints_seen, revealed, seconds, pass_kind, final, code,"
+            " code_sha256, code_outcome, code_mistake, code_cases_failed, code_sandbox,"
+            " code_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 quiz_id,
@@ -687,10 +738,36 @@ class ProgressStore:
                 seconds,
                 pass_kind,
                 int(final),
+                *code_values,
             ),
             essential=True,
         )
         return Attempt(quiz_id, question_index, answer, correct, stamp)
+
+    def code_checks(self, quiz_id: str | None = None) -> list[CodeCheckRow]:
+        """Every stored code check, oldest first (the drop-box summary keeps the last)."""
+        where = "WHERE code_sha256 IS NOT NULL" + (" AND quiz_id = ?" if quiz_id else "")
+        rows = self._read(
+            "SELECT quiz_id, question_index, code, code_sha256, code_outcome, code_mistake,"
+            f" code_cases_failed, code_sandbox, code_seconds, created_at FROM attempts {where}"
+            " ORDER BY id",
+            (quiz_id,) if quiz_id else (),
+        )
+        return [
+            CodeCheckRow(
+                str(row[0]),
+                int(row[1]),
+                str(row[2] or ""),
+                str(row[3]),
+                str(row[4] or ""),
+                None if row[5] is None else int(row[5]),
+                tuple(_json_list(row[6])),
+                str(row[7] or ""),
+                float(row[8] or 0.0),
+                str(row[9]),
+            )
+            for row in rows
+        ]
 
     def finish_run(self, run_id: int, correct: int | None = None) -> None:
         """Mark a pass complete; `correct` is kept for v1 readers only, scores come from rows."""

@@ -118,6 +118,9 @@ def verdict(run: QuizRun) -> tuple[str, str]:
     if run.phase is Phase.ASKING:
         if run.problem:
             return run.problem, ""
+        if state.tries_used and run.question.kind is Kind.CODE:  # code is fixed, not guessed
+            checks = f"{state.tries_used} check{'s' if state.tries_used > 1 else ''}"
+            return f"Not yet ({checks}): fix it and check again.", "incorrect"
         if state.tries_used:
             left = run.session.tries_left
             return f"Not yet. {left} {'try' if left == 1 else 'tries'} left.", "incorrect"
@@ -173,10 +176,12 @@ def keys(run: QuizRun) -> list[str]:
             return ["Esc, then Enter or Right: next question"]
         return ["Enter or Right: next question"]
     if run.phase is Phase.ASKING:
+        if run.question.kind is Kind.CODE:  # a failed check never closes it: no tries to count
+            return [KIND_NAMES[Kind.CODE], BOX_KEYS]
         return [
             KIND_NAMES[run.question.kind],
             f"{session.tries_left} of {session.tries_allowed} tries left",
-            BOX_KEYS if run.asks_typed or run.question.kind is Kind.CODE else OPEN_KEYS,
+            BOX_KEYS if run.asks_typed else OPEN_KEYS,
         ]
     shown = []
     if session.kind is not PassKind.REVIEW:

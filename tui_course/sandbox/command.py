@@ -149,8 +149,11 @@ def bwrap_command(
         bound.append(binary_dir)
     for folder in numpy_dirs():
         args += ["--ro-bind", str(folder), f"{SANDBOX_SITE}/{folder.name}"]
+    stdlib = [Path(sysconfig.get_path(key)).resolve() for key in ("stdlib", "platstdlib")]
+    needed = [prefix, binary_dir, *stdlib, *(Path(folder) for folder in SYSTEM_DIRS)]
     for folder in sensitive_dirs(hidden):
-        if _inside(folder, bound):
+        # hidden under a tmpfs where a bind holds it, unless Python itself lives in it
+        if _inside(folder, bound) and not any(_inside(path, [folder]) for path in needed):
             args += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     args += ["--proc", "/proc", "--dev", "/dev"]
     args += ["--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp", "--dir", WORK_DIR]

@@ -152,6 +152,55 @@ def _run_case(
         _send(result_fd, payload)
 
 
+# seccomp: no new processes (fork, vfork, clone, clone3) once student code may run. A fork
+# bomb or a setsid daemon then fails with EPERM instead of filling the machine: RLIMIT_NPROC
+# does not bind root, and CI and some lab containers run as root.
+_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
+_SPAWN_CALLS = {"x86_64": (56, 57, 58, 435), "aarch64": (220, 435)}
+
+
+def forbid_new_processes() -> bool:
+    """Install the filter on this process (inherited by threads); False where unsupported."""
+    import ctypes
+    import platform
+
+    machine = platform.machine()
+    if machine not in _AUDIT_ARCH or not sys.platform.startswith("linux"):
+        return False
+    ld_abs_w, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    calls = _SPAWN_CALLS[machine]
+    program = [(ld_abs_w, 0, 0, 4), (jeq_k, 1, 0, _AUDIT_ARCH[machine]), (ret_k, 0, 0, allow)]
+    program.append((ld_abs_w, 0, 0, 0))
+    if machine == "x86_64":  # the x32 ABI numbers its calls from 0x40000000
+        program.append((jge_k, len(calls) + 1, 0, 0x40000000))
+    for index, number in enumerate(calls):
+        program.append((jeq_k, len(calls) - index, 0, number))
+    program += [(ret_k, 0, 0, allow), (ret_k, 0, 0, deny)]
+
+    class SockFilter(ctypes.Structure):
+        _fields_ = [
+            ("code", ctypes.c_ushort),
+            ("jt", ctypes.c_ubyte),
+            ("jf", ctypes.c_ubyte),
+            ("k", ctypes.c_uint),
+        ]
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+    filters = (SockFilter * len(program))(*[SockFilter(*entry) for entry in program])
+    fprog = SockFprog(len(program), filters)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return False
+    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
+        return False
+    return bool(libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0) == 0)
+
+
 def main() -> int:
     request_fd, result_fd = int(sys.argv[1]), int(sys.argv[2])
     work_dir = sys.argv[3]
@@ -159,6 +208,7 @@ def main() -> int:
         sys.path.append(extra)  # where NumPy (and nothing else) was bound
     import numpy as np
 
+    forbid_new_processes()
     _send_json(result_fd, {"status": "ready"})
     try:
         header = json.loads(_read_frame(request_fd))

@@ -102,12 +102,17 @@ class ProtocolError(Exception):
 class _Frames:
     """Length-prefixed frames off the result pipe, each no larger than `cap`."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, total: int) -> None:
         self.cap = cap
+        self.total = total  # all frames together: a child cannot fill our memory
+        self.received = 0
         self.buffer = bytearray()
         self.frames: list[bytes] = []
 
     def add(self, chunk: bytes) -> None:
+        self.received += len(chunk)
+        if self.received > self.total:
+            raise ProtocolError(f"more than {self.total // (1024 * 1024)} MB of results")
         self.buffer += chunk
         while len(self.buffer) >= _LENGTH.size:
             (size,) = _LENGTH.unpack_from(self.buffer)
@@ -223,7 +228,8 @@ class Worker:
         request = self._request
         limits = self.limits
         stdout, stderr = _Capped(limits.output_bytes), _Capped(limits.output_bytes)
-        frames = _Frames(limits.result_bytes + 4096)
+        wanted = max(1, len(entries) * len(cases)) * 2  # an array or two per case
+        frames = _Frames(limits.result_bytes + 4096, min(wanted * limits.result_bytes, 1 << 28))
         encoded = [[_encode(arg) for arg in case] for case in cases]
         header = {
             "entries": entries,
@@ -303,6 +309,11 @@ class Worker:
         }
         if garbled is not None:
             return RunResult("protocol", detail={"message": garbled}, **common)
+        if not ready:  # the sandbox itself never came up: not the student's doing
+            reason = stderr.text().strip().splitlines()
+            shown = reason[-1][:200] if reason else f"exit status {returncode}"
+            message = f"the sandbox did not start: {shown}"
+            return RunResult("unavailable", detail={"message": message}, **common)
         try:
             status, detail, results = _parse(frames.frames, len(entries), len(cases))
         except (ProtocolError, ValueError, KeyError, TypeError) as error:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from tui_course.content.code_model import CodeAttempt
 from tui_course.content.grading import AnswerFormatError, Verdict
 from tui_course.content.models import Kind, Question
 from tui_course.content.session import AttemptRecord, PassKind, Phase, QuizSession
@@ -98,11 +99,11 @@ class QuizRun:
             return str(problem)
 
     def code_graded(
-        self, code: str, passed: bool, feedback: str | None
+        self, attempt: CodeAttempt, feedback: str | None = None
     ) -> tuple[Verdict, AttemptRecord] | str:
         """A finished code check as an answer (the record to save), or why it is not one."""
         try:
-            return self.session.answer_code(code, passed, feedback)
+            return self.session.code_answer(attempt, feedback)
         except AnswerFormatError as problem:
             return str(problem)
 

@@ -309,8 +309,10 @@ class QuizView(VerticalScroll, can_focus=True):
             return
         if getattr(event.verdict, "stage", "") in FREE_STAGES:
             return  # like an answer that cannot be read: said, and it costs no try
+        from tui_course.code_check_service import attempt_of
+
         # No feedback of its own: the editor shows the judge's words; the quiz adds a hint.
-        graded = run.code_graded(event.code, bool(event.verdict.passed), None)
+        graded = run.code_graded(attempt_of(event.code, event.verdict))
         if isinstance(graded, str):
             self.run = run.with_problem(graded)
         else:
