@@ -139,7 +139,7 @@ def test_a_draft_is_written_whole_0600_and_read_back(tmp_path: Path) -> None:
 def test_a_link_where_a_draft_goes_is_replaced_not_followed(tmp_path: Path) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me", encoding="utf-8")
-    folder = tmp_path / "data" / "drafts"
+    folder = tmp_path / "data" / "code"
     folder.mkdir(parents=True)
     (folder / "code-1.py").symlink_to(victim)
     with pytest.raises(LinkRefused):
@@ -153,7 +153,7 @@ def test_a_linked_drafts_folder_is_refused(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "drafts").symlink_to(elsewhere)
+    (tmp_path / "data" / "code").symlink_to(elsewhere)
     with pytest.raises(LinkRefused):
         write_draft(tmp_path / "data", "code", 1, "mine")
     assert list(elsewhere.iterdir()) == []
@@ -162,7 +162,7 @@ def test_a_linked_drafts_folder_is_refused(tmp_path: Path) -> None:
 def test_a_huge_draft_is_refused_and_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
     with pytest.raises(DraftTooLarge):
         write_draft(tmp_path, "code", 1, "x" * (65 * 1024))
-    folder = tmp_path / "drafts"
+    folder = tmp_path / "code"
     folder.mkdir(exist_ok=True)
     os.mkfifo(folder / "code-1.py")
     assert read_draft(tmp_path, "code", 1) is None
@@ -292,3 +292,12 @@ def test_a_failed_check_teaches_and_counts_checks_not_tries_and_a_pass_closes() 
     run = run.saved(graded[1], graded[0])
     assert run.phase is Phase.CLOSED
     assert render_quiz.keys(run) == ["Esc, then Enter or Right: next question"]
+
+
+def test_attn_tui_check_reads_the_draft_the_editor_saved(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from tui_course.cli import main
+
+    data = tmp_path / "data"
+    write_draft(data, "code", 1, "def attention_weights(Q, K):\n    return Q @ K.T\n")
+    assert main(["check", "code/1", "--data-dir", str(data)]) == 1
+    assert capsys.readouterr().out.startswith("NOT YET")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tui_course.paths import LinkRefused, create_private_file, ensure_private_dir
 
-DRAFTS_FOLDER = "drafts"
+DRAFTS_FOLDER = "code"  # data folder/code/QUIZ-N.py: `attn-tui check ID` reads it too
 MAX_DRAFT_BYTES = 64 * 1024  # three times the 20 KB an attempt keeps; far above an exercise
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
