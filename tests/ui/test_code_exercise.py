@@ -216,7 +216,7 @@ async def test_a_listing_edits_and_runs_the_edit(build_app: Callable[..., Course
         await until(pilot, lambda: len(app.query(ListingView)) == 2)
         listing = app.query(ListingView).first()
         listing.focus()
-        await pilot.press("e")
+        await pilot.press("i")
         await until(pilot, lambda: listing.state is not None and listing.state.editing)
         await pilot.press("f7")
         await type_text(pilot, "print(7 * 6)\n")

@@ -81,6 +81,6 @@ def listing_caption(state: ListingState, ascii_only: bool = False) -> str:
     runs_in = "Keras" if state.is_keras else "NumPy"
     keys = "ctrl+r run"
     if state.may_edit:
-        keys += ", e edit" if not state.editing else ", Esc done, ctrl+n restore"
+        keys += ", i edit" if not state.editing else ", Esc done, ctrl+n reset"
     edited = " (edited)" if state.edited else ""
     return f"runnable {runs_in} listing{edited}: {keys}"

@@ -80,7 +80,7 @@ class CodeExerciseView(Vertical, can_focus=True):
             "$EDITOR",
             tooltip="Edit the code in your $EDITOR (where you have a shell)",
         ),
-        Binding("e", "edit", "Edit", show=False, tooltip="Back into the code editor"),
+        Binding("i", "edit", "Edit", show=False, tooltip="Back into the code editor"),
     ]
 
     state: var[CodeExercise | None] = var(None, init=False)

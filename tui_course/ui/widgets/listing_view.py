@@ -51,11 +51,11 @@ class ListingView(Vertical, can_focus=True):
     """
     BINDINGS = [
         Binding("ctrl+r,f5", "run", "Run", tooltip="Run the listing (its output shows under it)"),
-        Binding("e", "edit", "Edit", tooltip="Edit the listing (Esc when done)"),
+        Binding("i", "edit", "Edit", tooltip="Edit the listing (Esc when done)"),
         Binding(
             "ctrl+n",
-            "restore",
-            "Restore",
+            "reset",
+            "Reset",
             show=False,
             tooltip="Put the listing back as the lesson gives it",
         ),
@@ -128,7 +128,7 @@ class ListingView(Vertical, can_focus=True):
             return False
         if action == "edit":
             return state.may_edit and not state.editing
-        if action == "restore":
+        if action == "reset":
             return state.edited
         return True
 
@@ -158,7 +158,7 @@ class ListingView(Vertical, can_focus=True):
         if self.state is not None:
             self.state = self.state.edit()
 
-    def action_restore(self) -> None:
+    def action_reset(self) -> None:
         if self.state is not None:
             self.state = self.state.restored()
 
