@@ -41,6 +41,13 @@ PURE = [
     "tui_course.classroom.slots",
     "tui_course.classroom.link",
     "tui_course.classroom.doctor",
+    # code exercises and runnable listings (the widgets are in ui/)
+    "tui_course.views.code_exercise",
+    "tui_course.views.listing",
+    "tui_course.render.listing",
+    "tui_course.listings",
+    "tui_course.progress.drafts",
+    "tui_course.shell_access",
     "tui_course.classroom.recheck",
     "tui_course.sandbox",
     "tui_course.code_check_service",

@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_course.content.errors import ContentError
-from tui_course.content.models import REVIEW_ID, BlockSegment, Course, Item, Lab, Lesson, Quiz
+from tui_course.content.models import (
+    REVIEW_ID,
+    BlockSegment,
+    Course,
+    Item,
+    Lab,
+    Lesson,
+    ListingSegment,
+    Quiz,
+)
 from tui_course.plain.console import Command, Console, Gone
 from tui_course.plain.markdown import markdown_lines
 from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due
@@ -313,6 +322,8 @@ class PlainCourse:
             if isinstance(segment, BlockSegment):
                 figure = figure_lines(segment, self.console, self.data_dir, self.grids)
                 lines += ["", *figure, ""]
+            elif isinstance(segment, ListingSegment):
+                lines += ["", *markdown_lines(f"```python\n{segment.code}\n```"), ""]
             else:
                 prose = markdown_lines(segment.text)
                 if number == 0 and prose and prose[0] == lesson.title:

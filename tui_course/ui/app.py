@@ -354,8 +354,11 @@ class CourseApp(App[None]):
         if found:
             return found.first()
         from tui_course.progress.review import ReviewSchedule
+        from tui_course.ui.widgets.code_exercise import CodeExercises
 
-        view = QuizView(QuizRecorder(self.store, ReviewSchedule(self.store, self.now)), id="quiz")
+        recorder = QuizRecorder(self.store, ReviewSchedule(self.store, self.now))
+        exercises = CodeExercises(self.settings.data_dir)
+        view = QuizView(recorder, exercises=exercises, id="quiz")
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
@@ -710,6 +713,8 @@ class CourseApp(App[None]):
     def action_help(self) -> None:
         from tui_course.ui.screens.help import HelpScreen, focused_first, help_sections
         from tui_course.ui.widgets.attention_view import AttentionView
+        from tui_course.ui.widgets.code_exercise import CodeExerciseView
+        from tui_course.ui.widgets.listing_view import ListingView
         from tui_course.ui.widgets.pe_view import PEView
         from tui_course.ui.widgets.quiz_view import QuizView
         from tui_course.ui.widgets.real_model_view import RealModelView
@@ -722,6 +727,8 @@ class CourseApp(App[None]):
             ("Outline", Outline),
             ("Lesson", LessonView),
             ("Quiz", QuizView),
+            ("Code question (the editor: ctrl and F keys work while you type)", CodeExerciseView),
+            ("Runnable listing (in lessons: Tab to it)", ListingView),
             ("Attention figure (in lessons and the attention lab)", AttentionView),
             ("Positional-encoding figure (in lessons and the PE lab)", PEView),
             ("Real-model lab", RealModelView),
