@@ -18,12 +18,13 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from tests.ui.conftest import screen_text
-from tui_course import specs
+from tui_course import realmodel, specs
 from tui_course.maths.embeddings import SETS, hashed_vector
 from tui_course.maths.explore import AttentionSetup
 from tui_course.render.heatmap import KEY_LABEL_CAP
 from tui_course.ui.widgets.attention_view import EMBEDDING_ORDER, AttentionView
 from tui_course.ui.widgets.pe_view import PEView
+from tui_course.views.pe import PEExplorer
 
 Matrix = NDArray[np.float64]
 TALL = (110, 400)  # tall enough that a whole figure is on screen at once
@@ -191,7 +192,12 @@ def check_attention_screen(view: AttentionView, screen: list[str]) -> None:
     assert "versions" in joined and ": identical" in joined and "DIFFER" not in joined, state
 
 
-async def test_typed_unknown_word_names_the_vectors_really_used() -> None:
+async def test_typed_unknown_word_names_the_vectors_really_used(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # hashed vectors as the last resort: as if the real model were not installed
+    monkeypatch.setattr(realmodel, "find_in_package", lambda: None)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "no-hub"))
     view = AttentionView(AttentionSetup("The train left"), row=0, editable=True)
     app = FigureApp(view)
     async with app.run_test(size=(100, 60)) as pilot:
@@ -256,7 +262,7 @@ async def test_pe_figure_matches_the_maths(
         view.focus()
         await pilot.press(*keys)
         await pilot.pause()
-        positions, dim = view.positions, view.dim
+        positions, dim = view.state.positions, view.state.dim
         screen = screen_text(app).splitlines()
         table = reference_pe(positions, dim, start)
         joined = " ".join(" ".join(screen).split())
@@ -301,10 +307,10 @@ async def test_pe_view_stops_at_the_spec_limits() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         view.focus()
         await pilot.press("plus", "right_square_bracket")
-        assert (view.positions, view.dim) == (specs.POSITIONS.high, specs.DIM.high)
-        view.positions, view.dim = 1, 1
+        assert (view.state.positions, view.state.dim) == (specs.POSITIONS.high, specs.DIM.high)
+        view.state = PEExplorer.of(1, 1)
         await pilot.press("minus", "left_square_bracket")
-        assert (view.positions, view.dim) == (1, 1)
+        assert (view.state.positions, view.state.dim) == (1, 1)
 
 
 async def test_lesson_pe_block_start_reaches_the_live_view(tmp_path: Path) -> None:
@@ -325,7 +331,7 @@ async def test_lesson_pe_block_start_reaches_the_live_view(tmp_path: Path) -> No
             await pilot.pause(0.02)
         await pilot.pause()
         view = app.query_one(PEView)
-        assert view.start == 100
+        assert view.state.start == 100
         screen = screen_text(app).splitlines()
         shown = pe_screen_numbers(screen, "pos ", 3)
         assert np.array_equal(np.array(shown), np.round(reference_pe(3, 2, 100), 3))

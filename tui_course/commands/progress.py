@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 from typing import Any
@@ -67,22 +65,23 @@ def _cell(value: object) -> object:
 
 
 def progress_csv(report: dict[str, Any]) -> str:
-    """One row per lesson and quiz, each with the user's login name (for a class sheet)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["user", "kind", "id", "title", "read", *QUIZ_COLUMNS])
+    """One row per lesson and quiz, each with the user's login name (for a class sheet).
+    Titles come from content: csv_text keeps a `=HYPERLINK(...)` title from running."""
+    from tui_course.csvfile import csv_text
+
+    rows: list[list[object]] = [["user", "kind", "id", "title", "read", *QUIZ_COLUMNS]]
     user = report["user"]
-    blank = [""] * len(QUIZ_COLUMNS)
+    blank: list[object] = [""] * len(QUIZ_COLUMNS)
     for lesson in report["lessons"]:
         row = [user, "lesson", lesson["id"], lesson["title"], lesson["read"], *blank]
         row[-1] = _cell(lesson["last_activity"])
-        writer.writerow(row)
+        rows.append(row)
     for quiz in report["quizzes"]:
-        writer.writerow(
+        rows.append(
             [user, "quiz", quiz["id"], quiz["title"], ""]
             + [_cell(quiz[column]) for column in QUIZ_COLUMNS]
         )
-    return out.getvalue()
+    return csv_text(rows)
 
 
 def _score(value: object, total: object) -> str:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
+from tui_course.content.code_model import CodeSpec
 from tui_course.content.errors import ContentError
 
 
@@ -15,6 +17,7 @@ class Kind(StrEnum):
     MULTI = "multi"
     NUMERIC = "numeric"
     TEXT = "text"
+    CODE = "code"  # the student writes a function; see content.code_model
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class Question:
     mistakes: tuple[Mistake, ...] = ()
     tries: int | None = None  # None: the quiz's setting
     also_accepted: tuple[float, ...] = ()  # numeric: other readings graded right
+    code: CodeSpec | None = None  # code questions only
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,26 @@ class BlockSegment:
     line: int
 
 
-Segment = MarkdownSegment | BlockSegment
+class ListingRunner(StrEnum):
+    NUMPY = "numpy"  # the code sandbox: NumPy only
+    KERAS = "keras"  # a child of the train extra's environment (Keras, TensorFlow)
+
+
+@dataclass(frozen=True)
+class ListingSegment:
+    """A Python listing the student can run and edit (a ```python run``` fence)."""
+
+    code: str
+    line: int  # the fence's line (1-based); the code starts on the next
+    runner: ListingRunner = ListingRunner.NUMPY
+
+
+Segment = MarkdownSegment | BlockSegment | ListingSegment
+
+
+def _all_prose(lesson: Lesson) -> tuple[Segment, ...]:
+    """The segments of a lesson made by hand, without the loader's block finder."""
+    return (MarkdownSegment("\n".join(lesson.lines[lesson.body_start :])),)
 
 
 @dataclass(frozen=True)
@@ -98,14 +121,17 @@ class Lesson:
     lines: tuple[str, ...]  # the whole file, so block errors can name their line
     body_start: int  # the first line after the front matter (0-based)
     summary: str = ""
+    # How the loader (content.lessons) finds the prose and live blocks: given, not imported,
+    # so this plain data does not depend on its parser.
+    find_segments: Callable[[Lesson], tuple[Segment, ...]] = field(
+        default=_all_prose, compare=False, repr=False
+    )
 
     @cached_property
     def segments(self) -> tuple[Segment, ...]:
         """Prose and live blocks, found on first use: the parser (markdown-it) is not
         start-up work. Raises ContentError (path:line) for a broken block."""
-        from tui_course.content.lessons import lesson_segments
-
-        return lesson_segments(self)
+        return self.find_segments(self)
 
 
 @dataclass(frozen=True)

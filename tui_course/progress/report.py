@@ -78,5 +78,23 @@ def progress_report(course: Course, store: ProgressStore) -> dict[str, Any]:
         "lessons": lessons,
         "quizzes": quizzes,
         "attempts": attempts,
+        "code": final_code(store),
         "training_runs": training_runs,
     }
+
+
+def final_code(store: ProgressStore) -> list[dict[str, Any]]:
+    """Each code question's last checked code, its hash and verdict (the drop-box keeps it,
+    so a teacher can run it again with `attn-tui class recheck`)."""
+    last: dict[tuple[str, int], dict[str, Any]] = {}
+    for row in store.code_checks():
+        last[(row.quiz_id, row.question_index)] = {
+            "quiz_id": row.quiz_id,
+            "question": row.question_index,
+            "code": row.code,
+            "sha256": row.sha256,
+            "outcome": row.outcome,
+            "sandbox": row.sandbox,
+            "checked_at": row.created_at,
+        }
+    return list(last.values())

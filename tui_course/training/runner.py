@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_course.content.text import strip_control
+from tui_course.extras import TRAIN_EXTRA_MISSING as TRAIN_EXTRA_MISSING
+from tui_course.extras import train_extra_installed as train_extra_installed
 from tui_course.paths import ensure_private_dir
 from tui_course.training.lifeline import PARENT_PID_ENV
 from tui_course.training.options import TrainOptions
@@ -42,19 +44,6 @@ SLOT_POLL = 0.25  # seconds between looks at the line while waiting for a slot
 LEAVE_GRACE = 1.0  # seconds a cancelled run waits for its ticket to be handed back
 TERMINATE_GRACE = 1.0  # seconds between SIGTERM and SIGKILL: cancel completes well within 2 s
 STREAM_LIMIT = 4 * 1024 * 1024  # attention samples make long lines
-
-
-TRAIN_EXTRA_MISSING = (
-    "needs the 'train' extra (Keras and TensorFlow): pip install 'attn-tui[train]'"
-    " (from a checkout: pip install '.[train]')"
-)
-
-
-def train_extra_installed() -> bool:
-    """Checked without importing either package: the app's process never loads them."""
-    import importlib.util
-
-    return all(importlib.util.find_spec(name) is not None for name in ("keras", "tensorflow"))
 
 
 def log_path_for(data_dir: Path) -> Path:
@@ -104,6 +93,8 @@ class TrainingRun:
         self.slot: Slot | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.cancelled = False
+        self.timed_out = False
+        self._stopping: asyncio.Future[None] | None = None
         self._stop_waiting = threading.Event()
         self._handover = threading.Lock()
         self._handed: Slot | None = None  # a slot the line thread took, not yet claimed
@@ -230,6 +221,10 @@ class TrainingRun:
         )
         assert self.process.stdout is not None
         final = False
+        limit = self.slot.max_seconds if self.slot is not None else None
+        timer = None
+        if limit is not None:  # the class's cap on how long one run may hold a slot
+            timer = asyncio.get_running_loop().call_later(limit, self._time_is_up)
         try:
             async for raw in self.process.stdout:
                 try:
@@ -239,13 +234,26 @@ class TrainingRun:
                 final = final or isinstance(event, Done | Error)
                 yield event
             code = await self.process.wait()
-            if not final and not self.cancelled:
+            if self.timed_out and limit is not None:
+                yield Error(
+                    message=f"stopped after {limit / 60:g} minutes: the class's limit for one"
+                    " training run (fewer epochs or a smaller model fit in it)",
+                    log_tail=read_tail(self.log),
+                )
+            elif not final and not self.cancelled:
                 yield Error(
                     message=f"the training process stopped unexpectedly (exit code {code})",
                     log_tail=read_tail(self.log),
                 )
         finally:
+            if timer is not None:
+                timer.cancel()
             await self.stop()
+
+    def _time_is_up(self) -> None:
+        """Terminate, then kill after the grace (stop); the slot goes when events() ends."""
+        self.timed_out = True
+        self._stopping = asyncio.ensure_future(self.stop())
 
     async def cancel(self) -> None:
         self.cancelled = True

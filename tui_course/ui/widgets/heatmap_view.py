@@ -10,10 +10,10 @@ from numpy.typing import NDArray
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
-from textual.message import Message
 from textual.widget import Widget
 
 from tui_course.render.heatmap import Piece, heatmap_cells, heatmap_rich, window
+from tui_course.ui.messages import HeatmapRowClicked
 
 
 class HeatmapView(Widget):
@@ -25,16 +25,6 @@ class HeatmapView(Widget):
         width: 1fr;
     }
     """
-
-    class RowClicked(Message):
-        def __init__(self, view: HeatmapView, row: int) -> None:
-            super().__init__()
-            self.view = view
-            self.row = row
-
-        @property
-        def control(self) -> HeatmapView:
-            return self.view
 
     def __init__(
         self,
@@ -57,6 +47,7 @@ class HeatmapView(Widget):
         self.max_rows = max_rows
         self.signed = signed  # values from -1 to +1, on the diverging scale
         self.keep_columns = tuple(keep_columns)  # never windowed away
+        self.absolute = False  # shade on 0-100 %, not this map's largest weight
 
     def show(
         self, weights: NDArray[np.float64], labels: Sequence[str], selected: int | None
@@ -76,6 +67,7 @@ class HeatmapView(Widget):
             signed=self.signed,
             keep_columns=self.keep_columns,
             width=width,
+            absolute=self.absolute,
         )
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -98,4 +90,4 @@ class HeatmapView(Widget):
         line = event.y - 1  # the first line holds the column labels
         if 0 <= line < len(rows):
             event.stop()
-            self.post_message(self.RowClicked(self, rows[line]))
+            self.post_message(HeatmapRowClicked(self, rows[line]))

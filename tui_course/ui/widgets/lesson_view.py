@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical, VerticalScroll
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_course.content.errors import ContentError
-from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment
+from tui_course.content.models import BlockSegment, Lesson, ListingSegment, MarkdownSegment
 from tui_course.safe_text import one_line
+from tui_course.ui.messages import LessonFinished
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -50,13 +50,6 @@ class LessonView(VerticalScroll):
         Binding("k", "scroll_up", "Scroll up", show=False),
     ]
 
-    class Finished(Message):
-        """The student reached the end of the lesson."""
-
-        def __init__(self, lesson_id: str) -> None:
-            super().__init__()
-            self.lesson_id = lesson_id
-
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.lesson: Lesson | None = None
@@ -75,17 +68,24 @@ class LessonView(VerticalScroll):
         await self.remove_children()
         from textual.widgets import Markdown  # markdown-it loads after the first frame
 
+        from tui_course.content.markdown import markdown_parser
+
         widgets: list[Widget] = []
         prose: list[tuple[Markdown, str]] = []
         for segment in segments:
             if isinstance(segment, MarkdownSegment):
                 # A lesson's links are never opened: on a lab server the "browser" may be
                 # lynx taking over the terminal, and the link comes from a content file.
-                markdown = Markdown(classes="prose", open_links=False)
+                # Raw HTML in a lesson (<eos>, <pad>) is text: see content/markdown.py.
+                markdown = Markdown(
+                    classes="prose", open_links=False, parser_factory=markdown_parser
+                )
                 prose.append((markdown, segment.text))
                 widgets.append(markdown)
             elif isinstance(segment, BlockSegment):
                 widgets.append(_figure(segment))
+            elif isinstance(segment, ListingSegment):
+                widgets.append(_listing(segment))
         await self.mount_all(widgets)
         for markdown, text in prose:
             await markdown.update(text)  # returns once its blocks are mounted
@@ -148,7 +148,21 @@ class LessonView(VerticalScroll):
             at_end = self._end_laid_out_on_screen()
         if at_end:
             self._finished_sent = True
-            self.post_message(self.Finished(self.lesson.id))
+            self.post_message(LessonFinished(self, self.lesson.id))
+
+
+def _listing(segment: ListingSegment) -> Widget:
+    """A runnable listing: NumPy ones edit freely (they run in the code sandbox); Keras ones
+    run outside it, so they are edited only where the student has a shell anyway."""
+    from tui_course.content.models import ListingRunner
+    from tui_course.ui.widgets.listing_view import ListingView
+
+    may_edit = True
+    if segment.runner is ListingRunner.KERAS:
+        from tui_course.shell_access import shell_access
+
+        may_edit = shell_access().allowed
+    return ListingView(segment, may_edit=may_edit, classes="figure listing")
 
 
 def _figure(segment: BlockSegment) -> Widget:
