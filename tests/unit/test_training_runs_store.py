@@ -9,6 +9,7 @@ from tui_course.progress.store import (
     _MIGRATE_V1_TO_V2,
     _SCHEMA_V1,
     DB_NAME,
+    SCHEMA_VERSION,
     ProgressStore,
     TrainingRecord,
 )
@@ -49,7 +50,7 @@ def test_a_version_2_file_gains_the_table_and_keeps_its_rows(data_dir: Path) -> 
     conn.close()
     with ProgressStore(data_dir) as store:
         assert store.notice is None
-        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert store.get_setting("last_opened") == "digit-lab"
         assert store.training_runs() == []
         store.record_training_run(a_record())
