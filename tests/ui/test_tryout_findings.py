@@ -8,7 +8,7 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
 from tests.conftest import REPO
-from tests.ui.conftest import running
+from tests.ui.conftest import running, screen_text
 from tests.ui.test_code_exercise import (
     COURSE,
     checked,
@@ -76,3 +76,20 @@ async def test_a_listing_shows_all_its_code_at_40_columns(
         await until(pilot, lambda: all(editor.size.height > 0 for editor in editors))
         for editor in editors:
             assert editor.max_scroll_y == 0, (editor.size, editor.wrapped_document.height)
+
+
+async def test_the_footer_offers_no_enter_while_enter_types_a_new_line(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """In the code editor Enter starts a new line; a footer saying "Submit" for it sends
+    the student hunting. Outside the editor Enter checks, and the footer says so again."""
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(100, 30)) as pilot:
+        view = await open_exercise(pilot)
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "^r Check" in footer and "Submit" not in footer
+        await pilot.press("escape")
+        await until(pilot, lambda: not view.editor.has_focus)
+        await pilot.pause()
+        assert "Submit" in screen_text(app).splitlines()[-1]
