@@ -18,6 +18,7 @@ from tui_course.plain.console import Console
 from tui_course.plain.markdown import markdown_lines
 from tui_course.progress.recorder import QuizRecorder
 from tui_course.render import quiz as words
+from tui_course.safe_text import clean
 from tui_course.views.quiz import QuizRun
 
 ANSWER_WORDS = {
@@ -180,19 +181,45 @@ class PlainQuiz:
 
         say(
             f"Write your solution in a file, then type check FILE (attn-tui check {check_id} "
-            "FILE: the same sandbox and verdict as the app). Enter: next question."
+            "FILE: the same sandbox and verdict as the app). h: hint, v: show the solution, "
+            "s: skip, Enter: next question."
         )
-        while True:
-            line = self.ask("check FILE, or Enter to go on")
+        while session.phase is Phase.ASKING:
+            line = self.ask("check FILE, h, v, s, or Enter to go on")
+            if line in ("?", "help"):
+                continue  # said by ask()
             if not line:
-                break
-            word, _, path = line.partition(" ")
-            if word.lower() != "check" or not path.strip():
+                self._advance(session)
+                return
+            word = ANSWER_WORDS.get(line.lower())
+            if word == "hint":
+                hint = session.show_hint()
+                if hint is None:
+                    say("No more hints for this question.")
+                else:
+                    total = len(session.question.hints)
+                    self.say_markdown(f"Hint {session.state.hints_seen} of {total}: {hint}")
+                continue
+            if word == "reveal":
+                self.save(session, session.reveal())
+                continue
+            if word == "skip":
+                if self.save(session, session.skip()):
+                    say("Skipped.")
+                    self._advance(session)
+                return
+            command, _, path = line.partition(" ")
+            if command.lower() != "check" or not path.strip():
                 say("Type check and the file's name, for example check attention.py.")
                 continue
             args, problem = parse_cli(["check", check_id, path.strip()])
             self.console.say_all(problem if args is None else run_cli(args, self.console.width))
-        self._advance(session)
+        if session.phase is Phase.CLOSED:
+            spec = session.question.code
+            if spec is not None:  # as the app's editor shows it once the question is closed
+                self.console.say("A model solution:")
+                self.console.say_all(clean(spec.solution.rstrip()).splitlines())
+            self.closed(session)
 
     def save(
         self, session: QuizSession, record: AttemptRecord | None, verdict: Verdict | None = None
