@@ -238,8 +238,9 @@ class QuizView(VerticalScroll, can_focus=True):
         before, self._drawn = self._drawn, run
         moved = before is None or before.place != run.place
         with self.app.batch_update():
-            self.refresh_bindings()
             await self._draw_parts(run, moved)
+        # After the question is on screen: the footer redraws its keys in a later frame.
+        self.refresh_bindings()
         self._follow(run, moved, before)
 
     async def _draw_parts(self, run: QuizRun, moved: bool) -> None:
@@ -263,9 +264,9 @@ class QuizView(VerticalScroll, can_focus=True):
         self._text("#quiz-read-as", render.read_as(run), hide_empty=True)
         verdict, tone = render.verdict(run)
         self._text("#quiz-verdict", verdict)
-        self.query_one("#quiz-verdict").set_classes(
-            f"quiz-verdict -{tone}" if tone else "quiz-verdict"
-        )
+        verdict_box = self.query_one("#quiz-verdict")
+        for each in ("correct", "incorrect"):  # a class changed restyles: only when it does
+            verdict_box.set_class(each == tone, f"-{each}")
         keys = render.keys(run)
         if self._shown.get("#quiz-keys") != keys:
             self._shown["#quiz-keys"] = keys
