@@ -363,11 +363,16 @@ class ModelViewMap:
     attention: ModelAttention
     query: int | None
     max_tokens: int = THUMBNAIL_TOKENS
+    # lines by width: measuring and drawing ask for the same width in one frame
+    _laid_out: dict[int, list[str]] = field(default_factory=dict, compare=False, repr=False)
 
     def lines(self, width: int) -> list[str]:
-        return model_view_lines(
-            self.attention, self.query, max(width, MODEL_VIEW_COLUMNS), self.max_tokens
-        )
+        width = max(width, MODEL_VIEW_COLUMNS)
+        if width not in self._laid_out:
+            self._laid_out[width] = model_view_lines(
+                self.attention, self.query, width, self.max_tokens
+            )
+        return self._laid_out[width]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.text import Text

@@ -104,6 +104,7 @@ class RealModelView(Vertical, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.set_reactive(RealModelView.lab, RealModelLab(sentence, query_word))
+        self._grid: ModelViewMap | None = None  # the grid drawn (laid out once per width)
 
     def compose(self) -> ComposeResult:
         yield Input(
@@ -187,9 +188,10 @@ class RealModelView(Vertical, can_focus=True):
         heatmap.display = not figure.model_view
         model_view.display = figure.model_view
         if figure.model_view:
-            self.query_one(".real-model-map", Static).update(
-                ModelViewMap(attention, figure.query, MODEL_VIEW_TOKENS)
-            )
+            grid = self._grid
+            if grid is None or grid.attention is not attention or grid.query != figure.query:
+                grid = self._grid = ModelViewMap(attention, figure.query, MODEL_VIEW_TOKENS)
+                self.query_one(".real-model-map", Static).update(grid)
             bars.update("")
         else:
             weights = attention.weights[figure.layer, figure.head]
