@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,9 +22,10 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.errors import ContentError
-from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
+from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Quiz
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
+from tui_course.study import AnswerKeys, Outbox
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved
 from tui_course.ui.widgets.footer import CourseFooter
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from tui_course.ui.widgets.training_panel import RunFactory, TrainingPanel
 
 LAST_OPENED = "last_opened"
-AnswerKeys = Mapping[str, "tuple[Question, ...] | ContentError"]
 # Footer key names when arrows (⏎, →) cannot be drawn.
 ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "down": "Down"}
 # Below this many columns the outline is an overlay that o (or Esc) opens over the lesson.
@@ -159,8 +158,7 @@ class CourseApp(App[None]):
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
-        self._answer_keys: asyncio.Future[AnswerKeys] | None = None
-        self._quiz_keys: AnswerKeys = {}
+        self.answer_keys = AnswerKeys(course)
         self.crash: Exception | None = None  # what ended the app, for launch.run_app to report
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # tests fix the clock
         self.training_extra_installed: Callable[[], bool] = _train_extra_installed
@@ -170,7 +168,7 @@ class CourseApp(App[None]):
         self.tabs_pressed = 0  # focus moves the student made (open_item leaves them be)
         # What had focus when the outline overlay opened: closing it goes back there.
         self._focus_before_overlay: Widget | None = None
-        self._unsent: set[str] = set()  # finished quizzes whose results could not be read yet
+        self.outbox = Outbox()  # finished quizzes whose results could not be read yet
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
@@ -269,17 +267,6 @@ class CourseApp(App[None]):
         if self.current is None and self._start_id is not None:
             await self.open_item(self._start_id, focus_content)
 
-    def _compute_answer_keys(self) -> asyncio.Future[AnswerKeys]:
-        """Every quiz's keys, computed once, in a thread, when the first quiz opens.
-
-        Never on the UI thread (a key is an expression from a content file), and not at
-        start-up, which would load NumPy before the first lesson needs it.
-        """
-        if self._answer_keys is None:
-            loop = asyncio.get_running_loop()
-            self._answer_keys = loop.run_in_executor(None, resolve_answer_keys, self.course.quizzes)
-        return self._answer_keys
-
     # opening things
 
     async def open_item(self, item_id: str, focus_content: bool = False) -> None:
@@ -291,14 +278,13 @@ class CourseApp(App[None]):
             return
         session: QuizSession | None = None
         if isinstance(item, Quiz):
-            self._quiz_keys = await self._compute_answer_keys()
-            keys = self._quiz_keys[item.id]
+            keys = (await self.answer_keys.ready())[item.id]
             if isinstance(keys, ContentError):
                 title = "This quiz cannot open"
                 self.notify(str(keys), title=title, severity="error", markup=False)
                 return
             try:  # where the student stands in it is read from the store
-                session = self._session(item)
+                session = self.answer_keys.first_pass(self.store, item)
             except StoreError as error:
                 self._store_problem(f"The quiz cannot open just now. {error}")
                 return
@@ -362,37 +348,11 @@ class CourseApp(App[None]):
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
-    def _session(self, quiz: Quiz) -> QuizSession:
-        """The quiz's first pass: fresh (intro first), resumed, or finished (its summary)."""
-        # Keys were computed in a thread by _compute_answer_keys; open_item awaited them.
-        from tui_course.answers import read_number
-        from tui_course.content.session import QuizSession
-        from tui_course.progress.recorder import open_quiz
-
-        keys = self._quiz_keys[quiz.id]
-        assert not isinstance(keys, ContentError)  # open_item does not open such a quiz
-        return open_quiz(
-            self.store,
-            lambda done: QuizSession.start(quiz, keys, done=done, read_number=read_number),
-            quiz.id,
-            len(keys),
-        )
-
     async def open_review(self) -> None:
         """The review queue: due questions from every quiz, in one pass."""
-        from tui_course.answers import read_number
-        from tui_course.progress.review import review_session
-
-        self._quiz_keys = await self._compute_answer_keys()
-        resolved: dict[int, Question] = {}
-        for quiz in self.course.quizzes:
-            keys = self._quiz_keys.get(quiz.id)
-            if keys is not None and not isinstance(keys, ContentError):
-                resolved.update(zip(map(id, quiz.questions), keys, strict=True))
+        await self.answer_keys.ready()
         try:
-            session = review_session(
-                self.course, self.store, self.now(), lambda q: resolved.get(id(q)), read_number
-            )
+            session = self.answer_keys.review_pass(self.store, self.now())
         except StoreError as error:
             self._store_problem(f"The review cannot open just now. {error}")
             return
@@ -483,17 +443,17 @@ class CourseApp(App[None]):
             return
         payload = None
         if quiz_ids is not None:  # quizzes owed from a busy moment go with these
-            owed = self._unsent | set(quiz_ids)
-            payload = link.payload(self.course, self.store, sorted(owed))
+            owed = self.outbox.with_owed(quiz_ids)
+            payload = link.payload(self.course, self.store, owed)
             if payload is None:  # the summary is read from the store; it may be busy
-                self._unsent = owed
+                self.outbox.unread(owed)
                 self._store_problem(
                     "Your results were not sent to the class folder: your progress could not"
                     " be read just now. They go with the next quiz you finish, or run"
                     " `attn-tui submit`."
                 )
                 return
-            self._unsent = set()
+            self.outbox.sent()
 
         def send() -> None:
             outcome = link.send(payload)
@@ -815,20 +775,6 @@ class CourseApp(App[None]):
 
     def on_unmount(self) -> None:
         self.store.close()
-
-
-def resolve_answer_keys(quizzes: Sequence[Quiz]) -> dict[str, tuple[Question, ...] | ContentError]:
-    """Each quiz's questions with computed keys, or why they cannot be computed."""
-    # Deferred: NumPy loads here, in the worker thread, when the first quiz opens.
-    from tui_course.answers import resolve_quiz
-
-    keys: dict[str, tuple[Question, ...] | ContentError] = {}
-    for quiz in quizzes:
-        try:
-            keys[quiz.id] = resolve_quiz(quiz)
-        except ContentError as error:
-            keys[quiz.id] = error
-    return keys
 
 
 def make_app(settings: Settings) -> CourseApp:
