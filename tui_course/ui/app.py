@@ -544,7 +544,8 @@ class CourseApp(App[None]):
 
     @property
     def overlay_open(self) -> bool:
-        return self.main_screen.has_class("-outline-open")
+        # No screen at all while the app closes (a focus change can still arrive then).
+        return bool(self.screen_stack) and self.main_screen.has_class("-outline-open")
 
     def action_toggle_outline(self) -> None:
         if self.narrow:
