@@ -105,6 +105,7 @@ class RealModelView(Vertical, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.set_reactive(RealModelView.lab, RealModelLab(sentence, query_word))
         self._grid: ModelViewMap | None = None  # the grid drawn (laid out once per width)
+        self._draw_pending = False
 
     def compose(self) -> ComposeResult:
         yield Input(
@@ -128,7 +129,7 @@ class RealModelView(Vertical, can_focus=True):
         yield Static("", classes="real-notes", markup=False)
 
     def on_mount(self) -> None:
-        self.watch_lab(self.lab)
+        self._draw()
         self._compute()
 
     # what tests and the app read
@@ -170,8 +171,18 @@ class RealModelView(Vertical, can_focus=True):
 
     # drawing: the one watcher
 
-    def watch_lab(self, lab: RealModelLab) -> None:
-        self.loading = lab.loading  # Textual's own loading indicator follows the lab
+    def watch_lab(self) -> None:
+        """Draw soon, once: keys held down change the lab many times before the draw runs,
+        which then draws the newest lab only."""
+        self.loading = self.lab.loading  # Textual's own loading indicator follows the lab
+        if not self._draw_pending:
+            self._draw_pending = True
+            self.call_later(self._draw)
+
+    def _draw(self) -> None:
+        self._draw_pending = False
+        lab = self.lab
+        self.loading = lab.loading
         figure = lab.figure
         attention = figure.attention
         self.query_one(".real-status", Static).update(Text(lab_status(figure, lab.loading)))
