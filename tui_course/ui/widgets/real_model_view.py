@@ -27,6 +27,7 @@ from tui_course.render.real_model import (
     LabState,
     ModelAttention,
     ModelViewMap,
+    attention_of,
     lab_notes,
     lab_status,
     query_bars,
@@ -91,7 +92,9 @@ class RealModelView(Vertical, can_focus=True):
         Binding("w", "toggle_merge", "Words", tooltip="Word pieces, or whole words"),
     ]
 
-    lab: var[RealModelLab] = var(RealModelLab(LAB_SENTENCE), init=False)
+    lab: var[RealModelLab] = var(
+        RealModelLab(LAB_SENTENCE, None, LabState(), attention_of), init=False
+    )
 
     def __init__(
         self,
@@ -103,7 +106,8 @@ class RealModelView(Vertical, can_focus=True):
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.set_reactive(RealModelView.lab, RealModelLab(sentence, query_word))
+        lab = RealModelLab(sentence, query_word, LabState(), attention_of)
+        self.set_reactive(RealModelView.lab, lab)
         self._grid: ModelViewMap | None = None  # the grid drawn (laid out once per width)
         self._draw_pending = False
 
@@ -271,6 +275,7 @@ class RealAttentionFigure(Vertical):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.params = params
         self.real: ModelAttention | None = None
+        self.compare: ModelAttention | None = None  # the block's second sentence, if any
         self.problem: str | None = None
         self.loading = True
 
@@ -282,22 +287,32 @@ class RealAttentionFigure(Vertical):
         self.run_worker(self._compute(), exclusive=True, group="real-figure", exit_on_error=False)
 
     async def _compute(self) -> None:
-        outcome = await asyncio.to_thread(run_real_model, self.params["sentence"], _cache_dir(self))
-        self.loading = False
-        if isinstance(outcome, str):
-            self.problem = outcome
-        else:
+        sentences = [self.params["sentence"]]
+        if "compare" in self.params:
+            sentences.append(self.params["compare"])
+        merged: list[ModelAttention] = []
+        for sentence in sentences:
+            outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
+            if isinstance(outcome, str):
+                self.problem = outcome
+                break
             tokens = outcome.tokens
-            self.real = ModelAttention.of(
-                tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, merge=True
+            merged.append(
+                ModelAttention.of(
+                    tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, True
+                )
             )
+        self.loading = False
+        if len(merged) == len(sentences):
+            self.real = merged[0]
+            self.compare = merged[1] if len(merged) > 1 else None
         self.query_one(".real-contrast", Static).update(Text(self._text(), no_wrap=True))
 
     def _text(self) -> str:
         from tui_course.render.blocks import BlockError, real_attention_lines
 
         try:
-            lines = real_attention_lines(self.params, self.real, not locale_is_utf8())
+            lines = real_attention_lines(self.params, self.real, not locale_is_utf8(), self.compare)
         except BlockError as error:
             # The block's layer or head is past the loaded model's own count (validate cannot
             # know it without the model): say so, or the figure would "compute" forever.
