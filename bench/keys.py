@@ -43,7 +43,7 @@ QUESTIONS = 30
 DOWN, RIGHT, ESC = "\x1b[B", "\x1b[C", "\x1b"
 
 # The bare app does the quiz's change with plain Textual: on Right a new title, a Markdown
-# prompt, three options, the verdict and explanation cleared, new keys and a footer whose
+# prompt, two options, the verdict and explanation cleared, new keys and a footer whose
 # keys change with the phase; "1" and Enter pick and close as in the quiz. Any other key
 # changes one line (the labs' keys), s a line of its own (the last key).
 BARE_APP = """
@@ -63,7 +63,7 @@ class Bare(App):
         self.count, self.closed = 1, False
         yield Static("Question 1 of 30 | Keys", id="title")
         yield Markdown("**1.** Question text 0: which is right?", id="prompt")
-        for n in range(3):
+        for n in range(2):
             yield Static(f"  {n + 1}. ( ) option", id=f"o{n}")
         yield Static("", id="verdict")
         yield Markdown("", id="teach")
@@ -100,7 +100,7 @@ class Bare(App):
         await self.query_one("#prompt").update(
             f"**{self.count}.** Question text {self.count - 1}: which is right?"
         )
-        for n in range(3):
+        for n in range(2):
             self.query_one(f"#o{n}").update(f"  {n + 1}. ( ) option")
         self.query_one("#verdict").update("")
         await self.query_one("#teach").update("")
@@ -121,12 +121,13 @@ LABS = {
 
 
 def fixture_course(root: Path) -> Path:
-    """A course of one 30-question multiple-choice quiz (the shipped ones have 3 to 8)."""
+    """A course of one 30-question quiz (the shipped ones have 3 to 8). Two options: one
+    try, so an answer closes the question whichever order the options are shuffled in."""
     (root / "lessons").mkdir(parents=True)
     (root / "quizzes").mkdir()
     question = (
         '[[question]]\nkind = "choice"\nprompt = "Question text {n}: which is right?"\n'
-        'options = ["this one", "not this", "nor this"]\nanswer = 1\n'
+        'options = ["this one", "not this"]\nanswer = 1\n'
         'explanation = "The first, as always in this quiz."\n\n'
     )
     quiz = 'id = "keys"\ntitle = "Keys"\n\n' + "".join(
