@@ -6,12 +6,10 @@ Each subcommand lives in its own module under tui_course.commands.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import io
 import sys
 from collections.abc import Collection
-from pathlib import Path
 
 from tui_course import __version__
 from tui_course.commands import COMMANDS
@@ -24,6 +22,7 @@ from tui_course.commands.common import (
     describe_subcommands,
     fail,
 )
+from tui_course.commands.launch import run_app
 from tui_course.paths import UnknownUserPath
 
 
@@ -99,37 +98,3 @@ def main(argv: list[str] | None = None) -> int:
         from tui_course.crash import report_crash
 
         return report_crash(data_dir(args), error)
-
-
-def run_app(content: Path, data: Path, open_id: str | None) -> int:
-    # Start-up builds a few hundred thousand objects (Textual's, the course's) that all
-    # stay alive, so cyclic garbage collection before the first frame only re-scans them:
-    # about a tenth of the time to the outline. CourseApp turns it back on after the first
-    # frame; the finally covers every way out before that.
-    gc.disable()
-    try:
-        return _run_app(content, data, open_id)
-    finally:
-        gc.enable()
-
-
-def _run_app(content: Path, data: Path, open_id: str | None) -> int:
-    from tui_course.progress.store import StoreError
-    from tui_course.ui.app import Settings, make_app
-
-    try:
-        app = make_app(Settings(content, data, open_id))
-    except (StoreError, OSError) as error:
-        return fail(f"cannot open progress store in {data}: {error}")
-    from tui_course.content.models import REVIEW_ID
-
-    if open_id is not None and open_id != REVIEW_ID and app.course.find(open_id) is None:
-        app.store.close()
-        known = ", ".join(item.id for item in app.items) or "none found"
-        return fail(f"error: --open: no lesson, quiz or lab with id '{open_id}' (ids: {known})", 2)
-    app.run()
-    if app.crash is not None:
-        from tui_course.crash import report_crash
-
-        return report_crash(data, app.crash)
-    return app.return_code or 0

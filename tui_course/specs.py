@@ -104,6 +104,9 @@ ATTENTION_HEADS = IntSpec(
     "heads", 1, 1, 4, "attention heads (1: Q = K = V; more: random Wq, Wk, Wv each)", 2, (1, 2, 4)
 )
 SENTENCE_WORDS = IntSpec("words", 7, 1, 64, "words of a sentence the figure uses", 7)
+# A sentence box takes at most this many characters (64 long words): a 1 MB paste is
+# refused at once instead of tokenised on every key.
+SENTENCE_CHARS = 1000
 DECIMALS = IntSpec("decimals", 3, 1, 4, "decimals of the encoding table", 2)
 WEIGHT_DECIMALS = IntSpec("decimals", 2, 1, 4, "decimals of the listed weights", 3)
 POSITIONS = IntSpec("positions", 8, 1, 64, "positions (rows) of the encoding", 16)

@@ -39,6 +39,10 @@ def validate(root: Path) -> Report:
     problems = list(course.problems)
     for quiz in course.quizzes:
         problems.extend(prove_quiz(quiz))
+        if any(question.code is not None for question in quiz.questions):
+            from tui_course.code_proof import prove_code_quiz
+
+            problems.extend(prove_code_quiz(quiz))
     for lesson in course.lessons:
         for segment in lesson.segments:
             if isinstance(segment, BlockSegment):

@@ -164,3 +164,24 @@ def test_system_slot_folder_of_another_user_is_flagged(tmp_path: Path) -> None:
     check = slot_check(config)
     assert check.status == WARN and "belongs to nobody, not root" in check.found
     assert check.fix.startswith("set slots_dir in")
+
+
+def test_doctor_names_the_sandbox_level_and_its_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_course.classroom.config import SiteConfig
+    from tui_course.classroom.doctor import sandbox_check
+    from tui_course.sandbox.level import BWRAP_ENV, forget_probe
+
+    monkeypatch.setenv(BWRAP_ENV, "")  # bwrap made unavailable
+    forget_probe()
+    try:
+        home = sandbox_check(SiteConfig(None))
+        server = sandbox_check(SiteConfig(None, class_dir=Path("/srv/class")))
+        allowed = sandbox_check(
+            SiteConfig(None, class_dir=Path("/srv/class"), allow_code_without_bwrap=True)
+        )
+    finally:
+        forget_probe()
+    assert (home.status, home.fix) == (WARN, "sudo apt-get install bubblewrap")
+    assert home.found.startswith("limits only")
+    assert "code checks are off on this class server" in server.found
+    assert "off" not in allowed.found

@@ -154,7 +154,7 @@ async def test_the_runner_stops_its_own_run_at_the_cap(lab: Path, tmp_path: Path
     fake = FIXTURES / "fake_child.py"
     run = TrainingRun([sys.executable, str(fake), "hang", "--log", str(log)], log, slots=slots)
     events = [event async for event in run.events()]
-    assert isinstance(events[0], Started)
+    assert any(isinstance(event, Started) for event in events)
     assert isinstance(events[-1], Error) and "the class's limit" in events[-1].message
     assert slots.state().in_use == 0
 

@@ -24,6 +24,7 @@ from tui_course.maths.explore import AttentionSetup
 from tui_course.render.heatmap import KEY_LABEL_CAP
 from tui_course.ui.widgets.attention_view import EMBEDDING_ORDER, AttentionView
 from tui_course.ui.widgets.pe_view import PEView
+from tui_course.views.pe import PEExplorer
 
 Matrix = NDArray[np.float64]
 TALL = (110, 400)  # tall enough that a whole figure is on screen at once
@@ -256,7 +257,7 @@ async def test_pe_figure_matches_the_maths(
         view.focus()
         await pilot.press(*keys)
         await pilot.pause()
-        positions, dim = view.positions, view.dim
+        positions, dim = view.state.positions, view.state.dim
         screen = screen_text(app).splitlines()
         table = reference_pe(positions, dim, start)
         joined = " ".join(" ".join(screen).split())
@@ -301,10 +302,10 @@ async def test_pe_view_stops_at_the_spec_limits() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         view.focus()
         await pilot.press("plus", "right_square_bracket")
-        assert (view.positions, view.dim) == (specs.POSITIONS.high, specs.DIM.high)
-        view.positions, view.dim = 1, 1
+        assert (view.state.positions, view.state.dim) == (specs.POSITIONS.high, specs.DIM.high)
+        view.state = PEExplorer.of(1, 1)
         await pilot.press("minus", "left_square_bracket")
-        assert (view.positions, view.dim) == (1, 1)
+        assert (view.state.positions, view.state.dim) == (1, 1)
 
 
 async def test_lesson_pe_block_start_reaches_the_live_view(tmp_path: Path) -> None:
@@ -325,7 +326,7 @@ async def test_lesson_pe_block_start_reaches_the_live_view(tmp_path: Path) -> No
             await pilot.pause(0.02)
         await pilot.pause()
         view = app.query_one(PEView)
-        assert view.start == 100
+        assert view.state.start == 100
         screen = screen_text(app).splitlines()
         shown = pe_screen_numbers(screen, "pos ", 3)
         assert np.array_equal(np.array(shown), np.round(reference_pe(3, 2, 100), 3))

@@ -55,7 +55,7 @@ async def test_focus_changes_and_help_leave_no_removed_widgets_behind(
 async def test_cyclic_gc_comes_back_after_the_first_frame_on_every_start(
     build_app: Callable[..., CourseApp], tmp_path: Path, open_id: str | None
 ) -> None:
-    """cli.run_app pauses cyclic GC until the first frame; on_mount's early returns (the
+    """launch.run_app pauses cyclic GC until the first frame; on_mount's early returns (the
     review queue, a course with nothing in it) must not skip turning it back on."""
     if open_id == "empty":
         (tmp_path / "empty" / "lessons").mkdir(parents=True)

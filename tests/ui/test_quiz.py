@@ -367,7 +367,7 @@ async def test_a_finished_pass_of_many_questions_lists_only_the_first_misses(
     """The summary is Markdown, a widget per line: 2,000 missed questions listed in full
     froze the app for half a minute. The first few are listed, then how many more."""
     from tui_course.progress.store import ProgressStore
-    from tui_course.ui.widgets.quiz_view import MAX_LISTED_MISSES
+    from tui_course.render.quiz import MAX_LISTED_MISSES
 
     question = '[[question]]\nkind = "text"\nprompt = "P{n}"\nanswer = "a"\nexplanation = "e"\n\n'
     quiz = 'id = "q"\ntitle = "Q"\n\n' + "".join(question.format(n=n) for n in range(2000))

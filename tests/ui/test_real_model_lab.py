@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -98,7 +99,19 @@ async def enter_sentence(pilot: Pilot[Any], view: RealModelView, sentence: str) 
 
 
 def text_of(view: RealModelView, selector: str) -> str:
-    return str(view.query_one(selector, Static).render())
+    """A part's text; a renderable that lays itself out (the grid of maps) at its width."""
+    import io
+
+    from rich.console import Console
+
+    widget = view.query_one(selector, Static)
+    content = widget.content
+    if isinstance(content, str | Text):
+        return str(content)
+    console = Console(width=max(widget.content_region.width, 1), file=io.StringIO())
+    with console.capture() as capture:
+        console.print(content)
+    return capture.get()
 
 
 @needs_real

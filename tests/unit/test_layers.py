@@ -14,6 +14,13 @@ PURE = [
     "tui_course.maths",
     "tui_course.maths.expression",
     "tui_course.render.blocks",
+    "tui_course.render.quiz",
+    "tui_course.views",
+    "tui_course.views.quiz",
+    "tui_course.views.attention",
+    "tui_course.views.pe",
+    "tui_course.views.real_model",
+    "tui_course.render.attention",
     "tui_course.progress.report",
     "tui_course.progress.recorder",
     "tui_course.progress.review",
@@ -24,6 +31,9 @@ PURE = [
     "tui_course.crash",
     "tui_course.specs",
     "tui_course.training.findings",
+    "tui_course.training.record",
+    "tui_course.render.training",
+    "tui_course.views.training",
     "tui_course.classroom.config",
     "tui_course.classroom.folder",
     "tui_course.classroom.submission",
@@ -31,6 +41,11 @@ PURE = [
     "tui_course.classroom.slots",
     "tui_course.classroom.link",
     "tui_course.classroom.doctor",
+    "tui_course.classroom.recheck",
+    "tui_course.sandbox",
+    "tui_course.code_check_service",
+    "tui_course.code_proof",
+    "tui_course.render.code",
 ]
 
 
@@ -46,6 +61,19 @@ def loaded_after(statement: str) -> set[str]:
 def test_pure_layers_do_not_import_textual(module: str) -> None:
     modules = loaded_after(f"import {module}")
     assert not {m for m in modules if m == "textual" or m.startswith(("textual.", "tui_course.ui"))}
+
+
+def test_sandbox_imports_neither_numpy_nor_the_rest_of_the_app() -> None:
+    """The sandbox is the trusted edge: nothing of grading, content or NumPy at import."""
+    modules = loaded_after("import tui_course.sandbox")
+    assert "numpy" not in modules
+    assert {m for m in modules if m.startswith("tui_course.")} <= {
+        "tui_course.sandbox",
+        "tui_course.sandbox.command",
+        "tui_course.sandbox.level",
+        "tui_course.sandbox.limits",
+        "tui_course.sandbox.runner",
+    }
 
 
 def test_content_layer_does_not_import_numpy() -> None:

@@ -35,6 +35,8 @@ class SiteConfig:
     training_slots: int | None = None
     slots_dir: Path | None = None  # where slot locks live when there is no class folder
     runs_per_user: int | None = None  # training runs one account may hold or wait for at once
+    # a class server runs student code only under bwrap unless this says otherwise
+    allow_code_without_bwrap: bool = False
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,9 @@ SITE_FIELDS = {
     "training_slots": Field((int,), "how many training runs may run at once (a number)"),
     "slots_dir": Field((str,), "where slot locks live when there is no class folder (a path)"),
     "runs_per_user": Field((int,), "training runs one account may have at once (default 1)"),
+    "allow_code_without_bwrap": Field(
+        (bool,), "true to check students' code with time and memory limits alone (true/false)"
+    ),
 }
 
 
@@ -144,6 +149,7 @@ def load_site_config(path: Path | None = None) -> SiteConfig:
         training_slots=_slots(table, lines, shown),
         slots_dir=_absolute(table, "slots_dir", lines, shown),
         runs_per_user=_slots(table, lines, shown, "runs_per_user"),
+        allow_code_without_bwrap=bool(table.get("allow_code_without_bwrap", False)),
     )
 
 

@@ -150,7 +150,7 @@ def data_checks(data_dir: Path) -> Iterator[Check]:
 
 
 def train_check(installed: Callable[[], bool]) -> Check:
-    from tui_course.training.runner import TRAIN_EXTRA_MISSING
+    from tui_course.extras import TRAIN_EXTRA_MISSING
 
     if installed():
         return Check("train extra", OK, "Keras and TensorFlow are installed")
@@ -492,6 +492,23 @@ def site_check(site: SiteConfig) -> Check:
     return Check("site config", OK, str(site.path))
 
 
+def sandbox_check(site: SiteConfig) -> Check:
+    """Which sandbox students' code runs in, and the line that raises it."""
+    from tui_course.sandbox.level import Level, sandbox_level
+
+    report = sandbox_level()
+    if report.level is Level.BWRAP:
+        return Check("code sandbox", OK, f"bwrap: {report.detail}")
+    if report.level is Level.NONE:
+        return Check(
+            "code sandbox", WARN, f"none: {report.detail}; code questions cannot be checked"
+        )
+    if site.class_dir is not None and not site.allow_code_without_bwrap:
+        found = f"limits only ({report.detail}): code checks are off on this class server"
+        return Check("code sandbox", WARN, found, report.fix)
+    return Check("code sandbox", WARN, f"limits only: {report.detail}", report.fix)
+
+
 def run_checks(
     env: Mapping[str, str],
     size: os.terminal_size | None,
@@ -510,6 +527,7 @@ def run_checks(
         checks.append(Check("site config", BLOCKER, str(error), "fix that line (an admin's job)"))
         return checks
     checks.append(site_check(site))
+    checks.append(sandbox_check(site))
     checks += class_checks(site, data_dir)
     checks.append(slot_check(site))
     if teacher or (teacher is None and is_teacher(site)):

@@ -109,6 +109,11 @@ def build_submission(
         if quiz_ids is None or quiz.get("id") in quiz_ids
     ]
     lessons = [_lesson_row(lesson) for lesson in report.get("lessons", [])]
+    code = [
+        {key: entry[key] for key in _CODE_KEYS}
+        for entry in report.get("code", [])
+        if quiz_ids is None or entry.get("quiz_id") in quiz_ids
+    ]
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -117,7 +122,21 @@ def build_submission(
         "submitted_at": _now(),
         "quizzes": quizzes,
         "lessons": lessons,
+        "code": code,
     }
+
+
+_CODE_KEYS = ("quiz_id", "question", "code", "sha256", "outcome", "sandbox", "checked_at")
+MAX_CODE_CHARS = 20 * 1024
+CODE_OUTCOMES = (
+    "passed",
+    "failed",
+    "error",
+    "time limit",
+    "memory limit",
+    "crashed",
+    "sandbox unavailable",
+)
 
 
 def encode_submission(payload: Mapping[str, Any]) -> bytes:
@@ -268,6 +287,18 @@ class QuizResult:
 
 
 @dataclass(frozen=True)
+class CodeSubmitted:
+    """A code question's final code as the student's app checked it."""
+
+    quiz_id: str
+    question: int
+    code: str
+    sha256: str
+    outcome: str  # the verdict the student's app claims
+    sandbox: str
+
+
+@dataclass(frozen=True)
 class Submission:
     user: str
     submitted_at: dt.datetime
@@ -276,6 +307,7 @@ class Submission:
     lessons_read: frozenset[str]
     lessons_seen: int
     last_activity: str | None
+    code: tuple[CodeSubmitted, ...] = ()
 
 
 def _require(condition: bool, reason: str) -> None:
@@ -388,7 +420,33 @@ def parse_submission(data: bytes) -> Submission:
         lessons_read=frozenset(read),
         lessons_seen=len(lessons),
         last_activity=max(latest, key=_sort_key) if latest else None,
+        code=_parse_code(payload.get("code", [])),
     )
+
+
+def _parse_code(entries: Any) -> tuple[CodeSubmitted, ...]:
+    """The optional code list (older apps send none); every field checked, code capped."""
+    _require(isinstance(entries, list) and len(entries) <= MAX_ITEMS, "'code' is not a list")
+    found = []
+    for entry in entries:
+        _require(isinstance(entry, dict), "a code entry is not an object")
+        quiz_id = entry.get("quiz_id")
+        _require(isinstance(quiz_id, str) and bool(ITEM_ID.match(quiz_id)), "bad code quiz id")
+        question = _count(entry, "question") or 0
+        code, digest = entry.get("code"), entry.get("sha256")
+        _require(isinstance(code, str) and len(code) <= MAX_CODE_CHARS, "'code' is not text")
+        _require(
+            isinstance(digest, str) and bool(re.fullmatch(r"[0-9a-f]{64}", digest)),
+            "'sha256' is not a hash",
+        )
+        outcome = entry.get("outcome")
+        _require(outcome in CODE_OUTCOMES, "'outcome' is not a code verdict")
+        sandbox = entry.get("sandbox", "")
+        _require(isinstance(sandbox, str) and len(sandbox) <= 20, "'sandbox' is not text")
+        found.append(
+            CodeSubmitted(quiz_id, question, str(code), str(digest), str(outcome), sandbox)
+        )
+    return tuple(found)
 
 
 def _sort_key(stamp: str) -> dt.datetime:

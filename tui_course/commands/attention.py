@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tui_course import specs
 from tui_course.commands import attention_model
-from tui_course.commands.common import ascii_only, fail
-
-if TYPE_CHECKING:
-    from rich.console import Console
+from tui_course.commands.common import ascii_only, colour_console, fail
 
 DEFAULT_SENTENCE = "The train left the station on time"
 
@@ -44,17 +40,6 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--ascii", action="store_true", help="pure ASCII output")
     attention_model.add_model_flags(parser)
     parser.set_defaults(run=run)
-
-
-def colour_console() -> Console | None:
-    """A Rich console when stdout is a colour terminal, else None (plain text, no codes)."""
-    import os
-
-    if not sys.stdout.isatty() or os.environ.get("NO_COLOR"):
-        return None
-    from rich.console import Console
-
-    return Console(highlight=False)
 
 
 def terminal_width() -> int:

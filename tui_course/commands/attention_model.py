@@ -12,7 +12,7 @@ import shutil
 from typing import TYPE_CHECKING, Any
 
 from tui_course import specs
-from tui_course.commands.common import ascii_only, data_dir, fail
+from tui_course.commands.common import ascii_only, colour_console, data_dir, fail
 
 if TYPE_CHECKING:
     from tui_course.realmodel import RealModel
@@ -171,7 +171,6 @@ def _print_head(
     width: int,
     ascii: bool,
 ) -> None:
-    from tui_course.commands.attention import colour_console
     from tui_course.render.heatmap import heatmap_rich, heatmap_text
     from tui_course.render.real_model import head_cells, query_bars
 

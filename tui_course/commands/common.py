@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 from tui_course.paths import expand_user
 
@@ -90,3 +93,14 @@ def ascii_only(flag: bool) -> bool:
     from tui_course.terminal import locale_is_utf8
 
     return flag or not locale_is_utf8()
+
+
+def colour_console() -> Console | None:
+    """A Rich console when stdout is a colour terminal, else None (plain text, no codes)."""
+    import os
+
+    if not sys.stdout.isatty() or os.environ.get("NO_COLOR"):
+        return None
+    from rich.console import Console
+
+    return Console(highlight=False)

@@ -138,4 +138,13 @@ def progress_table(report: dict[str, Any]) -> str:
             f" {_score(quiz['best'], n):>5} {quiz['tries']!s:>5} {quiz['hints']!s:>5}"
             f" {quiz['reveals']!s:>7} {_minutes(quiz['seconds']):>5}"
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *training_lines(report.get("training_runs", []))])
+
+
+def training_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The same table the training lab shows, from the report's rows."""
+    from tui_course.progress.store import TrainingRecord
+    from tui_course.render.training import runs_table
+
+    records = [TrainingRecord(**{**row, "epochs": tuple(row["epochs"])}) for row in rows]
+    return ["Training", *runs_table(records, 80).splitlines()]

@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     from tui_course.content.models import REVIEW_ID
 
     if not args.due:
-        from tui_course.cli import run_app
+        from tui_course.commands.launch import run_app
 
         return run_app(content_dir(args), data_dir(args), REVIEW_ID)
     from tui_course.progress.review import ReviewSchedule

@@ -71,6 +71,7 @@ def load_lesson(path: Path, root: Path | None = None, *, blocks: bool = True) ->
         lines=tuple(lines),
         body_start=end + 1,
         summary=one_line(front.get("summary", "")).strip(),
+        find_segments=lesson_segments,
     )
     if blocks:
         _ = lesson.segments  # a broken block is this file's error now

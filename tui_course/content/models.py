@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
+from tui_course.content.code_model import CodeSpec
 from tui_course.content.errors import ContentError
 
 
@@ -15,6 +17,7 @@ class Kind(StrEnum):
     MULTI = "multi"
     NUMERIC = "numeric"
     TEXT = "text"
+    CODE = "code"  # the student writes a function; see content.code_model
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class Question:
     mistakes: tuple[Mistake, ...] = ()
     tries: int | None = None  # None: the quiz's setting
     also_accepted: tuple[float, ...] = ()  # numeric: other readings graded right
+    code: CodeSpec | None = None  # code questions only
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,11 @@ class BlockSegment:
 Segment = MarkdownSegment | BlockSegment
 
 
+def _all_prose(lesson: Lesson) -> tuple[Segment, ...]:
+    """The segments of a lesson made by hand, without the loader's block finder."""
+    return (MarkdownSegment("\n".join(lesson.lines[lesson.body_start :])),)
+
+
 @dataclass(frozen=True)
 class Lesson:
     id: str
@@ -98,14 +107,17 @@ class Lesson:
     lines: tuple[str, ...]  # the whole file, so block errors can name their line
     body_start: int  # the first line after the front matter (0-based)
     summary: str = ""
+    # How the loader (content.lessons) finds the prose and live blocks: given, not imported,
+    # so this plain data does not depend on its parser.
+    find_segments: Callable[[Lesson], tuple[Segment, ...]] = field(
+        default=_all_prose, compare=False, repr=False
+    )
 
     @cached_property
     def segments(self) -> tuple[Segment, ...]:
         """Prose and live blocks, found on first use: the parser (markdown-it) is not
         start-up work. Raises ContentError (path:line) for a broken block."""
-        from tui_course.content.lessons import lesson_segments
-
-        return lesson_segments(self)
+        return self.find_segments(self)
 
 
 @dataclass(frozen=True)

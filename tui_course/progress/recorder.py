@@ -29,15 +29,16 @@ class QuizRecorder:
     def __init__(self, store: ProgressStore, schedule: ReviewSchedule | None = None) -> None:
         self.store = store
         self.schedule = schedule
-        # id(session) -> (session, run id); the session is kept so its id is never reused
-        self._runs: dict[int, tuple[QuizSession, int]] = {}
+        # id(pass) -> (pass, run id); the pass is kept so its id is never reused. A pass is
+        # the session, or the key its copies share (views.quiz.QuizRun.pass_key).
+        self._runs: dict[int, tuple[object, int]] = {}
 
-    def _run(self, session: QuizSession) -> int:
+    def _run(self, session: QuizSession, key: object) -> int:
         """The session's run, made now if it has none. Called inside the attempt's
         transaction: a run that cannot be made fails the answer, and a run rolled back
         with its attempt is not remembered."""
-        known = self._runs.get(id(session))
-        if known is not None and known[0] is session and self.store.run_exists(known[1]):
+        known = self._runs.get(id(key))
+        if known is not None and known[0] is key and self.store.run_exists(known[1]):
             return known[1]  # (`attn-tui reset` in another terminal may have removed it)
         first = self.store.first_run(session.quiz.id)
         if session.kind is PassKind.FIRST and first is not None and not first[1]:
@@ -46,13 +47,16 @@ class QuizRecorder:
         quiz_id = REVIEW_RUN if session.kind is PassKind.REVIEW else session.quiz.id
         return self.store.start_run(quiz_id, len(session.order), str(kind), essential=True)
 
-    def save(self, session: QuizSession, record: AttemptRecord) -> None:
+    def save(
+        self, session: QuizSession, record: AttemptRecord, pass_key: object | None = None
+    ) -> None:
         """The attempt, its review card and (for a pass's first answer) its run are one
         transaction: all on disk, or none."""
+        key = session if pass_key is None else pass_key
         with self.store.transaction():
-            run_id = self._run(session)
+            run_id = self._run(session, key)
             self._write(run_id, record)
-        self._runs[id(session)] = (session, run_id)
+        self._runs[id(key)] = (key, run_id)
 
     def _write(self, run_id: int, record: AttemptRecord) -> None:
         self.store.record_attempt(
@@ -68,6 +72,7 @@ class QuizRecorder:
             seconds=record.seconds,
             pass_kind=str(record.pass_kind),
             final=record.final,
+            code=record.code,
         )
         if self.schedule is not None and record.final:
             self.schedule.closed(
@@ -85,9 +90,10 @@ class QuizRecorder:
         """Questions right without a reveal, in any pass (retries and reviews included)."""
         return len(self.store.quiz_stats(quiz_id, question_count).mastered)
 
-    def finish(self, session: QuizSession) -> None:
-        known = self._runs.pop(id(session), None)
-        if known is not None and known[0] is session:
+    def finish(self, session: QuizSession, pass_key: object | None = None) -> None:
+        key = session if pass_key is None else pass_key
+        known = self._runs.pop(id(key), None)
+        if known is not None and known[0] is key:
             self.store.finish_run(known[1])
 
 

@@ -10,10 +10,51 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from tui_course.progress.store import AttemptRow, ProgressStore, QuizStats
+if TYPE_CHECKING:  # the store calls quiz_stats with itself; these types are its rows
+    from tui_course.progress.store import ProgressStore
 
 GRADED = ("right", "wrong")
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    """An attempt with everything v2 keeps about it."""
+
+    run_id: int | None
+    quiz_id: str
+    question_index: int  # 1-based
+    answer: str
+    verdict: str  # right | wrong | revealed | skipped
+    try_number: int
+    hints_seen: int
+    revealed: bool
+    seconds: float | None
+    pass_kind: str  # first | retry | review
+    final: bool
+    created_at: str
+
+
+@dataclass(frozen=True)
+class QuizStats:
+    """A quiz's standing, derived from its attempt rows (quiz_stats below)."""
+
+    state: str  # not started | in progress | finished
+    answered: int  # questions closed in the first pass
+    first_try: int | None  # right on try 1 in the finished first pass
+    mastered: frozenset[int]  # question numbers right without reveal, at any try
+    best: int | None  # most questions right without reveal in one finished full pass
+    tries: int  # answers graded (right or wrong)
+    hints: int
+    reveals: int
+    seconds: float
+    last_activity: str | None
+
+    @property
+    def attempts(self) -> int:
+        return self.tries
 
 
 def mastered_questions(rows: Iterable[AttemptRow], question_count: int) -> frozenset[int]:

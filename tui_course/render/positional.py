@@ -6,6 +6,7 @@ are drawn on the diverging scale of render.heatmap: negatives keep their sign.
 
 from __future__ import annotations
 
+from tui_course import specs
 from tui_course.maths.attention import Array
 from tui_course.maths.positional import position_similarity, positional_encoding
 from tui_course.render.heatmap import heatmap_cells, heatmap_text, signed_legend, signed_shade
@@ -89,3 +90,20 @@ def pe_report(
         similar = similarity_text(pe, start, width=width)
         parts += ["", "Cosine similarity of positions:", similar]
     return "\n".join(parts)
+
+
+def explorer_keys(positions: int, dim: int, start: int, similarity_shown: bool) -> list[str]:
+    """The PE explorer's switches line: what is shown, and the keys that change it."""
+    keys = [
+        f"positions {start}-{start + positions - 1} ({positions}, up to "
+        f"{specs.POSITIONS.high}) x d_model {dim} (up to {specs.DIM.high})",
+        "+/- positions",
+        "[/] d_model",
+    ]
+    if similarity_shown:  # up/down move the compared row: only with that map shown
+        keys.append("up/down compare a position")
+    return keys
+
+
+def similarity_title(position: int) -> str:
+    return f"How alike is position {position} to the others (cosine similarity, -1 to +1):"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -17,6 +18,10 @@ from numpy.typing import NDArray
 from tui_course.content.text import strip_control
 from tui_course.maths.encoder import merge_pieces, rank_heads, strongest_links
 from tui_course.render.heatmap import RAMP, Piece, heatmap_cells, shade, weight_bars, window
+
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.measure import Measurement
 
 SPECIAL = ("[CLS]", "[SEP]", "[PAD]")
 THUMBNAIL_TOKENS = 24  # a model-view map shows at most this many tokens (windowed on the query)
@@ -322,3 +327,55 @@ def contrast_lines(
         )
     )
     return lines
+
+
+EMPTY_SENTENCE = "Type a sentence in the box above: the model reads it as you type."
+MODEL_VIEW_COLUMNS = 40  # the fewest columns the grid of maps is laid out for (it scrolls)
+
+
+def lab_status(figure: LabState, loading: bool) -> str:
+    """The Real-model lab's first line: where in the model, which query, which tokens."""
+    attention = figure.attention
+    if attention is None:
+        return "loading the model..." if loading else "no figure"
+    query = attention.labels[figure.query]
+    layers, heads = attention.layers, attention.heads
+    where = f"layer {figure.layer + 1}/{layers}, head {figure.head + 1}/{heads}"
+    view = f"all {layers}x{heads} heads" if figure.model_view else where
+    tokens = "words" if attention.merged else "word pieces"
+    busy = " (computing...)" if loading else ""
+    return f"{view}, query '{query}', {tokens}{busy}"
+
+
+def lab_notes(figure: LabState, sentence: str) -> str:
+    if figure.attention is not None:
+        return "\n".join(figure.notes)
+    if not sentence.strip():  # nothing to read is not a model that cannot run
+        return EMPTY_SENTENCE
+    return f"The real model cannot run here: {figure.problem}" if figure.problem else ""
+
+
+@dataclass(frozen=True)
+class ModelViewMap:
+    """Every head as a small map (model_view_lines), laid out for the width it is given:
+    as many heads to a line as fit, never fewer columns than MODEL_VIEW_COLUMNS."""
+
+    attention: ModelAttention
+    query: int | None
+    max_tokens: int = THUMBNAIL_TOKENS
+
+    def lines(self, width: int) -> list[str]:
+        return model_view_lines(
+            self.attention, self.query, max(width, MODEL_VIEW_COLUMNS), self.max_tokens
+        )
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text
+
+        yield Text("\n".join(self.lines(options.max_width)), no_wrap=True)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        from rich.measure import Measurement
+
+        widest = max((len(line) for line in self.lines(options.max_width)), default=1)
+        return Measurement(min(widest, MODEL_VIEW_COLUMNS), widest)

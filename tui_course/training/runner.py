@@ -4,7 +4,8 @@ Cancelling (or leaving the `async with`) terminates the child, waits briefly,
 then kills it, and always reaps it: no process is left behind.
 
 On a lab server a run first takes a training slot (tui_course.classroom.slots);
-while every slot is taken it reports Waiting events with its place in line, and
+while every slot is taken it reports Waiting events with its place in line, the
+moment one is won a SlotTaken event (before the child has loaded TensorFlow), and
 a cancel while waiting just leaves the line.
 """
 
@@ -21,10 +22,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_course.content.text import strip_control
+from tui_course.extras import TRAIN_EXTRA_MISSING as TRAIN_EXTRA_MISSING
+from tui_course.extras import train_extra_installed as train_extra_installed
 from tui_course.paths import ensure_private_dir
 from tui_course.training.lifeline import PARENT_PID_ENV
 from tui_course.training.options import TrainOptions
-from tui_course.training.protocol import Done, Error, Event, ProtocolError, Waiting, decode
+from tui_course.training.protocol import (
+    Done,
+    Error,
+    Event,
+    ProtocolError,
+    SlotTaken,
+    Waiting,
+    decode,
+)
 
 if TYPE_CHECKING:
     from tui_course.classroom.slots import Slot, TrainingSlots
@@ -33,19 +44,6 @@ SLOT_POLL = 0.25  # seconds between looks at the line while waiting for a slot
 LEAVE_GRACE = 1.0  # seconds a cancelled run waits for its ticket to be handed back
 TERMINATE_GRACE = 1.0  # seconds between SIGTERM and SIGKILL: cancel completes well within 2 s
 STREAM_LIMIT = 4 * 1024 * 1024  # attention samples make long lines
-
-
-TRAIN_EXTRA_MISSING = (
-    "needs the 'train' extra (Keras and TensorFlow): pip install 'attn-tui[train]'"
-    " (from a checkout: pip install '.[train]')"
-)
-
-
-def train_extra_installed() -> bool:
-    """Checked without importing either package: the app's process never loads them."""
-    import importlib.util
-
-    return all(importlib.util.find_spec(name) is not None for name in ("keras", "tensorflow"))
 
 
 def log_path_for(data_dir: Path) -> Path:
@@ -100,6 +98,7 @@ class TrainingRun:
         self._stop_waiting = threading.Event()
         self._handover = threading.Lock()
         self._handed: Slot | None = None  # a slot the line thread took, not yet claimed
+        self._slot_count = 0  # of the server the slot was won on
         self._posted: asyncio.Queue[Waiting | Error | None] | None = None
 
     @classmethod
@@ -120,6 +119,7 @@ class TrainingRun:
                 slots = self.find_slots()
             if slots is None or not slots.usable():
                 return
+            self._slot_count = slots.count
             ticket = slots.join()
         except ConfigError as error:
             post(Error(message=f"{error} (tell your teacher)"))
@@ -147,9 +147,11 @@ class TrainingRun:
         finally:
             ticket.leave()
 
-    async def _wait_for_slot(self) -> AsyncGenerator[Waiting | Error, None]:
-        """Take a slot, reporting the place in line. Ends without a slot when cancelled."""
+    async def _wait_for_slot(self) -> AsyncGenerator[Waiting | SlotTaken | Error, None]:
+        """Take a slot, reporting the place in line, then SlotTaken the moment it is won
+        (the child still has TensorFlow to load). Ends without a slot when cancelled."""
         loop = asyncio.get_running_loop()
+        joined = loop.time()
         posted: asyncio.Queue[Waiting | Error | None] = asyncio.Queue()
         self._posted = posted
 
@@ -170,6 +172,9 @@ class TrainingRun:
                 yield item
             with self._handover:
                 self.slot, self._handed = self._handed, None
+            if self.slot is not None and not self.cancelled:
+                waited = round(loop.time() - joined, 3)
+                yield SlotTaken(self.slot.number, self._slot_count, waited)
         finally:
             with self._handover:
                 self._stop_waiting.set()

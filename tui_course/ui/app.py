@@ -18,7 +18,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.dom import DOMNode
-from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
@@ -28,6 +27,7 @@ from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Ques
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.terminal import locale_is_utf8
+from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved, TrainingFinished
 from tui_course.ui.widgets.footer import CourseFooter
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.notices import SEVERITY_WORDS, NoticeLines
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from tui_course.training.options import TrainOptions
     from tui_course.training.runner import TrainingRun
     from tui_course.ui.widgets.quiz_view import QuizView
-    from tui_course.ui.widgets.training_panel import RunFactory
+    from tui_course.ui.widgets.training_panel import RunFactory, TrainingPanel
 
 LAST_OPENED = "last_opened"
 AnswerKeys = Mapping[str, "tuple[Question, ...] | ContentError"]
@@ -161,7 +161,7 @@ class CourseApp(App[None]):
         self.training_runs: RunFactory = self._training_run
         self._answer_keys: dict[str, asyncio.Future[AnswerKeys]] = {}  # per quiz id
         self._quiz_keys: AnswerKeys = {}
-        self.crash: Exception | None = None  # what ended the app, for cli.run_app to report
+        self.crash: Exception | None = None  # what ended the app, for launch.run_app to report
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # tests fix the clock
         self.training_extra_installed: Callable[[], bool] = _train_extra_installed
         store.on_problem = self._store_problem
@@ -221,7 +221,7 @@ class CourseApp(App[None]):
                 markup=False,
             )
         self._join_class()
-        self.call_after_refresh(gc.enable)  # cli.run_app pauses it until the first frame
+        self.call_after_refresh(gc.enable)  # launch.run_app pauses it until the first frame
         self.call_after_refresh(self._check_lesson_blocks)
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
@@ -345,7 +345,13 @@ class CourseApp(App[None]):
         found = self.query(f"#lab-{lab.id}")
         if found:
             return found.first()
-        view = make_lab(lab, self.training_runs, self.training_extra_installed, id=f"lab-{lab.id}")
+        view = make_lab(
+            lab,
+            self.training_runs,
+            self.training_extra_installed,
+            store=self.store,
+            id=f"lab-{lab.id}",
+        )
         await self.query_one(ContentSwitcher).mount(view)
         if self.ascii_only:  # a Select draws its arrows as text, not from a glyph table
             for arrow in view.query(".down-arrow").results(Static):
@@ -452,18 +458,19 @@ class CourseApp(App[None]):
             self._close_overlay()
             await self.open_item(event.option.id, focus_content=True)
 
-    @on(LessonView.Finished)
-    def _lesson_finished(self, event: LessonView.Finished) -> None:
+    @on(LessonFinished)
+    def _lesson_finished(self, event: LessonFinished) -> None:
         newly_read = event.lesson_id not in self.store.lessons_done()
         self.store.mark_lesson_done(event.lesson_id)
         self.refresh_outline()
         if newly_read:
             self._submit(())  # the report's lessons count follows reading, not only quizzes
 
-    def on_quiz_view_finished(self, event: Message) -> None:
-        """QuizView.Finished: a run ended, so a score in the outline may have changed."""
+    @on(QuizFinished)
+    def _quiz_finished(self, event: QuizFinished) -> None:
+        """A run ended, so a score in the outline may have changed."""
         self.refresh_outline()
-        quiz_id = event.quiz_id  # type: ignore[attr-defined]
+        quiz_id = event.quiz_id
         # a review pass mixes quizzes: send them all, or mastered never moves in the report
         self._submit(
             tuple(quiz.id for quiz in self.course.quizzes) if quiz_id == REVIEW_ID else (quiz_id,)
@@ -527,8 +534,9 @@ class CourseApp(App[None]):
 
         self.query_one(Outline).show_notice(PENDING_LABEL if outcome.pending else "")
 
-    def on_quiz_view_saved(self) -> None:
-        """QuizView.Saved: a question closed, so a mark or the review count may have changed."""
+    @on(QuizSaved)
+    def _quiz_saved(self) -> None:
+        """A question closed, so a mark or the review count may have changed."""
         self.refresh_outline()
 
     # actions
@@ -591,7 +599,8 @@ class CourseApp(App[None]):
 
     @property
     def overlay_open(self) -> bool:
-        return self.main_screen.has_class("-outline-open")
+        # Focus events still arrive while the app shuts down, after its screens are gone.
+        return bool(self.screen_stack) and self.main_screen.has_class("-outline-open")
 
     def action_toggle_outline(self) -> None:
         if self.narrow:
@@ -772,7 +781,8 @@ class CourseApp(App[None]):
         await show_doctor(self, self.settings.data_dir)
 
     async def action_quit(self) -> None:
-        running = [panel for panel in self.query("TrainingPanel") if panel.running]  # type: ignore[attr-defined]
+        panels = self._training_panels()
+        running = [panel for panel in panels if panel.running]
         if running and time.monotonic() > self._quit_armed_until:
             # A stray q (meant for a box that lost focus) must not throw away a long run.
             self._quit_armed_until = time.monotonic() + QUIT_CONFIRM_SECONDS
@@ -786,20 +796,25 @@ class CourseApp(App[None]):
             )
             return
         self._remember_position()
-        for panel in self.query("TrainingPanel"):
-            await panel.stop()  # type: ignore[attr-defined]
+        for panel in panels:
+            await panel.stop()
         self._submit_part_way()
         self.exit()
 
-    def on_training_panel_finished(self, event: Message) -> None:
+    def _training_panels(self) -> list[TrainingPanel]:
+        """The training lab's panel, if it was ever opened (else its module is not loaded)."""
+        if "tui_course.ui.widgets.training_panel" not in sys.modules:
+            return []
+        from tui_course.ui.widgets.training_panel import TrainingPanel
+
+        return list(self.query(TrainingPanel))
+
+    @on(TrainingFinished)
+    def _training_finished(self, message: TrainingFinished) -> None:
         """Say so wherever the student is: training runs on while they read."""
-        done = event.run.done  # type: ignore[attr-defined]
-        self.notify(
-            f"Training finished: test accuracy {done.test_accuracy:.3f},"
-            f" {done.params:,} parameters, {done.seconds:.0f} s.",
-            title="Training lab",
-            markup=False,
-        )
+        from tui_course.render.training import finished_notice
+
+        self.notify(finished_notice(message.record), title="Training lab", markup=False)
 
     async def on_event(self, event: events.Event) -> None:
         """Pasted text is cleaned before any box sees it: a paste can carry escape codes,
@@ -812,7 +827,7 @@ class CourseApp(App[None]):
 
     def _handle_exception(self, error: Exception) -> None:
         """An unexpected error still ends the app (return code 1), but without Textual's
-        traceback with locals over the terminal: cli.run_app logs it and says one line."""
+        traceback with locals over the terminal: launch.run_app logs it and says one line."""
         self.crash = error
         super()._handle_exception(error)
         self._exit_renderables.clear()

@@ -1,8 +1,10 @@
-"""The live attention figure: choose the query word, flip the switches, type a sentence."""
+"""The live attention figure: choose the query word, flip the switches, type a sentence.
+
+Draws a views.attention.AttentionExplorer; each key is one change of it.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
@@ -10,23 +12,21 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Input, Static
 
 from tui_course import specs
-from tui_course.maths.embeddings import SETS
-from tui_course.maths.explore import (
-    AttentionResult,
-    AttentionSetup,
-    NoWordsError,
-    explore_attention,
-)
+from tui_course.maths.explore import AttentionResult, AttentionSetup
+from tui_course.render.attention import controls
 from tui_course.render.blocks import attention_extras, attention_summary, head_title
 from tui_course.terminal import locale_is_utf8
+from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
+from tui_course.views.attention import EMBEDDING_ORDER as EMBEDDING_ORDER
+from tui_course.views.attention import AttentionExplorer
 
-EMBEDDING_ORDER = ("toy-train", "toy-cat-sat", "toy-it", "hashed")  # the order `e` cycles
+MOST_HEADS = max(specs.ATTENTION_HEADS.choices or (specs.ATTENTION_HEADS.high,))
 
 
 class AttentionView(Vertical, can_focus=True):
@@ -71,12 +71,7 @@ class AttentionView(Vertical, can_focus=True):
         Binding("e", "cycle_embeddings", "Vectors", tooltip="Embedding set: toy sets or hashed"),
     ]
 
-    class QueryChanged(Message):
-        """The query word (or the numbers behind it) changed."""
-
-        def __init__(self, view: AttentionView) -> None:
-            super().__init__()
-            self.view = view
+    explorer: var[AttentionExplorer] = var(AttentionExplorer(AttentionSetup("")), init=False)
 
     def __init__(
         self,
@@ -84,147 +79,125 @@ class AttentionView(Vertical, can_focus=True):
         row: int | None = 0,
         editable: bool = False,
         extras: dict[str, Any] | None = None,
-        **kwargs: object,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
     ) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.setup = setup
-        self.row = row if row is not None else 0
+        super().__init__(name=name, id=id, classes=classes)
+        explorer = AttentionExplorer(setup, row if row is not None else 0, editable)
+        self.set_reactive(AttentionView.explorer, explorer)
         self.editable = editable
         self.extras = extras or {}
-        self.result: AttentionResult | None = None
-        self.problem: str | None = None
 
     def compose(self) -> ComposeResult:
         if self.editable:
-            yield Input(self.setup.sentence, placeholder="type a sentence", classes="sentence")
+            yield Input(
+                self.explorer.setup.sentence,
+                placeholder="type a sentence",
+                classes="sentence",
+                max_length=specs.SENTENCE_CHARS,
+            )
         yield ItemLine(classes="attention-controls")
         yield Static(classes="attention-summary", markup=False)
-        yield Vertical(classes="attention-heads")
+        with Vertical(classes="attention-heads"):
+            # Every head's map is made once and hidden when unused: `m` held down must not
+            # mount and remove widgets at each press.
+            for _ in range(MOST_HEADS):
+                title = Static(classes="head-title", markup=False)
+                heatmap = HeatmapView(_no_weights(), [], None)
+                title.display = heatmap.display = False
+                yield title
+                yield heatmap
         yield Static(classes="attention-extras", markup=False)
         yield Static(classes="attention-notes", markup=False)
 
-    async def on_mount(self) -> None:
-        await self.recompute()
+    def on_mount(self) -> None:
+        self.watch_explorer(self.explorer)
 
     # what the tests and the app read
 
     @property
+    def setup(self) -> AttentionSetup:
+        return self.explorer.setup
+
+    @property
+    def result(self) -> AttentionResult | None:
+        return self.explorer.result
+
+    @property
+    def row(self) -> int:
+        return self.explorer.query
+
+    @property
     def query_word(self) -> str | None:
-        return self.result.tokens[self.row] if self.result else None
+        return self.explorer.query_word
 
     @property
     def strongest_word(self) -> str | None:
-        if self.result is None:
-            return None
-        return self.result.tokens[self.result.strongest(self.row)]
+        return self.explorer.strongest_word
 
-    # recomputing and drawing
+    # drawing: the one watcher
 
-    async def recompute(self) -> None:
-        try:
-            self.result = explore_attention(self.setup)
-            self.problem = None
-        except NoWordsError as error:
-            self.result, self.problem = None, str(error)
-        if self.result is not None:
-            self.row = min(self.row, len(self.result.tokens) - 1)
-        await self._redraw()
-
-    async def _redraw(self) -> None:
-        """Draw the current result and row; a new query word is announced."""
-        await self._draw_heads()
-        self._draw_text()
-        self.post_message(self.QueryChanged(self))
-
-    async def _draw_heads(self) -> None:
-        holder = self.query_one(".attention-heads", Vertical)
-        result = self.result
-        if result is None:
-            await holder.remove_children()
-            return
-        count = result.heads
-        views = list(holder.query(HeatmapView))
-        if len(views) != count:
-            await holder.remove_children()
-            widgets: list[Static | HeatmapView] = []
-            for head in range(count):
-                if count > 1:
-                    title = head_title(result, head)
-                    widgets.append(Static(title, classes="head-title", markup=False))
-                widgets.append(HeatmapView(result.weights[head], result.tokens, self.row))
-            await holder.mount_all(widgets)
-            return
-        for head, view in enumerate(views):
-            view.show(result.weights[head], result.tokens, self.row)
-        for head, title_widget in enumerate(holder.query(".head-title").results(Static)):
-            title_widget.update(head_title(result, head))
-
-    def _draw_text(self) -> None:
-        controls = self.query_one(".attention-controls", ItemLine)
+    def watch_explorer(self, explorer: AttentionExplorer) -> None:
+        """Draw the explorer: text into the widgets made in compose, none mounted or
+        removed (Textual paints once for any number of these updates)."""
+        result, row = explorer.result, explorer.query
+        items, tail = controls(explorer)
+        self.query_one(".attention-controls", ItemLine).show(items, tail=tail)
+        heads = 0 if result is None else result.heads
+        titles = self.query(".head-title").results(Static)
+        maps = self.query(HeatmapView).results(HeatmapView)
+        for head, (title, heatmap) in enumerate(zip(titles, maps, strict=True)):
+            shown = head < heads
+            title.display = shown and heads > 1
+            heatmap.display = shown
+            if shown and result is not None:
+                title.update(head_title(result, head))
+                heatmap.show(result.weights[head], result.tokens, row)
         extras = self.query_one(".attention-extras", Static)
         notes = self.query_one(".attention-notes", Static)
         summary = self.query_one(".attention-summary", Static)
-        setup = self.setup
-        vectors = setup.embeddings
-        if self.result is not None and self.result.fallback is not None:
-            vectors = f"{self.result.embeddings_used} ({self.result.fallback})"
-        switches = [
-            f"s scale {'on' if setup.scale else 'off'}",
-            f"c causal {'on' if setup.causal else 'off'}",
-            f"m heads {setup.heads}",
-            f"e vectors {vectors}",
-        ]
-        if self.result is None:
-            controls.show(switches, tail=self.problem or "")
+        if result is None:
             extras.update("")
             notes.update("")
             summary.update("")
             return
-        controls.show([f"query '{self.query_word}' (up/down, click)", *switches])
         ascii_only = not locale_is_utf8()
-        extras.update(
-            Text("\n".join(attention_extras(self.result, self.row, self.extras, ascii_only)))
-        )
-        summary.update(Text(attention_summary(self.result)))
-        notes.update(Text("\n".join(self.result.notes)))
+        extras.update(Text("\n".join(attention_extras(result, row, self.extras, ascii_only))))
+        summary.update(Text(attention_summary(result)))
+        notes.update(Text("\n".join(result.notes)))
 
-    # actions
+    # actions: one state change each
 
-    async def action_move(self, step: int) -> None:
-        if self.result is None:
-            return
-        self.row = (self.row + step) % len(self.result.tokens)
-        await self._redraw()
+    def action_move(self, step: int) -> None:
+        self.explorer = self.explorer.move(step)
 
-    async def action_toggle_scale(self) -> None:
-        self.setup = replace(self.setup, scale=not self.setup.scale)
-        await self.recompute()
+    def action_toggle_scale(self) -> None:
+        self.explorer = self.explorer.toggle_scale()
 
-    async def action_toggle_causal(self) -> None:
-        self.setup = replace(self.setup, causal=not self.setup.causal)
-        await self.recompute()
+    def action_toggle_causal(self) -> None:
+        self.explorer = self.explorer.toggle_causal()
 
-    async def action_cycle_heads(self) -> None:
-        self.setup = replace(self.setup, heads=specs.ATTENTION_HEADS.step(self.setup.heads, 1))
-        await self.recompute()
+    def action_cycle_heads(self) -> None:
+        self.explorer = self.explorer.cycle_heads()
 
-    async def action_cycle_embeddings(self) -> None:
-        order = [name for name in EMBEDDING_ORDER if name in SETS]
-        current = order.index(self.setup.embeddings) if self.setup.embeddings in order else -1
-        chosen = order[(current + 1) % len(order)]
-        sentence = self.setup.sentence
-        if not self.editable and chosen != "hashed":
-            sentence = SETS[chosen].default_sentence  # a lesson figure shows the set's own words
-        self.setup = replace(self.setup, embeddings=chosen, sentence=sentence)
-        await self.recompute()
+    def action_cycle_embeddings(self) -> None:
+        self.explorer = self.explorer.cycle_embeddings()
 
-    @on(HeatmapView.RowClicked)
-    async def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
-        self.row = event.row
+    @on(HeatmapRowClicked)
+    def _row_clicked(self, event: HeatmapRowClicked) -> None:
+        event.stop()
         self.focus()
-        await self._redraw()
+        self.explorer = self.explorer.select_row(event.row)
 
     @on(Input.Changed, ".sentence")
-    async def _sentence_changed(self, event: Input.Changed) -> None:
-        self.setup = replace(self.setup, sentence=event.value)
-        await self.recompute()
+    def _sentence_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.explorer = self.explorer.with_sentence(event.value)
+
+
+def _no_weights() -> Any:
+    import numpy as np
+
+    return np.zeros((0, 0))

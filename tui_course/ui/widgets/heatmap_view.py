@@ -10,10 +10,10 @@ from numpy.typing import NDArray
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
-from textual.message import Message
 from textual.widget import Widget
 
 from tui_course.render.heatmap import Piece, heatmap_cells, heatmap_rich, window
+from tui_course.ui.messages import HeatmapRowClicked
 
 
 class HeatmapView(Widget):
@@ -25,16 +25,6 @@ class HeatmapView(Widget):
         width: 1fr;
     }
     """
-
-    class RowClicked(Message):
-        def __init__(self, view: HeatmapView, row: int) -> None:
-            super().__init__()
-            self.view = view
-            self.row = row
-
-        @property
-        def control(self) -> HeatmapView:
-            return self.view
 
     def __init__(
         self,
@@ -98,4 +88,4 @@ class HeatmapView(Widget):
         line = event.y - 1  # the first line holds the column labels
         if 0 <= line < len(rows):
             event.stop()
-            self.post_message(self.RowClicked(self, rows[line]))
+            self.post_message(HeatmapRowClicked(self, rows[line]))

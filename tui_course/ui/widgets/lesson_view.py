@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical, VerticalScroll
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment
 from tui_course.safe_text import one_line
+from tui_course.ui.messages import LessonFinished
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -49,13 +49,6 @@ class LessonView(VerticalScroll):
         Binding("j", "scroll_down", "Scroll down", show=False),
         Binding("k", "scroll_up", "Scroll up", show=False),
     ]
-
-    class Finished(Message):
-        """The student reached the end of the lesson."""
-
-        def __init__(self, lesson_id: str) -> None:
-            super().__init__()
-            self.lesson_id = lesson_id
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -148,7 +141,7 @@ class LessonView(VerticalScroll):
             at_end = self._end_laid_out_on_screen()
         if at_end:
             self._finished_sent = True
-            self.post_message(self.Finished(self.lesson.id))
+            self.post_message(LessonFinished(self, self.lesson.id))
 
 
 def _figure(segment: BlockSegment) -> Widget:

@@ -1,20 +1,31 @@
-"""The live positional-encoding figure: table, shaded map and position similarity."""
+"""The live positional-encoding figure: table, shaded map and position similarity.
+
+Draws a views.pe.PEExplorer with render.positional's words; each key is one change of it.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical
-from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Static
 
 from tui_course import specs
-from tui_course.maths.positional import position_similarity, positional_encoding
-from tui_course.render.positional import pe_shaded_text, pe_table_text, position_labels
+from tui_course.render.positional import (
+    explorer_keys,
+    pe_shaded_text,
+    pe_table_text,
+    position_labels,
+    similarity_title,
+)
+from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
+from tui_course.views.pe import PEExplorer
 
 
 class PEView(Vertical, can_focus=True):
@@ -80,10 +91,7 @@ class PEView(Vertical, can_focus=True):
         ),
     ]
 
-    class Changed(Message):
-        def __init__(self, view: PEView) -> None:
-            super().__init__()
-            self.view = view
+    state: var[PEExplorer] = var(PEExplorer, init=False)
 
     def __init__(
         self,
@@ -94,77 +102,71 @@ class PEView(Vertical, can_focus=True):
         show_table: bool = True,
         show_shaded: bool = True,
         show_similarity: bool = True,
-        **kwargs: object,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
     ) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.positions = specs.POSITIONS.clamp(positions)
-        self.dim = specs.DIM.clamp(dim)
-        self.start = specs.START.clamp(start)
+        super().__init__(name=name, id=id, classes=classes)
+        self.set_reactive(PEView.state, PEExplorer.of(positions, dim, start))
         self.decimals = decimals
         self.show_table = show_table
         self.show_shaded = show_shaded
         self.show_similarity = show_similarity
-        self.selected = 0
 
     def compose(self) -> ComposeResult:
         yield ItemLine(classes="pe-controls")
-        with HorizontalScroll(classes="pe-table"):
+        with HorizontalScroll(classes="pe-table") as table:
+            table.display = self.show_table
             yield Static(classes="pe-numbers", markup=False)
-        with HorizontalScroll(classes="pe-shaded"):
+        with HorizontalScroll(classes="pe-shaded") as shaded:
+            shaded.display = self.show_shaded
             yield Static(classes="pe-shaded-map", markup=False)
-        yield Static(classes="pe-similarity-title", markup=False)
-        yield HeatmapView(np.ones((1, 1)), ["0"], unit="cosine similarity", signed=True)
+        title = Static(classes="pe-similarity-title", markup=False)
+        heatmap = HeatmapView(np.ones((1, 1)), ["0"], unit="cosine similarity", signed=True)
+        title.display = heatmap.display = self.show_similarity
+        yield title
+        yield heatmap
 
     def on_mount(self) -> None:
-        self.redraw()
+        self.watch_state(None, self.state)
 
-    def redraw(self) -> None:
-        pe = positional_encoding(self.positions, self.dim, start=self.start)
-        last = self.start + self.positions - 1
-        keys = [
-            f"positions {self.start}-{last} ({self.positions}, up to "
-            f"{specs.POSITIONS.high}) x d_model {self.dim} (up to {specs.DIM.high})",
-            "+/- positions",
-            "[/] d_model",
-        ]
-        if self.show_similarity:  # up/down move the compared row: only with that map shown
-            keys.append("up/down compare a position")
-        self.query_one(".pe-controls", ItemLine).show(keys)
-        table = self.query_one(".pe-table", HorizontalScroll)
-        table.display = self.show_table
-        self.query_one(".pe-numbers", Static).update(
-            Text(pe_table_text(pe, self.start, self.decimals))
+    def watch_state(self, old: PEExplorer | None, new: PEExplorer) -> None:
+        """Draw the explorer; the table and map are redone only when the numbers changed
+        (up/down only moves the compared row)."""
+        self.query_one(".pe-controls", ItemLine).show(
+            explorer_keys(new.positions, new.dim, new.start, self.show_similarity)
         )
-        self.query_one(".pe-shaded", HorizontalScroll).display = self.show_shaded
-        self.query_one(".pe-shaded-map", Static).update(Text(pe_shaded_text(pe, self.start)))
-        title = self.query_one(".pe-similarity-title", Static)
-        heatmap = self.query_one(HeatmapView)
-        title.display = heatmap.display = self.show_similarity
-        title.update(
-            Text(
-                f"How alike is position {self.start + self.selected} to the others "
-                "(cosine similarity, -1 to +1):"
+        numbers_changed = old is None or (old.positions, old.dim) != (new.positions, new.dim)
+        if numbers_changed:
+            pe = new.encoding
+            if self.show_table:
+                self.query_one(".pe-numbers", Static).update(
+                    Text(pe_table_text(pe, new.start, self.decimals))
+                )
+            if self.show_shaded:
+                self.query_one(".pe-shaded-map", Static).update(Text(pe_shaded_text(pe, new.start)))
+        if self.show_similarity:
+            self.query_one(".pe-similarity-title", Static).update(
+                Text(similarity_title(new.start + new.selected))
             )
-        )
-        heatmap.show(
-            position_similarity(pe), position_labels(self.positions, self.start), self.selected
-        )
-        self.post_message(self.Changed(self))
+            self.query_one(HeatmapView).show(
+                new.similarity, position_labels(new.positions, new.start), new.selected
+            )
+
+    # actions: one state change each
 
     def action_positions(self, step: int) -> None:
-        self.positions = specs.POSITIONS.step(self.positions, step)
-        self.selected = min(self.selected, self.positions - 1)
-        self.redraw()
+        self.state = self.state.more_positions(step)
 
     def action_dim(self, step: int) -> None:
-        self.dim = specs.DIM.step(self.dim, step)
-        self.redraw()
+        self.state = self.state.wider(step)
 
     def action_select(self, step: int) -> None:
-        self.selected = (self.selected + step) % self.positions
-        self.redraw()
+        self.state = self.state.select(step)
 
-    def on_heatmap_view_row_clicked(self, event: HeatmapView.RowClicked) -> None:
-        self.selected = event.row
+    @on(HeatmapRowClicked)
+    def _row_clicked(self, event: HeatmapRowClicked) -> None:
+        event.stop()
         self.focus()
-        self.redraw()
+        self.state = self.state.select_row(event.row)

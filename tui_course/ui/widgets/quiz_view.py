@@ -1,15 +1,15 @@
-"""The quiz: draws a QuizSession and turns keys into its changes.
+"""The quiz: draws a QuizRun and turns keys into its changes.
 
 Every rule (tries, hints, when the key shows, what is saved) lives in
-content/session.py; this widget only draws the session and saves each record
-before applying it. Prompts, hints, feedback and explanations are Markdown
-(content, never markup: Markdown does not read Rich markup and links do not open);
+content/session.py, the run's state in views/quiz.py and its words in render/quiz.py;
+this widget only draws the run and saves each record before applying it. Prompts, hints,
+feedback and explanations are Markdown (content, never markup: Markdown does not read Rich
+markup and links do not open);
 what the student typed is shown as plain Text with control characters removed.
 """
 
 from __future__ import annotations
 
-import textwrap
 from typing import Protocol
 
 from rich.text import Text
@@ -18,27 +18,29 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Input, Markdown, Static
 
-from tui_course.content.grading import AnswerFormatError, Verdict, format_number
-from tui_course.content.models import Kind, Question
+from tui_course.content.grading import Verdict
+from tui_course.content.models import Kind
 from tui_course.content.session import (
     MAX_ANSWER_CHARS,
     AttemptRecord,
-    Outcome,
     PassKind,
     Phase,
     QuizSession,
 )
 from tui_course.content.text import strip_control
 from tui_course.progress.store import StoreError
+from tui_course.render import quiz as render
+from tui_course.render.quiz import OptionLine
+from tui_course.ui.messages import QuizFinished, QuizSaved
 from tui_course.ui.widgets.item_line import ItemLine
+from tui_course.views.quiz import QuizRun
 
 ENTER_TOOLTIP = "Start; submit; after the answer, go on"
 ENTER_LABELS = (("intro", "Start"), ("asking", "Submit"), ("closed", "Next question"))
 RIGHT_TOOLTIP = "Next question (skips an unanswered one)"
-# The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
-MAX_LISTED_MISSES = 20
 
 
 class Recorder(Protocol):
@@ -47,20 +49,12 @@ class Recorder(Protocol):
     `save` must have written durably when it returns, and raise when it could not.
     """
 
-    def save(self, session: QuizSession, record: AttemptRecord) -> None: ...
-    def finish(self, session: QuizSession) -> None: ...
+    def save(
+        self, session: QuizSession, record: AttemptRecord, pass_key: object | None = None
+    ) -> None: ...
+    def finish(self, session: QuizSession, pass_key: object | None = None) -> None: ...
     def first_try_score(self, quiz_id: str, question_count: int) -> int | None: ...
     def mastered_count(self, quiz_id: str, question_count: int) -> int: ...
-
-
-_KIND_NAMES = {
-    Kind.CHOICE: "pick one (1-9, arrows), Enter",
-    Kind.MULTI: "pick all that apply (1-9, Space), Enter",
-    Kind.NUMERIC: "a number, 2/3 or 1/sqrt(2), Enter",
-    Kind.TEXT: "type the answer, Enter",
-}
-_BOX_KEYS = "Esc then h hint, v answer, Right skip"
-_OPEN_KEYS = "h hint, v answer, Right skip"
 
 
 def _plain(text: str) -> Text:
@@ -76,22 +70,27 @@ class OptionRow(Horizontal):
             self.number = number
 
     def __init__(self, number: int) -> None:
-        super().__init__(classes="option")
+        super().__init__(name=f"option-{number}", classes="option")
         self.number = number
 
     def compose(self) -> ComposeResult:
         yield Static(classes="option-marker", markup=False)
         yield Static(classes="option-text", markup=False)
 
-    def show(self, marker: str, text: str) -> None:
-        self.query_one(".option-marker", Static).update(Text(marker))
-        self.query_one(".option-text", Static).update(_plain(text))
+    def show(self, line: OptionLine) -> None:
+        marker, text = self.children
+        assert isinstance(marker, Static) and isinstance(text, Static)
+        marker.update(Text(line.marker))
+        text.update(_plain(line.text))
+        self.set_class(line.picked, "-picked")
 
     def on_click(self) -> None:
         self.post_message(self.Clicked(self.number))
 
 
 class QuizView(VerticalScroll, can_focus=True):
+    """Draws a QuizRun (views/quiz.py) with the words of render/quiz.py."""
+
     # Here, not in app.tcss: parsed when a quiz first opens, not before the first frame.
     # Markdown's own margins would push the verdict off an 80x24 screen.
     DEFAULT_CSS = """
@@ -187,19 +186,7 @@ class QuizView(VerticalScroll, can_focus=True):
         *[Binding(str(n), f"pick({n})", f"Pick {n}", show=False) for n in range(1, 10)],
     ]
 
-    class Finished(Message):
-        """The student reached the end of a pass; the outline's marks may have changed."""
-
-        def __init__(self, quiz_id: str) -> None:
-            super().__init__()
-            self.quiz_id = quiz_id
-
-    class Saved(Message):
-        """An attempt was stored: the outline's mark ("[~] 1/3") and review count may move."""
-
-        def __init__(self, quiz_id: str) -> None:
-            super().__init__()
-            self.quiz_id = quiz_id
+    run: var[QuizRun | None] = var(None, init=False)
 
     def __init__(
         self,
@@ -211,11 +198,8 @@ class QuizView(VerticalScroll, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.recorder = recorder
-        self.session: QuizSession | None = None
-        self.picked: set[int] = set()
-        self.cursor = 1
-        self.problem = ""  # an answer that could not be read or saved, said in words
-        self._drawn: tuple[int, int, Phase] | None = None  # what the option rows were built for
+        self._drawn: QuizRun | None = None  # the run on screen now
+        self._shown: dict[str, object] = {}  # each part's text as last drawn
 
     def compose(self) -> ComposeResult:
         yield Static(classes="quiz-title", markup=False, id="quiz-title")
@@ -228,281 +212,105 @@ class QuizView(VerticalScroll, can_focus=True):
         yield Markdown(id="quiz-teach", classes="quiz-teach", open_links=False)
         yield ItemLine(separator="  |  ", classes="quiz-keys", id="quiz-keys")
 
-    # driving the view
+    @property
+    def session(self) -> QuizSession | None:
+        """The pass on screen (a copy: change it through the run)."""
+        return None if self.run is None else self.run.session
 
     async def start(self, session: QuizSession) -> None:
-        self.session = session
-        self._drawn = None
-        await self._new_question()
+        self._drawn = None  # a new pass: a new screen, even at the same place
+        run = QuizRun.of(session)
+        self.run = self._summed_up(run) if run.phase is Phase.FINISHED else run
+        await self._draw()
 
-    async def _new_question(self) -> None:
-        self.picked = set()
-        self.cursor = 1
-        self.problem = ""
+    # drawing: the one watcher
+
+    async def watch_run(self) -> None:
+        await self._draw()
+
+    async def _draw(self) -> None:
+        """Draw the latest run, all of it in one refresh: held keys queue several changes,
+        the first call draws the newest and the others find it drawn already. A part whose
+        text did not change is left alone (a Markdown part re-parses on every update)."""
+        run = self.run
+        if run is None or run is self._drawn:
+            return
+        before, self._drawn = self._drawn, run
+        moved = before is None or before.place != run.place
+        with self.app.batch_update():
+            self.refresh_bindings()
+            await self._draw_parts(run, moved)
+        self._follow(run, moved, before)
+
+    async def _draw_parts(self, run: QuizRun, moved: bool) -> None:
+        options = render.options(run)
+        holder = self.query_one("#quiz-options", Vertical)
+        if len(holder.children) != len(options):
+            await holder.remove_children()
+            await holder.mount_all(OptionRow(n) for n in range(1, len(options) + 1))
+        for row, line in zip(holder.query_children(OptionRow), options, strict=True):
+            row.show(line)
+        holder.display = bool(options)
         box = self.query_one("#quiz-answer", Input)
-        box.value = ""
-        await self.redraw()
-        self._focus_answer()
-        self.scroll_home(animate=False)
-
-    def _focus_answer(self) -> None:
-        session = self.session
-        if (
-            session is not None
-            and session.phase is Phase.ASKING
-            and session.question.kind in (Kind.NUMERIC, Kind.TEXT)
-        ):
-            self.query_one("#quiz-answer", Input).focus()
-        else:
-            self.focus()
-
-    async def redraw(self) -> None:
-        """Draw the whole session: one place decides what shows in each phase."""
-        session = self.session
-        if session is None:
-            return
-        self.refresh_bindings()
-        phase = session.phase
-        title = self.query_one("#quiz-title", Static)
-        prompt = self.query_one("#quiz-prompt", Markdown)
-        options = self.query_one("#quiz-options", Vertical)
-        box = self.query_one("#quiz-answer", Input)
-        verdict_box = self.query_one("#quiz-verdict", Static)
-        if phase in (Phase.INTRO, Phase.FINISHED):
-            await options.remove_children()
-            self._drawn = None
-            options.display = box.display = False
-            for selector in ("#quiz-read-as", "#quiz-verdict"):
-                self.query_one(selector, Static).update("")
-            self.query_one("#quiz-read-as").display = False
-            await self._markdown("#quiz-hints", "")
-            if phase is Phase.INTRO:
-                title.update(_plain(f"{session.quiz.title} | {len(session.order)} questions"))
-                await prompt.update(self._intro_text(session))
-                await self._markdown("#quiz-teach", "")
-                self._keys(["Enter: start", "Esc: outline"])
-            else:
-                await self._draw_summary(session)
-            return
-        question = session.question
-        title.update(_plain(self._position_text(session)))
-        await prompt.update(f"**{session.number}.** {question.prompt}")
-        drawn = (id(session), session.index, Phase.ASKING)
-        if self._drawn != drawn:
-            await options.remove_children()
-            await options.mount_all(OptionRow(n) for n in range(1, len(question.options) + 1))
-            self._drawn = drawn
-        options.display = bool(question.options)
-        typed = question.kind in (Kind.NUMERIC, Kind.TEXT)
-        box.display = typed
-        box.disabled = phase is not Phase.ASKING
-        self._render_options()
-        self._draw_read_as(session)
-        hints = session.hints()
-        total = len(question.hints)
-        await self._markdown(
-            "#quiz-hints",
-            "\n\n".join(f"*Hint {i} of {total}:* {h}" for i, h in enumerate(hints, start=1)),
+        box.display = run.phase in (Phase.ASKING, Phase.CLOSED) and run.question.kind in (
+            Kind.NUMERIC,
+            Kind.TEXT,
         )
-        state = session.state
-        if phase is Phase.ASKING:
-            verdict_box.set_classes("quiz-verdict")
-            if self.problem:
-                verdict_box.update(_plain(self.problem))
-            elif state.tries_used:
-                left = session.tries_left
-                verdict_box.set_classes("quiz-verdict -incorrect")
-                verdict_box.update(
-                    _plain(f"Not yet. {left} {'try' if left == 1 else 'tries'} left.")
-                )
-            else:
-                verdict_box.update("")
-            # a hint that taught the last wrong answer already shows in the hint list
-            teach = state.message if state.message not in hints else None
-            await self._markdown("#quiz-teach", teach or "")
-            keys = [
-                _KIND_NAMES[question.kind],
-                f"{session.tries_left} of {session.tries_allowed} tries left",
-            ]
-            keys.append(_BOX_KEYS if typed else _OPEN_KEYS)
-            self._keys(keys)
-        else:
-            verdict_box.set_classes(
-                f"quiz-verdict {'-correct' if state.outcome is Outcome.RIGHT else '-incorrect'}"
-            )
-            verdict_box.update(_plain(self._closed_text(session)))
-            await self._markdown("#quiz-teach", self._explanation(session))
-            self._keys(["Enter or Right: next question"])
-
-    def _position_text(self, session: QuizSession) -> str:
-        position = f"Question {session.position + 1} of {len(session.order)}"
-        if session.kind is PassKind.RETRY:
-            position += " (again: the first-try score stays)"
-        elif session.kind is PassKind.REVIEW:
-            quiz_id = session.review_of.get(session.index, session.quiz.id)
-            position += f" (review, from {quiz_id})"
-        return f"{position} | {session.quiz.title}"
-
-    @staticmethod
-    def _intro_text(session: QuizSession) -> str:
-        intro = session.quiz.intro or ""
-        rules = (
-            "A wrong answer gets a pointer or the next hint, then you try again. The answer "
-            "and explanation show once you get it right, run out of tries, or press **v** "
-            "(that counts as revealed). Your **first-try** score is the one that counts; "
-            "going through again later never changes it."
+        box.disabled = run.phase is not Phase.ASKING
+        if moved:  # else the box runs ahead of the run while a fast typist types
+            box.value = run.typed
+        self._text("#quiz-title", render.title(run))
+        self._text("#quiz-read-as", render.read_as(run), hide_empty=True)
+        verdict, tone = render.verdict(run)
+        self._text("#quiz-verdict", verdict)
+        self.query_one("#quiz-verdict").set_classes(
+            f"quiz-verdict -{tone}" if tone else "quiz-verdict"
         )
-        return f"{intro}\n\n{rules}" if intro else rules
+        keys = render.keys(run)
+        if self._shown.get("#quiz-keys") != keys:
+            self._shown["#quiz-keys"] = keys
+            self.query_one("#quiz-keys", ItemLine).show(keys)
+        await self._markdown("#quiz-prompt", render.prompt(run), always=True)
+        await self._markdown("#quiz-hints", render.hints(run))
+        await self._markdown("#quiz-teach", render.teach(run))
 
-    def _closed_text(self, session: QuizSession) -> str:
-        state = session.state
-        question = session.question
-        if state.outcome is Outcome.RIGHT:
-            lines = ["Correct." + (" First try." if state.tries_used == 1 else "")]
-            if state.tries_used == 1 and session.kind is not PassKind.FIRST:
-                lines = ["Correct. First try this time."]  # the first-try score is not this one
-        elif state.outcome is Outcome.REVEALED:
-            lines = ["Answer shown (recorded as revealed)."]
-        elif state.outcome is Outcome.SKIPPED:
-            lines = ["Skipped."]
-        else:
-            lines = ["Not quite, and that was the last try."]
-        verdict = state.verdict
-        if state.outcome is not Outcome.RIGHT:
-            if state.last_answer and question.kind in (Kind.NUMERIC, Kind.TEXT):
-                lines.append(f"You answered {state.last_answer}.")
-            if verdict is not None and verdict.feedback and state.outcome is Outcome.WRONG:
-                lines.append(verdict.feedback)
-        if question.kind in (Kind.NUMERIC, Kind.TEXT):
-            from tui_course.content.grading import expected_text
+    def _text(self, selector: str, text: str, hide_empty: bool = False) -> None:
+        widget = self.query_one(selector, Static)
+        widget.display = bool(text) or not hide_empty
+        if self._shown.get(selector) != text:
+            self._shown[selector] = text
+            widget.update(_plain(text))
 
-            lines.append(f"The answer: {expected_text(question)}")
-        return "\n".join(lines)
-
-    @staticmethod
-    def _explanation(session: QuizSession) -> str:
-        return f"**Why:** {session.question.explanation}"
-
-    def _draw_read_as(self, session: QuizSession) -> None:
-        """Say how a numeric answer is read, so 0,67 or 1/sqrt(2) is never a mystery."""
-        widget = self.query_one("#quiz-read-as", Static)
-        question = session.question
-        raw = self.query_one("#quiz-answer", Input).value
-        if session.phase is Phase.CLOSED:
-            raw = session.state.last_answer
-        widget.display = question.kind is Kind.NUMERIC and bool(raw.strip())
-        if not widget.display:
-            widget.update("")
-            return
-        try:
-            value = session.read_number(raw)
-        except AnswerFormatError:
-            widget.update(Text("read as: not a number yet"))
-            return
-        widget.update(Text(f"read as {_reading(value, question)}"))
-
-    @on(Input.Changed, "#quiz-answer")
-    def _typing(self) -> None:
-        if self.session is not None and self.session.phase is Phase.ASKING:
-            self._draw_read_as(self.session)
-
-    async def _draw_summary(self, session: QuizSession) -> None:
-        title = self.query_one("#quiz-title", Static)
-        prompt = self.query_one("#quiz-prompt", Markdown)
-        title.update(_plain(f"Finished | {session.quiz.title}"))
-        total = len(session.order)
-        lines: list[str] = []
-        if session.kind is PassKind.FIRST:
-            lines.append(
-                f"**First-try score: {session.first_try_count} of {total}.** "
-                f"Right in the end, without showing the answer: {session.right_count} of {total}."
-            )
-            mastered = self._mastered(session)
-            if mastered is not None and mastered > session.right_count:
-                lines.append(
-                    f"Since then (going again or in review): {mastered} of {total} "
-                    "right without showing the answer."
-                )
-        else:
-            lines.append(f"This time: {session.right_count} of {total} right.")
-            if session.kind is PassKind.REVIEW:
-                lines.append(
-                    "Each question comes back later: sooner if you missed it, "
-                    "later and later as you get it right."
-                )
-            if session.kind is PassKind.RETRY:
-                try:
-                    score = self.recorder.first_try_score(session.quiz.id, len(session.questions))
-                except StoreError:  # the file is held just now: the summary goes without it
-                    score = None
-                if score is not None:
-                    lines.append(f"Your first-try score stays {score} of {len(session.questions)}.")
-        if session.missed and session.kind is not PassKind.REVIEW:
-            lines.append("")
-            lines.append("Not right on the first try:")
-            lines.append("")
-            for index in session.missed[:MAX_LISTED_MISSES]:
-                lines.append(f"- {index + 1}. {_first_words(session.questions[index].prompt)}")
-            if len(session.missed) > MAX_LISTED_MISSES:
-                lines.append(f"- ... and {len(session.missed) - MAX_LISTED_MISSES} more")
-        await prompt.update("\n".join(lines))
-        await self._markdown("#quiz-teach", "")
-        keys = []
-        if session.kind is not PassKind.REVIEW:
-            if session.missed:
-                keys.append(f"r: the {len(session.missed)} missed again")
-            keys.append("a: all again")
-        if session.kind is not PassKind.REVIEW:
-            keys.append("n: next in the course")
-        keys.append("Esc: outline")
-        self._keys(keys)
-        self.focus()
-
-    def _mastered(self, session: QuizSession) -> int | None:
-        """Questions right without a reveal in any pass, or None when the store cannot say."""
-        try:
-            return self.recorder.mastered_count(session.quiz.id, len(session.questions))
-        except Exception:  # a busy or broken store: the pass's own summary still stands
-            return None
-
-    async def _markdown(self, selector: str, text: str) -> None:
-        """Update a Markdown part; an empty one takes no line at all."""
+    async def _markdown(self, selector: str, text: str, always: bool = False) -> None:
+        """A Markdown part, parsed again only when its text changed; an empty one takes no
+        line at all."""
         widget = self.query_one(selector, Markdown)
-        widget.display = bool(text)
-        await widget.update(text)
+        widget.display = always or bool(text)
+        if widget.source != text:
+            await widget.update(text)
 
-    def _keys(self, keys: list[str]) -> None:
-        """The keys that work now, broken between keys on a narrow screen."""
-        self.query_one("#quiz-keys", ItemLine).show(keys)
+    def _follow(self, run: QuizRun, moved: bool, before: QuizRun | None) -> None:
+        """Focus and scrolling follow the run: a new question or summary starts at the top
+        with the keys in its answer box (or the view); an answer taken scrolls to what it
+        says, and a closed question hands the keys to the view."""
+        if moved:
+            if run.asks_typed:
+                self.query_one("#quiz-answer", Input).focus()
+            else:
+                self.focus()
+            if run.phase is not Phase.CLOSED:
+                self.scroll_home(animate=False)
+                return
+        elif before is None or before.session.state.tries_used == run.session.state.tries_used:
+            return  # a pick, a hint, a letter typed: nothing to scroll to
+        self.call_after_refresh(self.scroll_end, animate=False)
 
-    def _render_options(self) -> None:
-        session = self.session
-        if session is None or session.phase not in (Phase.ASKING, Phase.CLOSED):
-            return
-        question = session.question
-        multi = question.kind is Kind.MULTI
-        closed = session.phase is Phase.CLOSED
-        for row in self.query(OptionRow):
-            number = row.number
-            chosen = number in self.picked
-            box = ("[x]" if chosen else "[ ]") if multi else ("(*)" if chosen else "( )")
-            pointer = ">" if number == self.cursor and not closed else " "
-            line = question.options[number - 1]
-            if closed:
-                key = question.answer if multi else {question.answer}
-                if number in key:
-                    line += "  <- correct"
-                elif chosen:
-                    line += "  <- your answer"
-            row.show(f"{pointer} {number}. {box} ", line)
-            row.set_class(chosen, "-picked")
-
-    # actions
+    # actions: one state change each
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer each key only when it does something (the footer follows)."""
-        session = self.session
-        phase = None if session is None else session.phase
+        run = self.run
+        phase = None if run is None else run.phase
         if action in ("next", "submit"):
             # parameters name the phase a binding is for (see BINDINGS)
             wanted = {"intro": Phase.INTRO, "asking": Phase.ASKING, "closed": Phase.CLOSED}
@@ -512,177 +320,147 @@ class QuizView(VerticalScroll, can_focus=True):
         if action in ("hint", "reveal"):
             return phase is Phase.ASKING
         if action in ("retry", "restart"):
-            return self._at_end(session)
+            return run is not None and run.at_end
         return True
 
-    def _choice_question(self) -> bool:
-        return (
-            self.session is not None
-            and self.session.phase is Phase.ASKING
-            and self.session.question.kind in (Kind.CHOICE, Kind.MULTI)
-        )
-
     def action_pick(self, number: int) -> None:
-        if not self._choice_question() or self.session is None:
+        run = self.run
+        if run is None or not run.asks_choice:
             return
-        if number > len(self.session.question.options):
+        if number > len(run.question.options):
             self.app.bell()
             return
-        self.cursor = number
-        if self.session.question.kind is Kind.MULTI:
-            self.picked ^= {number}
-        else:
-            self.picked = {number}
-        self._render_options()
+        self.run = run.pick(number)
 
     def action_toggle_option(self) -> None:
-        if self._choice_question():
-            self.action_pick(self.cursor)
+        if self.run is not None:
+            self.run = self.run.toggle()
 
     def action_cursor(self, step: int) -> None:
-        if not self._choice_question() or self.session is None:
+        run = self.run
+        if run is None or not run.asks_choice:
             self.scroll_relative(y=step, animate=False)
             return
-        count = len(self.session.question.options)
-        self.cursor = (self.cursor - 1 + step) % count + 1
-        if self.session.question.kind is Kind.CHOICE:
-            self.picked = {self.cursor}
-        self._render_options()
+        self.run = run.move_cursor(step)
 
     @on(OptionRow.Clicked)
     def _clicked(self, event: OptionRow.Clicked) -> None:
         self.action_pick(event.number)
 
+    @on(Input.Changed, "#quiz-answer")
+    def _typing(self, event: Input.Changed) -> None:
+        if self.run is not None and self.run.phase is Phase.ASKING:
+            self.run = self.run.type(event.value)
+
     @on(Input.Submitted)
     async def _typed(self, event: Input.Submitted) -> None:
         event.stop()
+        if self.run is not None:
+            self.run = self.run.type(event.value)
         await self.action_submit()
 
-    async def _save(self, record: AttemptRecord, verdict: Verdict | None = None) -> bool:
-        """Save first, then change the session: the screen never runs ahead of the disk."""
-        assert self.session is not None
+    def _saved(
+        self, run: QuizRun, record: AttemptRecord, verdict: Verdict | None = None
+    ) -> QuizRun:
+        """Save first, then change the run: the screen never runs ahead of the disk."""
         try:
-            self.recorder.save(self.session, record)
-        except Exception as error:  # the store failed: say so, change nothing
-            self.problem = f"Your answer could not be saved ({error}). Try again."
-            await self.redraw()
-            return False
-        self.problem = ""
-        self.session.apply(record, verdict)
+            self.recorder.save(run.session, record, run.pass_key)
+        except Exception as error:  # the store failed: say so, change nothing else
+            return run.unsaved(error)
         if record.final:
-            self.post_message(self.Saved(record.quiz_id))
-        return True
+            self.post_message(QuizSaved(self, record.quiz_id))
+        return run.saved(record, verdict)
 
     async def action_submit(self, phase: str = "") -> None:
-        del phase  # the binding's phase only picks the footer's word; the session decides
-        session = self.session
-        if session is None or session.phase is Phase.FINISHED:
+        del phase  # the binding's phase only picks the footer's word; the run decides
+        run = self.run
+        if run is None or run.phase is Phase.FINISHED:
             return
-        if session.phase is Phase.INTRO:
-            session.begin()
-            await self._new_question()
-            return
-        if session.phase is Phase.CLOSED:
+        if run.phase is Phase.INTRO:
+            self.run = run.begin()
+        elif run.phase is Phase.CLOSED:
             await self.action_next()
-            return
-        question = session.question
-        if question.kind in (Kind.NUMERIC, Kind.TEXT):
-            raw = self.query_one("#quiz-answer", Input).value
         else:
-            raw = ",".join(str(n) for n in sorted(self.picked))
-        try:
-            verdict, record = session.answer(raw)
-        except AnswerFormatError as problem:
-            self.problem = str(problem)
-            await self.redraw()
-            return
-        if await self._save(record, verdict):
-            await self.redraw()
-            if self._in_phase(session, Phase.CLOSED):
-                self.focus()
-            self.call_after_refresh(self.scroll_end, animate=False)
+            graded = run.graded()
+            if isinstance(graded, str):
+                self.run = run.with_problem(graded)
+            else:
+                verdict, record = graded
+                self.run = self._saved(run, record, verdict)
 
-    async def action_hint(self) -> None:
-        session = self.session
-        if session is None or session.phase is not Phase.ASKING:
+    def action_hint(self) -> None:
+        run = self.run
+        if run is None or run.phase is not Phase.ASKING:
             return
-        if session.show_hint() is None:
+        hinted = run.hint()
+        if hinted is run:
             self.notify(
                 "No more hints for this question."
-                if session.question.hints
+                if run.question.hints
                 else "This question has no hints.",
                 timeout=3,
             )
-            return
-        await self.redraw()
+        self.run = hinted
 
-    async def action_reveal(self) -> None:
-        session = self.session
-        if session is None:
-            return
-        record = session.reveal()
-        if record is not None and await self._save(record):
-            await self.redraw()
-            self.focus()
-            self.call_after_refresh(self.scroll_end, animate=False)
+    def action_reveal(self) -> None:
+        run = self.run
+        record = None if run is None else run.reveal_record()
+        if run is not None and record is not None:
+            self.run = self._saved(run, record)
 
     async def action_next(self, phase: str = "") -> None:
         del phase  # as for action_submit
-        session = self.session
-        if session is None or session.phase is Phase.FINISHED:
+        run = self.run
+        if run is None or run.phase is Phase.FINISHED:
             return
-        if session.phase is Phase.INTRO:
-            session.begin()
-        elif session.phase is Phase.ASKING:
-            record = session.skip()
-            if record is not None and not await self._save(record):
+        if run.phase is Phase.INTRO:
+            self.run = run.begin()
+            return
+        record = run.skip_record()
+        if record is not None:
+            run = self._saved(run, record)
+            if run.problem:
+                self.run = run
                 return
-            session.advance()
-        else:
-            session.advance()
-        if self._in_phase(session, Phase.FINISHED):
+        run = run.advanced()
+        if run.phase is Phase.FINISHED:
+            run = self._finish(run)
+        self.run = run
+        if run.phase is Phase.FINISHED:
+            self.post_message(QuizFinished(self, run.session.quiz.id))
+
+    def _finish(self, run: QuizRun) -> QuizRun:
+        """Mark the pass finished in the store, and sum it up."""
+        try:
+            self.recorder.finish(run.session, run.pass_key)
+        except Exception as error:  # every answer is saved already; only the end mark is not
+            self.notify(
+                f"The end of this pass could not be saved ({error}).", timeout=8, markup=False
+            )
+        return self._summed_up(run)
+
+    def _summed_up(self, run: QuizRun) -> QuizRun:
+        """A finished run with what the store says beyond it, for the summary."""
+        session = run.session
+        count = len(session.questions)
+        try:
+            mastered: int | None = self.recorder.mastered_count(session.quiz.id, count)
+        except Exception:  # a busy or broken store: the pass's own summary still stands
+            mastered = None
+        score = None
+        if session.kind is PassKind.RETRY:
             try:
-                self.recorder.finish(session)
-            except Exception as error:  # every answer is saved already; only the end mark is not
-                self.notify(
-                    f"The end of this pass could not be saved ({error}).", timeout=8, markup=False
-                )
-            await self.redraw()
-            self.post_message(self.Finished(session.quiz.id))
-        else:
-            await self._new_question()
+                score = self.recorder.first_try_score(session.quiz.id, count)
+            except StoreError:  # the file is held just now: the summary goes without it
+                score = None
+        return run.finished(mastered, score)
 
-    async def action_retry(self) -> None:
-        session = self.session
-        if self._at_end(session) and session is not None and session.missed:
-            await self.start(session.retry())
+    def action_retry(self) -> None:
+        run = self.run
+        if run is not None and run.at_end and run.session.missed:
+            self.run = run.again()
 
-    async def action_restart(self) -> None:
-        session = self.session
-        if self._at_end(session) and session is not None:
-            await self.start(session.retry(range(len(session.questions))))
-
-    @staticmethod
-    def _at_end(session: QuizSession | None) -> bool:
-        """The end of a quiz pass (a review pass has no retry: its questions come back)."""
-        return (
-            session is not None
-            and session.phase is Phase.FINISHED
-            and session.kind is not PassKind.REVIEW
-        )
-
-    @staticmethod
-    def _in_phase(session: QuizSession, phase: Phase) -> bool:
-        """Read the phase afresh after a change (a narrowed attribute would go stale)."""
-        return session.phase is phase
-
-
-def _first_words(text: str, width: int = 60) -> str:
-    """A prompt cut to about a line at a word boundary: "k1 = [1, 0] ...", not "... a..."."""
-    short = textwrap.shorten(text, width, placeholder=" ...")
-    return short if short != "..." else " ".join(text.split())[: width - 3] + "..."
-
-
-def _reading(value: float, question: Question) -> str:
-    """A number as the student should recognise it: the key's precision, no float noise."""
-    return format_number(value, question) if question.tolerance > 0 else f"{value:.6g}"
+    def action_restart(self) -> None:
+        run = self.run
+        if run is not None and run.at_end:
+            self.run = run.again(range(len(run.session.questions)))

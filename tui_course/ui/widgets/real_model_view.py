@@ -3,13 +3,14 @@
 The forward pass runs in a thread (asyncio.to_thread inside a worker), never on the
 UI thread, and one at a time: keys typed during a pass wait for it, then the newest
 sentence runs (a fast typist on a shared lab server starts two passes, not twenty).
-All the state is a render.real_model.LabState; the widget only draws it.
+All the state is a views.real_model.RealModelLab in one reactive; its watcher draws it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,11 +19,22 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical
+from textual.reactive import var
 from textual.widgets import Input, Static
 
-from tui_course.render.real_model import LabState, ModelAttention
+from tui_course import specs
+from tui_course.render.real_model import (
+    LabState,
+    ModelAttention,
+    ModelViewMap,
+    lab_notes,
+    lab_status,
+    query_bars,
+)
 from tui_course.terminal import locale_is_utf8
+from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.views.real_model import RealModelLab
 
 if TYPE_CHECKING:
     from tui_course.realmodel import RealAttention
@@ -49,9 +61,6 @@ def run_real_model(sentence: str, cache_dir: Path | None) -> RealAttention | str
         return str(error)
     except (OSError, MemoryError, ValueError) as error:  # the lab must not hang on "loading"
         return str(ModelError(f"the model could not run ({type(error).__name__}: {error})"))
-
-
-_EMPTY_SENTENCE = "Type a sentence in the box above: the model reads it as you type."
 
 
 class RealModelView(Vertical, can_focus=True):
@@ -82,20 +91,27 @@ class RealModelView(Vertical, can_focus=True):
         Binding("w", "toggle_merge", "Words", tooltip="Word pieces, or whole words"),
     ]
 
+    lab: var[RealModelLab] = var(RealModelLab(LAB_SENTENCE), init=False)
+
     def __init__(
-        self, sentence: str = LAB_SENTENCE, query_word: str | None = "it", **kwargs: object
+        self,
+        sentence: str = LAB_SENTENCE,
+        query_word: str | None = "it",
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
     ) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.sentence = sentence
-        self.start_query = query_word  # the first result's query, when the sentence has it
-        self.state = LabState()
-        self.result: RealAttention | None = None
-        self.loading = True
-        self._generation = 0  # bumped by every new sentence
-        self._computing = False  # a forward pass is running in its thread
+        super().__init__(name=name, id=id, classes=classes)
+        self.set_reactive(RealModelView.lab, RealModelLab(sentence, query_word))
 
     def compose(self) -> ComposeResult:
-        yield Input(self.sentence, placeholder="type a sentence", classes="real-sentence")
+        yield Input(
+            self.lab.sentence,
+            placeholder="type a sentence",
+            classes="real-sentence",
+            max_length=specs.SENTENCE_CHARS,
+        )
         yield Static("loading the model...", classes="real-status", markup=False)
         with Vertical(classes="real-figure"):
             yield HeatmapView(_empty(), [], None, classes="real-head-view")
@@ -105,165 +121,118 @@ class RealModelView(Vertical, can_focus=True):
         yield Input(
             placeholder="which heads link A to B? type two words, then Enter",
             classes="real-link",
+            max_length=specs.SENTENCE_CHARS,
         )
         yield Static("", classes="real-links", markup=False)
         yield Static("", classes="real-notes", markup=False)
 
     def on_mount(self) -> None:
-        self._draw()
-        self.compute(self.sentence)
-
-    # computing off the UI thread
-
-    def compute(self, sentence: str) -> None:
-        self.sentence = sentence
-        self._generation += 1
-        self.loading = True
-        if not self._computing:  # else the running pass picks the newest sentence up
-            self.run_worker(self._compute_newest(), group="real-model", exit_on_error=False)
-
-    async def _compute_newest(self) -> None:
-        self._computing = True
-        try:
-            while True:
-                generation, sentence = self._generation, self.sentence
-                outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
-                if generation == self._generation:
-                    break  # no newer sentence was typed meanwhile
-        finally:
-            self._computing = False
-        self.loading = False
-        if isinstance(outcome, str):
-            self.result = None
-            self.state = self.state.with_problem(outcome)
-        else:
-            self.result = outcome
-            first = self.start_query if self.state.attention is None else None
-            self.state = self.state.with_attention(self._attention(outcome), outcome.notes, first)
-        self._draw()
-
-    def _attention(self, result: RealAttention) -> ModelAttention:
-        tokens = result.tokens
-        return ModelAttention.of(
-            tokens.pieces, tokens.words, tokens.word_of_piece, result.attentions, self.state.merge
-        )
-
-    # drawing
-
-    def _draw(self) -> None:
-        state = self.state
-        status = self.query_one(".real-status", Static)
-        heatmap = self.query_one(".real-head-view", HeatmapView)
-        model_view = self.query_one(".real-model-view", HorizontalScroll)
-        model_map = self.query_one(".real-model-map", Static)
-        bars = self.query_one(".real-bars", Static)
-        links = self.query_one(".real-links", Static)
-        notes = self.query_one(".real-notes", Static)
-        attention = state.attention
-        if attention is None:
-            status.update(Text("loading the model..." if self.loading else "no figure"))
-            heatmap.display = model_view.display = False
-            bars.update("")
-            links.update("")
-            if not self.sentence.strip():  # nothing to read is not a model that cannot run
-                note = _EMPTY_SENTENCE
-            else:
-                note = f"The real model cannot run here: {state.problem}" if state.problem else ""
-            notes.update(Text(note))
-            return
-        from tui_course.render.real_model import model_view_lines, query_bars
-
-        query = attention.labels[state.query]
-        layers, heads = attention.layers, attention.heads
-        where = f"layer {state.layer + 1}/{layers}, head {state.head + 1}/{heads}"
-        view = f"all {layers}x{heads} heads" if state.model_view else where
-        tokens = "words" if attention.merged else "word pieces"
-        busy = " (computing...)" if self.loading else ""
-        status.update(Text(f"{view}, query '{query}', {tokens}{busy}"))
-        heatmap.display = not state.model_view
-        model_view.display = state.model_view
-        if state.model_view:
-            width = max(self.content_region.width, 40)
-            lines = model_view_lines(attention, state.query, width, MODEL_VIEW_TOKENS)
-            model_map.update(Text("\n".join(lines), no_wrap=True))
-            bars.update("")
-        else:
-            heatmap.show(attention.weights[state.layer, state.head], attention.labels, state.query)
-            bars.update(
-                Text(
-                    query_bars(
-                        attention, state.layer, state.head, state.query, not locale_is_utf8()
-                    )
-                )
-            )
-        links.update(Text("\n".join(state.links)))
-        notes.update(Text("\n".join(state.notes)))
+        self.watch_lab(self.lab)
+        self._compute()
 
     # what tests and the app read
 
     @property
+    def state(self) -> LabState:
+        """The figure's own state (layer, head, query, links)."""
+        return self.lab.figure
+
+    @property
+    def sentence(self) -> str:
+        return self.lab.sentence
+
+    @property
     def query_word(self) -> str | None:
-        attention = self.state.attention
-        return attention.labels[self.state.query] if attention else None
+        return self.lab.query_word
+
+    # computing off the UI thread, one pass at a time
+
+    def _compute(self) -> None:
+        if not self.lab.running:  # else the running pass picks the newest sentence up
+            self.lab = self.lab.started()
+            self.run_worker(self._compute_newest(), group="real-model", exit_on_error=False)
+
+    async def _compute_newest(self) -> None:
+        """Passes until one is for the newest sentence (a fast typist starts two, not
+        twenty); each outcome is one change of the lab."""
+        try:
+            while True:
+                generation, sentence = self.lab.generation, self.lab.sentence
+                outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
+                self.lab = self.lab.computed(generation, outcome)
+                if not self.lab.loading:
+                    return
+                self.lab = self.lab.started()
+        finally:
+            if self.lab.running:  # cancelled (the lab closed) or failed
+                self.lab = replace(self.lab, running=False)
+
+    # drawing: the one watcher
+
+    def watch_lab(self, lab: RealModelLab) -> None:
+        self.loading = lab.loading  # Textual's own loading indicator follows the lab
+        figure = lab.figure
+        attention = figure.attention
+        self.query_one(".real-status", Static).update(Text(lab_status(figure, lab.loading)))
+        self.query_one(".real-notes", Static).update(Text(lab_notes(figure, lab.sentence)))
+        heatmap = self.query_one(".real-head-view", HeatmapView)
+        model_view = self.query_one(".real-model-view", HorizontalScroll)
+        bars = self.query_one(".real-bars", Static)
+        links = self.query_one(".real-links", Static)
+        if attention is None:
+            heatmap.display = model_view.display = False
+            bars.update("")
+            links.update("")
+            return
+        heatmap.display = not figure.model_view
+        model_view.display = figure.model_view
+        if figure.model_view:
+            self.query_one(".real-model-map", Static).update(
+                ModelViewMap(attention, figure.query, MODEL_VIEW_TOKENS)
+            )
+            bars.update("")
+        else:
+            weights = attention.weights[figure.layer, figure.head]
+            heatmap.show(weights, attention.labels, figure.query)
+            ascii_only = not locale_is_utf8()
+            bars.update(
+                Text(query_bars(attention, figure.layer, figure.head, figure.query, ascii_only))
+            )
+        links.update(Text("\n".join(figure.links)))
 
     # actions: one state change each
 
-    def _change(self, state: LabState) -> None:
-        self.state = state
-        self._draw()
-
     def action_move_query(self, step: int) -> None:
-        self._change(self.state.move_query(step))
+        self.lab = self.lab.move_query(step)
 
     def action_move_head(self, step: int) -> None:
-        self._change(self.state.move_head(step))
+        self.lab = self.lab.move_head(step)
 
     def action_move_layer(self, step: int) -> None:
-        self._change(self.state.move_layer(step))
+        self.lab = self.lab.move_layer(step)
 
     def action_toggle_view(self) -> None:
-        self._change(self.state.toggle_view())
+        self.lab = self.lab.toggle_view()
 
     def action_toggle_merge(self) -> None:
-        """Pieces <-> words, keeping the query on the same typed word (its first piece)."""
-        from dataclasses import replace
+        self.lab = self.lab.toggle_merge()
 
-        merged = replace(self.state, merge=not self.state.merge)
-        if self.result is None or self.state.attention is None:
-            self._change(merged)
-            return
-        word_of_piece = self.result.tokens.word_of_piece
-        if merged.merge:
-            query = word_of_piece[self.state.query]
-        else:
-            query = word_of_piece.index(self.state.query)
-        self.state = merged
-        state = merged.with_attention(self._attention(self.result), merged.notes)
-        self._change(replace(state, query=query))
-
-    @on(HeatmapView.RowClicked)
-    def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
+    @on(HeatmapRowClicked)
+    def _row_clicked(self, event: HeatmapRowClicked) -> None:
         event.stop()
         self.focus()
-        if self.state.attention is not None:
-            self._change(self.state.move_query(event.row - self.state.query))
+        self.lab = self.lab.select_row(event.row)
 
     @on(Input.Changed, ".real-sentence")
     def _sentence_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.compute(event.value)
+        self.lab = self.lab.typed(event.value)
+        self._compute()
 
     @on(Input.Submitted, ".real-link")
     def _link_asked(self, event: Input.Submitted) -> None:
         event.stop()
-        words = event.value.split()
-        if len(words) == 3 and words[1].casefold() == "to":
-            words = [words[0], words[2]]
-        if len(words) != 2:
-            self.state = self.state.with_links(("type two words of the sentence, e.g. it animal",))
-        else:
-            self.state = self.state.link(words[0], words[1])
-        self._draw()
+        self.lab = self.lab.ask_link(event.value)
 
 
 def _empty() -> Any:

@@ -1,0 +1,230 @@
+"""What the quiz screen says, from a QuizRun: one function per part of the screen.
+
+Prompts, hints, feedback and explanations are Markdown sources (content, never markup);
+the rest is plain text. An empty string means the part takes no line at all.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+from tui_course.content.grading import AnswerFormatError, expected_text, format_number
+from tui_course.content.models import Kind, Question
+from tui_course.content.session import Outcome, PassKind, Phase
+from tui_course.views.quiz import QuizRun
+
+# The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
+MAX_LISTED_MISSES = 20
+
+KIND_NAMES = {
+    Kind.CHOICE: "pick one (1-9, arrows), Enter",
+    Kind.MULTI: "pick all that apply (1-9, Space), Enter",
+    Kind.NUMERIC: "a number, 2/3 or 1/sqrt(2), Enter",
+    Kind.TEXT: "type the answer, Enter",
+}
+BOX_KEYS = "Esc then h hint, v answer, Right skip"
+OPEN_KEYS = "h hint, v answer, Right skip"
+RULES = (
+    "A wrong answer gets a pointer or the next hint, then you try again. The answer "
+    "and explanation show once you get it right, run out of tries, or press **v** "
+    "(that counts as revealed). Your **first-try** score is the one that counts; "
+    "going through again later never changes it."
+)
+
+
+@dataclass(frozen=True)
+class OptionLine:
+    marker: str  # "> 2. (*) "
+    text: str  # the option, with "<- correct" once closed
+    picked: bool
+
+
+def title(run: QuizRun) -> str:
+    session = run.session
+    if run.phase is Phase.INTRO:
+        return f"{session.quiz.title} | {len(session.order)} questions"
+    if run.phase is Phase.FINISHED:
+        return f"Finished | {session.quiz.title}"
+    position = f"Question {session.position + 1} of {len(session.order)}"
+    if session.kind is PassKind.RETRY:
+        position += " (again: the first-try score stays)"
+    elif session.kind is PassKind.REVIEW:
+        quiz_id = session.review_of.get(session.index, session.quiz.id)
+        position += f" (review, from {quiz_id})"
+    return f"{position} | {session.quiz.title}"
+
+
+def prompt(run: QuizRun) -> str:
+    """Markdown: the intro, the question, or the summary of the pass."""
+    session = run.session
+    if run.phase is Phase.INTRO:
+        intro = session.quiz.intro or ""
+        return f"{intro}\n\n{RULES}" if intro else RULES
+    if run.phase is Phase.FINISHED:
+        return summary(run)
+    return f"**{session.number}.** {run.question.prompt}"
+
+
+def options(run: QuizRun) -> list[OptionLine]:
+    if run.phase not in (Phase.ASKING, Phase.CLOSED):
+        return []
+    question = run.question
+    multi = question.kind is Kind.MULTI
+    closed = run.phase is Phase.CLOSED
+    lines = []
+    for number, text in enumerate(question.options, start=1):
+        chosen = number in run.picked
+        box = ("[x]" if chosen else "[ ]") if multi else ("(*)" if chosen else "( )")
+        pointer = ">" if number == run.cursor and not closed else " "
+        if closed:
+            key = question.answer if multi else {question.answer}
+            if number in key:
+                text += "  <- correct"
+            elif chosen:
+                text += "  <- your answer"
+        lines.append(OptionLine(f"{pointer} {number}. {box} ", text, chosen))
+    return lines
+
+
+def read_as(run: QuizRun) -> str:
+    """How a numeric answer is read, so 0,67 or 1/sqrt(2) is never a mystery."""
+    if run.phase not in (Phase.ASKING, Phase.CLOSED) or run.question.kind is not Kind.NUMERIC:
+        return ""
+    raw = run.session.state.last_answer if run.phase is Phase.CLOSED else run.typed
+    if not raw.strip():
+        return ""
+    try:
+        value = run.session.read_number(raw)
+    except AnswerFormatError:
+        return "read as: not a number yet"
+    return f"read as {reading(value, run.question)}"
+
+
+def hints(run: QuizRun) -> str:
+    """Markdown: the hints seen so far."""
+    if run.phase not in (Phase.ASKING, Phase.CLOSED):
+        return ""
+    total = len(run.question.hints)
+    return "\n\n".join(
+        f"*Hint {i} of {total}:* {h}" for i, h in enumerate(run.session.hints(), start=1)
+    )
+
+
+def verdict(run: QuizRun) -> tuple[str, str]:
+    """The verdict line and its tone ("", "correct" or "incorrect")."""
+    state = run.session.state
+    if run.phase is Phase.ASKING:
+        if run.problem:
+            return run.problem, ""
+        if state.tries_used:
+            left = run.session.tries_left
+            return f"Not yet. {left} {'try' if left == 1 else 'tries'} left.", "incorrect"
+        return "", ""
+    if run.phase is Phase.CLOSED:
+        return closed_text(run), "correct" if state.outcome is Outcome.RIGHT else "incorrect"
+    return "", ""
+
+
+def closed_text(run: QuizRun) -> str:
+    session = run.session
+    state = session.state
+    question = session.question
+    if state.outcome is Outcome.RIGHT:
+        lines = ["Correct." + (" First try." if state.tries_used == 1 else "")]
+        if state.tries_used == 1 and session.kind is not PassKind.FIRST:
+            lines = ["Correct. First try this time."]  # the first-try score is not this one
+    elif state.outcome is Outcome.REVEALED:
+        lines = ["Answer shown (recorded as revealed)."]
+    elif state.outcome is Outcome.SKIPPED:
+        lines = ["Skipped."]
+    else:
+        lines = ["Not quite, and that was the last try."]
+    if state.outcome is not Outcome.RIGHT:
+        if state.last_answer and question.kind in (Kind.NUMERIC, Kind.TEXT):
+            lines.append(f"You answered {state.last_answer}.")
+        given = state.verdict
+        if given is not None and given.feedback and state.outcome is Outcome.WRONG:
+            lines.append(given.feedback)
+    if question.kind in (Kind.NUMERIC, Kind.TEXT):
+        lines.append(f"The answer: {expected_text(question)}")
+    return "\n".join(lines)
+
+
+def teach(run: QuizRun) -> str:
+    """Markdown: what the last wrong answer taught, or the explanation once closed."""
+    if run.phase is Phase.CLOSED:
+        return f"**Why:** {run.question.explanation}"
+    if run.phase is not Phase.ASKING:
+        return ""
+    message = run.session.state.message
+    # a hint that taught the last wrong answer already shows in the hint list
+    return message if message and message not in run.session.hints() else ""
+
+
+def keys(run: QuizRun) -> list[str]:
+    """The keys that work now."""
+    session = run.session
+    if run.phase is Phase.INTRO:
+        return ["Enter: start", "Esc: outline"]
+    if run.phase is Phase.CLOSED:
+        return ["Enter or Right: next question"]
+    if run.phase is Phase.ASKING:
+        return [
+            KIND_NAMES[run.question.kind],
+            f"{session.tries_left} of {session.tries_allowed} tries left",
+            BOX_KEYS if run.asks_typed else OPEN_KEYS,
+        ]
+    shown = []
+    if session.kind is not PassKind.REVIEW:
+        if session.missed:
+            shown.append(f"r: the {len(session.missed)} missed again")
+        shown.append("a: all again")
+        shown.append("n: next in the course")
+    shown.append("Esc: outline")
+    return shown
+
+
+def summary(run: QuizRun) -> str:
+    """Markdown: the end of a pass, its scores and the first misses."""
+    session = run.session
+    total = len(session.order)
+    lines: list[str] = []
+    if session.kind is PassKind.FIRST:
+        lines.append(
+            f"**First-try score: {session.first_try_count} of {total}.** "
+            f"Right in the end, without showing the answer: {session.right_count} of {total}."
+        )
+        if run.mastered is not None and run.mastered > session.right_count:
+            lines.append(
+                f"Since then (going again or in review): {run.mastered} of {total} "
+                "right without showing the answer."
+            )
+    else:
+        lines.append(f"This time: {session.right_count} of {total} right.")
+        if session.kind is PassKind.REVIEW:
+            lines.append(
+                "Each question comes back later: sooner if you missed it, "
+                "later and later as you get it right."
+            )
+        if session.kind is PassKind.RETRY and run.first_try_score is not None:
+            count = len(session.questions)
+            lines.append(f"Your first-try score stays {run.first_try_score} of {count}.")
+    if session.missed and session.kind is not PassKind.REVIEW:
+        lines += ["", "Not right on the first try:", ""]
+        for index in session.missed[:MAX_LISTED_MISSES]:
+            lines.append(f"- {index + 1}. {first_words(session.questions[index].prompt)}")
+        if len(session.missed) > MAX_LISTED_MISSES:
+            lines.append(f"- ... and {len(session.missed) - MAX_LISTED_MISSES} more")
+    return "\n".join(lines)
+
+
+def first_words(text: str, width: int = 60) -> str:
+    """A prompt cut to about a line at a word boundary: "k1 = [1, 0] ...", not "... a..."."""
+    short = textwrap.shorten(text, width, placeholder=" ...")
+    return short if short != "..." else " ".join(text.split())[: width - 3] + "..."
+
+
+def reading(value: float, question: Question) -> str:
+    """A number as the student should recognise it: the key's precision, no float noise."""
+    return format_number(value, question) if question.tolerance > 0 else f"{value:.6g}"

@@ -1,0 +1,164 @@
+"""A quiz run as the quiz view draws it: the session plus what the student has picked or typed.
+
+The rules (tries, hints, when the key shows, what is saved) stay in content/session.py;
+a QuizRun adds only what used to live in the widget (the picked options, the highlighted
+one, the typed answer, a problem said in words, the summary's store reads) and never
+changes a session in place: each change works on a copy, so an old run stays as drawn.
+Saving stays with the caller: `graded`, `reveal_record` and `skip_record` give the record
+to save, and `saved` applies it afterwards (the screen never runs ahead of the disk).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from tui_course.content.grading import AnswerFormatError, Verdict
+from tui_course.content.models import Kind, Question
+from tui_course.content.session import AttemptRecord, PassKind, Phase, QuizSession
+
+
+def _copy(session: QuizSession) -> QuizSession:
+    """The session with its own question states, so the rules can change the copy."""
+    states = {
+        index: replace(state, tried=set(state.tried)) for index, state in session.states.items()
+    }
+    return replace(session, states=states)
+
+
+# eq=False: a run is a new object exactly when something changed (the reactive compares
+# by identity; comparing two sessions field by field would cost a key press its time).
+@dataclass(frozen=True, eq=False)
+class QuizRun:
+    session: QuizSession
+    picked: frozenset[int] = frozenset()
+    cursor: int = 1  # the highlighted option, 1-based
+    typed: str = ""  # the answer box's text
+    problem: str = ""  # an answer that could not be read or saved, said in words
+    # Read from the store when the pass finished (None: it could not say).
+    mastered: int | None = None
+    first_try_score: int | None = None
+    # The pass this run belongs to, the same for every run made from it: the recorder
+    # keeps one stored run per pass (the session itself is copied at each change).
+    pass_key: object = field(default_factory=object)
+
+    @classmethod
+    def of(cls, session: QuizSession) -> QuizRun:
+        return cls(_copy(session))
+
+    # what the view asks
+
+    @property
+    def phase(self) -> Phase:
+        return self.session.phase
+
+    @property
+    def question(self) -> Question:
+        return self.session.question
+
+    @property
+    def asks_typed(self) -> bool:
+        """The open question takes a typed answer (its box shows and has focus)."""
+        return self.phase is Phase.ASKING and self.question.kind in (Kind.NUMERIC, Kind.TEXT)
+
+    @property
+    def asks_choice(self) -> bool:
+        return self.phase is Phase.ASKING and self.question.kind in (Kind.CHOICE, Kind.MULTI)
+
+    @property
+    def at_end(self) -> bool:
+        """The end of a quiz pass (a review pass has no retry: its questions come back)."""
+        return self.phase is Phase.FINISHED and self.session.kind is not PassKind.REVIEW
+
+    @property
+    def place(self) -> tuple[Phase, int]:
+        """Where the run is: a new place is a new screen (scrolled home, focus moved)."""
+        return self.phase, self.session.position
+
+    def graded(self) -> tuple[Verdict, AttemptRecord] | str:
+        """The verdict and record for the current answer, or why it cannot be read."""
+        if self.question.kind in (Kind.NUMERIC, Kind.TEXT):
+            raw = self.typed
+        else:
+            raw = ",".join(str(n) for n in sorted(self.picked))
+        try:
+            return self.session.answer(raw)
+        except AnswerFormatError as problem:
+            return str(problem)
+
+    def reveal_record(self) -> AttemptRecord | None:
+        return self.session.reveal()
+
+    def skip_record(self) -> AttemptRecord | None:
+        return self.session.skip()
+
+    # changes
+
+    def _with_session(self, change: Callable[[QuizSession], object]) -> QuizSession:
+        """A copy of the session with one of its own rules applied."""
+        session = _copy(self.session)
+        change(session)
+        return session
+
+    def _fresh(self, session: QuizSession) -> QuizRun:
+        """A new question: nothing picked or typed yet."""
+        return QuizRun(session, pass_key=self.pass_key)
+
+    def begin(self) -> QuizRun:
+        if self.phase is not Phase.INTRO:
+            return self
+        return self._fresh(self._with_session(QuizSession.begin))
+
+    def pick(self, number: int) -> QuizRun:
+        """Choose option `number` (toggle it in a multiple choice); no such option: no change."""
+        if not self.asks_choice or not 1 <= number <= len(self.question.options):
+            return self
+        if self.question.kind is Kind.MULTI:
+            return replace(self, cursor=number, picked=self.picked ^ {number})
+        return replace(self, cursor=number, picked=frozenset({number}))
+
+    def toggle(self) -> QuizRun:
+        return self.pick(self.cursor)
+
+    def move_cursor(self, step: int) -> QuizRun:
+        """Highlight another option (and choose it, in a single choice)."""
+        if not self.asks_choice:
+            return self
+        cursor = (self.cursor - 1 + step) % len(self.question.options) + 1
+        picked = frozenset({cursor}) if self.question.kind is Kind.CHOICE else self.picked
+        return replace(self, cursor=cursor, picked=picked)
+
+    def type(self, text: str) -> QuizRun:
+        return self if text == self.typed else replace(self, typed=text)
+
+    def hint(self) -> QuizRun:
+        """The next hint shown; no change when there is none left."""
+        if self.phase is not Phase.ASKING or self.session.state.hints_seen >= len(
+            self.question.hints
+        ):
+            return self
+        return replace(self, session=self._with_session(QuizSession.show_hint))
+
+    def with_problem(self, problem: str) -> QuizRun:
+        return replace(self, problem=problem)
+
+    def unsaved(self, error: Exception) -> QuizRun:
+        return self.with_problem(f"Your answer could not be saved ({error}). Try again.")
+
+    def saved(self, record: AttemptRecord, verdict: Verdict | None = None) -> QuizRun:
+        """Take in a record the store has kept."""
+        return replace(
+            self, session=self._with_session(lambda s: s.apply(record, verdict)), problem=""
+        )
+
+    def advanced(self) -> QuizRun:
+        """On to the next open question, or to the end."""
+        return self._fresh(self._with_session(QuizSession.advance))
+
+    def finished(self, mastered: int | None, first_try_score: int | None) -> QuizRun:
+        """The end of the pass, with what the store says beyond it (for the summary)."""
+        return replace(self, mastered=mastered, first_try_score=first_try_score)
+
+    def again(self, indexes: range | None = None) -> QuizRun:
+        """A retry pass: the missed questions, or those in `indexes`."""
+        return QuizRun.of(self.session.retry(indexes))

@@ -1,0 +1,110 @@
+"""The Real-model lab's state: the sentence, the model's answer for it, and the figure.
+
+The forward pass runs off the UI thread, one at a time; the lab's state says which
+sentence is the newest (`generation`), whether a pass is running, and whether the
+figure shown is for the newest sentence (`loading`). A pass's outcome is taken in only
+when it is for the newest sentence: typing during a pass never shows a stale figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from tui_course.render.real_model import LabState, ModelAttention
+
+if TYPE_CHECKING:
+    from tui_course.realmodel import RealAttention
+
+
+def _attention(result: RealAttention, merge: bool) -> ModelAttention:
+    tokens = result.tokens
+    return ModelAttention.of(
+        tokens.pieces, tokens.words, tokens.word_of_piece, result.attentions, merge
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class RealModelLab:
+    sentence: str
+    start_query: str | None = None  # the first figure's query word, when the sentence has it
+    figure: LabState = field(default_factory=LabState)
+    result: RealAttention | None = None
+    loading: bool = True  # the figure is not yet for `sentence`
+    generation: int = 0  # bumped by every new sentence
+    running: bool = False  # a forward pass is running in its thread
+
+    @property
+    def query_word(self) -> str | None:
+        attention = self.figure.attention
+        return attention.labels[self.figure.query] if attention else None
+
+    # the forward pass
+
+    def typed(self, sentence: str) -> RealModelLab:
+        """A new sentence to read: the running pass (or a new one) picks it up."""
+        return replace(self, sentence=sentence, generation=self.generation + 1, loading=True)
+
+    def started(self) -> RealModelLab:
+        return replace(self, running=True)
+
+    def computed(self, generation: int, outcome: RealAttention | str) -> RealModelLab:
+        """A pass's outcome (the model's answer or a one-line problem) for `generation`.
+
+        For an older sentence only the pass ends: the next one starts on the newest.
+        """
+        if generation != self.generation:
+            return replace(self, running=False)
+        if isinstance(outcome, str):
+            figure = self.figure.with_problem(outcome)
+            return replace(self, figure=figure, result=None, loading=False, running=False)
+        first = self.start_query if self.figure.attention is None else None
+        attention = _attention(outcome, self.figure.merge)
+        figure = self.figure.with_attention(attention, outcome.notes, first)
+        return replace(self, figure=figure, result=outcome, loading=False, running=False)
+
+    # moving in the figure
+
+    def _with(self, figure: LabState) -> RealModelLab:
+        return self if figure is self.figure else replace(self, figure=figure)
+
+    def move_query(self, step: int) -> RealModelLab:
+        return self._with(self.figure.move_query(step))
+
+    def move_head(self, step: int) -> RealModelLab:
+        return self._with(self.figure.move_head(step))
+
+    def move_layer(self, step: int) -> RealModelLab:
+        return self._with(self.figure.move_layer(step))
+
+    def select_row(self, row: int) -> RealModelLab:
+        if self.figure.attention is None:
+            return self
+        return self.move_query(row - self.figure.query)
+
+    def toggle_view(self) -> RealModelLab:
+        return self._with(self.figure.toggle_view())
+
+    def toggle_merge(self) -> RealModelLab:
+        """Pieces <-> words, keeping the query on the same typed word (its first piece)."""
+        merged = replace(self.figure, merge=not self.figure.merge)
+        if self.result is None or self.figure.attention is None:
+            return self._with(merged)
+        word_of_piece = self.result.tokens.word_of_piece
+        if merged.merge:
+            query = word_of_piece[self.figure.query]
+        else:
+            query = word_of_piece.index(self.figure.query)
+        figure = merged.with_attention(_attention(self.result, merged.merge), merged.notes)
+        return self._with(replace(figure, query=query))
+
+    def ask_link(self, question: str) -> RealModelLab:
+        """ "which heads link A to B?": two words (or "A to B") of the sentence."""
+        words = question.split()
+        if len(words) == 3 and words[1].casefold() == "to":
+            words = [words[0], words[2]]
+        if len(words) != 2:
+            return self._with(
+                self.figure.with_links(("type two words of the sentence, e.g. it animal",))
+            )
+        return self._with(self.figure.link(words[0], words[1]))
