@@ -8,6 +8,7 @@ first. Student code never runs here without bwrap: the caller refuses below it.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hashlib
 import io
 import os
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui_course.classroom.report import owner_name, read_capped, shown_name
+from tui_course.classroom.report import arrival_time, owner_name, read_capped, shown_name
 from tui_course.classroom.submission import Submission, SubmissionError, parse_submission
 from tui_course.content.models import Course, Question
 from tui_course.safe_text import one_line
@@ -41,7 +42,7 @@ class RecheckRow:
 def latest_submissions(dropbox: Path) -> tuple[dict[str, Submission], list[str]]:
     """Each student's newest valid submission, and one line per file refused."""
     latest: dict[str, Submission] = {}
-    arrived: dict[str, int] = {}  # the file's ctime: a date written inside is the student's
+    arrivals: dict[str, dt.datetime] = {}
     refused: list[str] = []
     with os.scandir(dropbox) as entries:
         for count, entry in enumerate(entries):
@@ -58,9 +59,12 @@ def latest_submissions(dropbox: Path) -> tuple[dict[str, Submission], list[str]]
             if owner_name(info.st_uid) != submission.user:
                 refused.append(f"{name}: names '{submission.user}' but belongs to someone else")
                 continue
-            if arrived.get(submission.user, -1) < info.st_ctime_ns:
+            # The latest by arrival (the file's ctime), not by a date the student wrote.
+            arrived = arrival_time(info)
+            known = arrivals.get(submission.user)
+            if known is None or arrived > known:
                 latest[submission.user] = submission
-                arrived[submission.user] = info.st_ctime_ns
+                arrivals[submission.user] = arrived
     return latest, refused
 
 

@@ -50,8 +50,25 @@ def add_parser(commands: Any) -> None:
         help="csv: exit 0 even when some drop-box files were left out (they are still named"
         " on stderr)",
     )
+    report.add_argument(
+        "--only-graded",
+        metavar="QUIZ",
+        help="only QUIZ's columns and the students with a finished first pass in it"
+        " (for Moodle's grade import, where an empty cell erases a grade)",
+    )
     add_common(report, argparse.SUPPRESS)
     report.set_defaults(run=run_report)
+    recheck = actions.add_parser(
+        "recheck", help="run every submitted code solution again in the sandbox, on fresh seeds"
+    )
+    recheck.add_argument("quiz", metavar="QUIZ", nargs="?", help="only this quiz's code")
+    recheck.add_argument("--dir", help="the class folder (default: the site config's)")
+    recheck.add_argument("--format", choices=("table", "csv"), default="table")
+    recheck.add_argument(
+        "--seed", type=int, default=None, help="the held-out seed (default: a fresh one)"
+    )
+    add_common(recheck, argparse.SUPPRESS)
+    recheck.set_defaults(run=run_recheck)
     clean = actions.add_parser(
         "clean",
         help="remove or archive drop-box files, keeping each student's latest valid submission",
@@ -75,18 +92,6 @@ def add_parser(commands: Any) -> None:
         "dir", metavar="DIR", nargs="?", help="the class folder (default: the site config's)"
     )
     status.set_defaults(run=run_status)
-
-    recheck = actions.add_parser(
-        "recheck", help="run every submitted code solution again in the sandbox, on fresh seeds"
-    )
-    recheck.add_argument("quiz", metavar="QUIZ", nargs="?", help="only this quiz's code")
-    recheck.add_argument("--dir", help="the class folder (default: the site config's)")
-    recheck.add_argument("--format", choices=("table", "csv"), default="table")
-    recheck.add_argument(
-        "--seed", type=int, default=None, help="the held-out seed (default: a fresh one)"
-    )
-    add_common(recheck, argparse.SUPPRESS)
-    recheck.set_defaults(run=run_recheck)
 
 
 def run_init(args: argparse.Namespace) -> int:
@@ -134,6 +139,7 @@ def run_report(args: argparse.Namespace) -> int:
     from tui_course.classroom.folder import DROPBOX, check_folder
     from tui_course.classroom.report import (
         build_report,
+        graded_only,
         group_members,
         report_csv,
         report_json,
@@ -173,6 +179,11 @@ def run_report(args: argparse.Namespace) -> int:
         )
     except OSError as error:
         return fail(f"class report: {directory / DROPBOX}: {error.strerror or error}")
+    if args.only_graded is not None:
+        if args.only_graded not in report.quiz_ids:
+            known = ", ".join(report.quiz_ids) or "none found"
+            return fail(f"class report: --only-graded: no quiz '{args.only_graded}' ({known})")
+        report = graded_only(report, args.only_graded)
     if args.format == "json":
         print(json.dumps(report_json(report), indent=2))
     elif args.format == "csv":
@@ -191,6 +202,46 @@ def run_report(args: argparse.Namespace) -> int:
     else:
         print(f"{settings.course}: {len(report.students)} student(s), {PROG} class report")
         print(report_table(report))
+    return 0
+
+
+def run_recheck(args: argparse.Namespace) -> int:
+    import secrets
+    import sys
+
+    from tui_course.classroom.config import ConfigError
+    from tui_course.classroom.folder import DROPBOX
+    from tui_course.classroom.recheck import latest_submissions, recheck, recheck_csv, recheck_table
+    from tui_course.code_check_service import CodeChecker
+    from tui_course.content.course import load_course
+    from tui_course.sandbox.level import Level
+
+    try:
+        directory = class_dir_from(args.dir)
+    except ConfigError as error:
+        return fail(f"class recheck: {error}")
+    course = load_course(content_dir(args))
+    if args.quiz is not None and all(quiz.id != args.quiz for quiz in course.quizzes):
+        return fail(f"class recheck: no quiz '{args.quiz}' in the course", 2)
+    with CodeChecker(minimum=Level.BWRAP, warm=False) as checker:
+        if not checker.allowed:
+            return fail(
+                "class recheck: refuses to run students' code without bwrap "
+                f"({checker.report.detail}); fix: {checker.report.fix}"
+            )
+        try:
+            submissions, refused = latest_submissions(directory / DROPBOX)
+        except OSError as error:
+            return fail(f"class recheck: {directory / DROPBOX}: {error.strerror or error}")
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**31) + 1
+        rows = recheck(submissions, course, checker, seed, args.quiz)
+    for line in refused:
+        print(f"{PROG}: skipped {line}", file=sys.stderr)
+    if args.format == "csv":
+        print(recheck_csv(rows), end="")
+    else:
+        print(f"held-out seed {seed} (again: --seed {seed})")
+        print(recheck_table(rows))
     return 0
 
 
@@ -234,44 +285,4 @@ def run_status(args: argparse.Namespace) -> int:
         return fail(f"class status: {error}")
     except OSError as error:
         return fail(f"class status: {error.filename or directory}: {error.strerror or error}")
-    return 0
-
-
-def run_recheck(args: argparse.Namespace) -> int:
-    import secrets
-    import sys
-
-    from tui_course.classroom.config import ConfigError
-    from tui_course.classroom.folder import DROPBOX
-    from tui_course.classroom.recheck import latest_submissions, recheck, recheck_csv, recheck_table
-    from tui_course.code_check_service import CodeChecker
-    from tui_course.content.course import load_course
-    from tui_course.sandbox.level import Level
-
-    try:
-        directory = class_dir_from(args.dir)
-    except ConfigError as error:
-        return fail(f"class recheck: {error}")
-    course = load_course(content_dir(args))
-    if args.quiz is not None and all(quiz.id != args.quiz for quiz in course.quizzes):
-        return fail(f"class recheck: no quiz '{args.quiz}' in the course", 2)
-    with CodeChecker(minimum=Level.BWRAP, warm=False) as checker:
-        if not checker.allowed:
-            return fail(
-                "class recheck: refuses to run students' code without bwrap "
-                f"({checker.report.detail}); fix: {checker.report.fix}"
-            )
-        try:
-            submissions, refused = latest_submissions(directory / DROPBOX)
-        except OSError as error:
-            return fail(f"class recheck: {directory / DROPBOX}: {error.strerror or error}")
-        seed = args.seed if args.seed is not None else secrets.randbelow(2**31) + 1
-        rows = recheck(submissions, course, checker, seed, args.quiz)
-    for line in refused:
-        print(f"{PROG}: skipped {line}", file=sys.stderr)
-    if args.format == "csv":
-        print(recheck_csv(rows), end="")
-    else:
-        print(f"held-out seed {seed} (again: --seed {seed})")
-        print(recheck_table(rows))
     return 0
