@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tui_course.answers import prove_quiz, resolve_quiz
 from tui_course.classroom.lms_answers import moodle_differences
+from tui_course.content.balance import key_warnings
 from tui_course.content.course import load_course
 from tui_course.content.errors import ContentError
 from tui_course.content.models import BlockSegment, Course
@@ -19,6 +20,7 @@ class Report:
     problems: tuple[ContentError, ...]
     # Questions whose answers Moodle cannot grade all alike after export (not an error here).
     notes: tuple[ContentError, ...] = ()
+    warnings: tuple[ContentError, ...] = ()  # worth fixing, not wrong: validation still passes
 
     @property
     def ok(self) -> bool:
@@ -41,6 +43,7 @@ def validate(root: Path) -> Report:
     course = load_course(root)
     problems = list(course.problems)
     notes: list[ContentError] = []
+    warnings: list[ContentError] = []
     for quiz in course.quizzes:
         proved = prove_quiz(quiz)
         problems.extend(proved)
@@ -52,6 +55,7 @@ def validate(root: Path) -> Report:
             refused, named = moodle_differences(quiz, resolve_quiz(quiz))
             problems.extend(refused)
             notes.extend(named)
+        warnings.extend(ContentError(quiz.path, None, text) for text in key_warnings(quiz))
     for lesson in course.lessons:
         for segment in lesson.segments:
             if isinstance(segment, BlockSegment):
@@ -65,4 +69,4 @@ def validate(root: Path) -> Report:
                     message = f"{segment.name} block: cannot be drawn: {error!r}"
                     problems.append(ContentError(lesson.path, segment.line, message))
     problems.sort(key=lambda p: (p.path, p.line or 0))
-    return Report(course, tuple(problems), tuple(notes))
+    return Report(course, tuple(problems), tuple(notes), tuple(warnings))

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if args.starter:
         print(question.code.starter, end="")
         return 0
-    from tui_course.code_check_service import draft_path
+    from tui_course.progress.drafts import draft_path
 
     path = (
         Path(args.file).expanduser() if args.file else draft_path(data_dir(args), quiz.id, number)

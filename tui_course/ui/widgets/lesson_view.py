@@ -11,7 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_course.content.errors import ContentError
-from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment
+from tui_course.content.models import BlockSegment, Lesson, ListingSegment, MarkdownSegment
 from tui_course.safe_text import one_line
 from tui_course.ui.messages import LessonFinished
 
@@ -84,6 +84,8 @@ class LessonView(VerticalScroll):
                 widgets.append(markdown)
             elif isinstance(segment, BlockSegment):
                 widgets.append(_figure(segment))
+            elif isinstance(segment, ListingSegment):
+                widgets.append(_listing(segment))
         await self.mount_all(widgets)
         for markdown, text in prose:
             await markdown.update(text)  # returns once its blocks are mounted
@@ -147,6 +149,20 @@ class LessonView(VerticalScroll):
         if at_end:
             self._finished_sent = True
             self.post_message(LessonFinished(self, self.lesson.id))
+
+
+def _listing(segment: ListingSegment) -> Widget:
+    """A runnable listing: NumPy ones edit freely (they run in the code sandbox); Keras ones
+    run outside it, so they are edited only where the student has a shell anyway."""
+    from tui_course.content.models import ListingRunner
+    from tui_course.ui.widgets.listing_view import ListingView
+
+    may_edit = True
+    if segment.runner is ListingRunner.KERAS:
+        from tui_course.shell_access import shell_access
+
+        may_edit = shell_access().allowed
+    return ListingView(segment, may_edit=may_edit, classes="figure listing")
 
 
 def _figure(segment: BlockSegment) -> Widget:
