@@ -211,7 +211,7 @@ def test_numeric_prompts_say_plain_decimal_and_multi_feedback_says_how_it_is_gra
     )
 
 
-def test_options_go_out_exactly_as_the_app_shows_them() -> None:
+def test_options_go_out_exactly_as_the_app_shows_them_and_shuffled_as_there() -> None:
     options = ("2*3*4 = 24", "__init__", "1. fit", "<eos> & <pad>")
     question = Question(Kind.CHOICE, "Which?", "The first.", 1, options=options, answer=1)
     quiz = Quiz("o", "O", "o.toml", (question,))
@@ -219,6 +219,7 @@ def test_options_go_out_exactly_as_the_app_shows_them() -> None:
     texts = [a.findtext("text") for a in root.findall("question[@type='multichoice']/answer")]
     assert [html_to_text(text or "") for text in texts] == list(options)
     assert texts[0] == "2&#42;3&#42;4 = 24" and texts[3] == "&lt;eos&gt; &amp; &lt;pad&gt;"
+    assert root.findtext("question[@type='multichoice']/shuffleanswers") == "true"
     back = parse_gift(export_gift([quiz]), "o.gift").quizzes[0].data["question"][0]
     assert back["options"] == list(options)
 
