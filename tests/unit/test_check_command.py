@@ -85,7 +85,7 @@ def test_without_file_check_reads_the_editors_draft(tmp_path: Path, capsys) -> N
     from tui_course.code_check_service import draft_path
 
     draft = draft_path(tmp_path, "code", 1)
-    assert draft == tmp_path / "drafts" / "code-1.py"
+    assert draft == tmp_path / "code" / "code-1.py"
     draft.parent.mkdir(parents=True)
     draft.write_text(SOLUTION)
     assert main(["check", "code/1", "--data-dir", str(tmp_path)]) == 0

@@ -210,19 +210,19 @@ class QuizSession:
         outcome = Outcome.RIGHT if verdict.correct else Outcome.WRONG
         return verdict, self._record(raw.strip(), outcome, try_number, final=final)
 
-    def answer_code(
-        self, code: str, passed: bool, feedback: str | None, attempt: CodeAttempt | None = None
+    def code_answer(
+        self, attempt: CodeAttempt, feedback: str | None = None
     ) -> tuple[Verdict, AttemptRecord]:
-        """A code check as an answer (the sandbox and the judge ran it already, off this
-        object). Code is fixed, not guessed: a failed check never closes the question (a
-        pass or a reveal does), and the same code checked again, but for trailing spaces,
-        costs no try. The answer kept is the code's hash; `attempt` (the code, its verdict)
-        rides on the record for the store."""
-        if self.phase is not Phase.ASKING or self.question.kind is not Kind.CODE:
-            raise ValueError("this question is not taking code")
-        key = code_key(code)
+        """A code check as an attempt. Code is fixed, not guessed: a failed check never
+        closes the question (a pass or a reveal does), and the same code checked again, but
+        for trailing spaces, costs no try. The answer kept is that code's hash; the code
+        and its verdict ride on the record for the store."""
+        if self.phase is not Phase.ASKING:
+            raise ValueError("this question is not taking answers")
+        passed = attempt.outcome == "passed"
+        key = code_key(attempt.code)
         if not passed and key in self.state.tried:
-            raise AnswerFormatError("You checked this code already: it costs no try. Change it.")
+            raise AnswerFormatError("You checked this exact code already: change it first.")
         verdict = Verdict(passed, expected="the model solution", feedback=feedback)
         outcome = Outcome.RIGHT if passed else Outcome.WRONG
         record = self._record(key, outcome, self.state.tries_used + 1, final=passed)
