@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -56,10 +55,8 @@ DRAFTS_DIR = "code"  # under the data folder: the editor's drafts, one file per 
 
 
 def draft_path(data_dir: Path, quiz_id: str, number: int) -> Path:
-    """Where the editor keeps a question's draft (`attn-tui check ID` reads it too):
-    `code/code-1.py` for question 1 of quiz `code`, as the editor names it."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", quiz_id)
-    return data_dir / DRAFTS_DIR / f"{safe}-{number}.py"
+    """Where the editor keeps a question's draft (`attn-tui check ID` reads it too)."""
+    return data_dir / DRAFTS_DIR / f"{quiz_id}-{number}.py"
 
 
 def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
