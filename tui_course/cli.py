@@ -20,8 +20,10 @@ from tui_course.commands.common import (
     content_dir,
     data_dir,
     describe_subcommands,
+    fail,
 )
 from tui_course.commands.launch import run_app
+from tui_course.paths import UnknownUserPath
 
 
 def build_parser(only: Collection[str] | None = None) -> Parser:
@@ -84,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         return 130
+    except UnknownUserPath as error:  # `--data-dir ~nosuchuser/x`, or the same in $ATTN_TUI_*
+        return fail(f"{error.filename}: {error.strerror}", 2)
     except BrokenPipeError:
         # `attn-tui attention | head`: the reader left; say nothing more.
         import os

@@ -52,6 +52,12 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
         "dim": Field((int,), "a whole number", required=True),
         "heads": Field((int,), "a whole number", required=True),
     },
+    "digit-data": {
+        "seed": _INT,
+        "train": _INT,
+        "test": _INT,
+        "length": _INT,
+    },
     "params": {
         "vocab": _INT,
         "length": _INT,
@@ -76,6 +82,12 @@ BLOCK_SPECS: dict[str, dict[str, specs.IntSpec | specs.ChoiceSpec]] = {
         "decimals": specs.DECIMALS,
     },
     "heads": {"dim": specs.DIM, "heads": specs.SPLIT_HEADS},
+    "digit-data": {
+        "seed": specs.SEED,
+        "train": specs.TRAIN_SIZE,
+        "test": specs.TEST_SIZE,
+        "length": specs.LENGTH,
+    },
     "params": {
         "vocab": specs.VOCAB,
         "length": specs.LENGTH,

@@ -39,6 +39,7 @@ def render_block(block: BlockSegment) -> str:
         "heads": _heads,
         "params": _params,
         "real-attention": _real_attention,
+        "digit-data": _digit_data,
     }
     return renderers[block.name](block.params)
 
@@ -190,6 +191,21 @@ def _heads(params: dict[str, Any]) -> str:
     for head, components in enumerate(indices, start=1):
         lines.append(f"  head {head}: " + ", ".join(f"x[{c}]" for c in components))
     return "\n".join(lines)
+
+
+def _digit_data(params: dict[str, Any]) -> str:
+    """The lab's data made just now by its own generator, and its share of "same" rows."""
+    from tui_course.render.training import data_lines
+    from tui_course.training.task import make_data
+
+    seed = params.get("seed", specs.SEED.default)
+    data = make_data(
+        seed,
+        params.get("train", specs.TRAIN_SIZE.default),
+        params.get("test", specs.TEST_SIZE.default),
+        params.get("length", specs.LENGTH.default),
+    )
+    return "\n".join(data_lines(data, seed))
 
 
 def _params(params: dict[str, Any]) -> str:
