@@ -51,16 +51,8 @@ def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
-DRAFTS_DIR = "code"  # under the data folder: the editor's drafts, one file per question
-
-
-def draft_path(data_dir: Path, quiz_id: str, number: int) -> Path:
-    """Where the editor keeps a question's draft (`attn-tui check ID` reads it too)."""
-    return data_dir / DRAFTS_DIR / f"{quiz_id}-{number}.py"
-
-
 def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
-    """What the store keeps of a check (QuizSession.code_answer takes it)."""
+    """What the store keeps of a check (QuizSession.answer_code takes it)."""
     return CodeAttempt(
         code=code,
         sha256=code_hash(code),

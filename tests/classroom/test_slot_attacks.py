@@ -24,7 +24,7 @@ from tui_course.classroom import slots as slots_module
 from tui_course.classroom.config import ConfigError, SiteConfig
 from tui_course.classroom.folder import init_class
 from tui_course.classroom.slots import TrainingSlots, training_slots
-from tui_course.training.protocol import Error, Started
+from tui_course.training.protocol import Error, SlotTaken, Started
 from tui_course.training.runner import TrainingRun
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: a second real account")
@@ -154,7 +154,7 @@ async def test_the_runner_stops_its_own_run_at_the_cap(lab: Path, tmp_path: Path
     fake = FIXTURES / "fake_child.py"
     run = TrainingRun([sys.executable, str(fake), "hang", "--log", str(log)], log, slots=slots)
     events = [event async for event in run.events()]
-    assert isinstance(events[0], Started)
+    assert isinstance(events[0], SlotTaken) and isinstance(events[1], Started)
     assert isinstance(events[-1], Error) and "the class's limit" in events[-1].message
     assert slots.state().in_use == 0
 

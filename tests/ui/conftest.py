@@ -84,9 +84,12 @@ def widget_text(app: App[Any], selector: str) -> str:
 @pytest.fixture
 def build_app(tmp_path: Path) -> Callable[..., CourseApp]:
     def build(
-        open_id: str | None = None, content: Path = REPO, data: Path | None = None
+        open_id: str | None = None,
+        content: Path = REPO,
+        data: Path | None = None,
+        shuffle: bool = False,  # file order unless a test is about shuffling
     ) -> CourseApp:
-        return make_app(Settings(content, data or tmp_path / "data", open_id))
+        return make_app(Settings(content, data or tmp_path / "data", open_id, shuffle))
 
     return build
 

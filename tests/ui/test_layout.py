@@ -364,12 +364,13 @@ async def test_closing_the_overlay_gives_focus_back_where_it_was(
 async def test_computed_figures_keep_their_text_off_the_frame(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    """'│x has 8 components' touched the frame; the live figures have a space there."""
+    """The heads figure's first line ('│x has 8 components') touched the frame; the live
+    figures have a space there."""
     app = build_app("multi-head")
     async with running(app, size=(80, 40)) as pilot:
         lines = (await shown(pilot)).splitlines()
-        line = next(line for line in lines if "x has 8 components" in line)
-        assert "│ x has 8 components" in line
+        line = next(line for line in lines if "x, one token, d = 4" in line)
+        assert "│ x, one token, d = 4" in line
 
 
 async def test_the_overlay_is_wide_enough_for_whole_titles_at_80x24(

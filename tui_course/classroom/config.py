@@ -34,6 +34,7 @@ class SiteConfig:
     class_dir: Path | None = None
     training_slots: int | None = None
     slots_dir: Path | None = None  # where slot locks live when there is no class folder
+    student_shell: bool = False  # students also have a shell here ($EDITOR may open)
     # a class server runs student code only under bwrap unless this says otherwise
     allow_code_without_bwrap: bool = False
     runs_per_user: int | None = None  # training runs one account may hold or wait for at once
@@ -127,6 +128,7 @@ SITE_FIELDS = {
     "class_dir": Field((str,), "the class folder made by `attn-tui class init` (a path)"),
     "training_slots": Field((int,), "how many training runs may run at once (a number)"),
     "slots_dir": Field((str,), "where slot locks live when there is no class folder (a path)"),
+    "student_shell": Field((bool,), "true when students also log in with a shell (true/false)"),
     "allow_code_without_bwrap": Field(
         (bool,), "true to check students' code with time and memory limits alone (true/false)"
     ),
@@ -148,6 +150,7 @@ def load_site_config(path: Path | None = None) -> SiteConfig:
         class_dir=_absolute(table, "class_dir", lines, shown),
         training_slots=_slots(table, lines, shown),
         slots_dir=_absolute(table, "slots_dir", lines, shown),
+        student_shell=table.get("student_shell", False),
         allow_code_without_bwrap=bool(table.get("allow_code_without_bwrap", False)),
         runs_per_user=_slots(table, lines, shown, "runs_per_user"),
     )

@@ -39,7 +39,12 @@ def terminal_checks(
     env: Mapping[str, str], size: os.terminal_size | None, utf8: bool
 ) -> Iterator[Check]:
     if size is None:
-        yield Check("terminal", WARN, "not a terminal (output is redirected): size unknown")
+        yield Check(
+            "terminal",
+            WARN,
+            "not a terminal (output is redirected): attn-tui starts in plain mode, lines of text",
+            "ssh -t for the full-screen app; attn-tui --plain asks for plain mode anywhere",
+        )
     elif size.columns < SMALLEST[0] or size.lines < SMALLEST[1]:
         yield Check(
             "terminal",
@@ -59,11 +64,13 @@ def terminal_checks(
         yield Check("terminal", OK, f"{size.columns}x{size.lines}")
     term = env.get("TERM", "")
     if term in ("", "dumb", "unknown"):
+        # A screen reader's terminal or emacs' shell: plain mode is what it can use.
         yield Check(
             "TERM",
-            BLOCKER,
-            f"TERM={term or '(unset)'}: the app cannot draw on this terminal",
-            "export TERM=xterm-256color",
+            WARN if term != "unknown" else BLOCKER,
+            f"TERM={term or '(unset)'}: the full-screen app cannot draw here; attn-tui"
+            " starts in plain mode (lines of text, for screen readers and braille)",
+            "export TERM=xterm-256color for the full-screen app (or attn-tui --plain)",
         )
     else:
         yield Check("TERM", OK, term)

@@ -322,6 +322,20 @@ def students_in_order(report: ClassReport) -> list[str]:
 # output
 
 
+def graded_only(report: ClassReport, quiz_id: str) -> ClassReport:
+    """The report cut to one quiz and the students with a finished first pass in it.
+
+    Moodle's grade import erases a grade it already holds when the cell is empty, so a CSV
+    for import holds no empty score cell: a grade typed by hand for a student without a
+    finished first pass here stays as it is."""
+    students = {
+        user: row
+        for user, row in report.students.items()
+        if (result := row.result(quiz_id)) is not None and result.first_try is not None
+    }
+    return replace(report, quiz_ids=[quiz_id], students=students)
+
+
 def report_csv(report: ClassReport) -> str:
     """For Moodle's grade import (Grades > Import > CSV file): map `username` to the user
     field and each score column to a grade item. A quiz without a finished first pass

@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if args.starter:
         print(question.code.starter, end="")
         return 0
-    from tui_course.code_check_service import draft_path
+    from tui_course.progress.drafts import draft_path
 
     path = (
         Path(args.file).expanduser() if args.file else draft_path(data_dir(args), quiz.id, number)
@@ -148,7 +148,9 @@ def _record(
                 session.phase = Phase.ASKING
                 session.position = session.order.index(index)
             try:
-                graded, record = session.code_answer(attempt_of(code, verdict))
+                graded, record = session.answer_code(
+                    code, verdict.passed, None, attempt_of(code, verdict)
+                )
             except AnswerFormatError:
                 return  # the same code checked twice in a row: no new try
             recorder = QuizRecorder(store)

@@ -50,6 +50,12 @@ def add_parser(commands: Any) -> None:
         help="csv: exit 0 even when some drop-box files were left out (they are still named"
         " on stderr)",
     )
+    report.add_argument(
+        "--only-graded",
+        metavar="QUIZ",
+        help="only QUIZ's columns and the students with a finished first pass in it"
+        " (for Moodle's grade import, where an empty cell erases a grade)",
+    )
     add_common(report, argparse.SUPPRESS)
     report.set_defaults(run=run_report)
     recheck = actions.add_parser(
@@ -133,6 +139,7 @@ def run_report(args: argparse.Namespace) -> int:
     from tui_course.classroom.folder import DROPBOX, check_folder
     from tui_course.classroom.report import (
         build_report,
+        graded_only,
         group_members,
         report_csv,
         report_json,
@@ -172,6 +179,11 @@ def run_report(args: argparse.Namespace) -> int:
         )
     except OSError as error:
         return fail(f"class report: {directory / DROPBOX}: {error.strerror or error}")
+    if args.only_graded is not None:
+        if args.only_graded not in report.quiz_ids:
+            known = ", ".join(report.quiz_ids) or "none found"
+            return fail(f"class report: --only-graded: no quiz '{args.only_graded}' ({known})")
+        report = graded_only(report, args.only_graded)
     if args.format == "json":
         print(json.dumps(report_json(report), indent=2))
     elif args.format == "csv":

@@ -26,6 +26,10 @@ def run(args: argparse.Namespace) -> int:
     report = validate(root)
     for problem in report.problems:
         print(problem)
+    for note in report.notes:
+        print(f"note: {note}")
+    for warning in report.warnings:
+        print(f"warning: {warning}")
     if not report.ok:
         print(f"{len(report.problems)} problem(s) found in {path_text(root)}", file=sys.stderr)
         return 1

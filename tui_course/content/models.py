@@ -90,7 +90,21 @@ class BlockSegment:
     line: int
 
 
-Segment = MarkdownSegment | BlockSegment
+class ListingRunner(StrEnum):
+    NUMPY = "numpy"  # the code sandbox: NumPy only
+    KERAS = "keras"  # a child of the train extra's environment (Keras, TensorFlow)
+
+
+@dataclass(frozen=True)
+class ListingSegment:
+    """A Python listing the student can run and edit (a ```python run``` fence)."""
+
+    code: str
+    line: int  # the fence's line (1-based); the code starts on the next
+    runner: ListingRunner = ListingRunner.NUMPY
+
+
+Segment = MarkdownSegment | BlockSegment | ListingSegment
 
 
 def _all_prose(lesson: Lesson) -> tuple[Segment, ...]:

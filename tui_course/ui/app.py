@@ -24,6 +24,7 @@ from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
+from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.terminal import locale_is_utf8
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from tui_course.ui.widgets.quiz_view import QuizView
     from tui_course.ui.widgets.training_panel import RunFactory, TrainingPanel
 
-LAST_OPENED = "last_opened"
 AnswerKeys = Mapping[str, "tuple[Question, ...] | ContentError"]
 # Footer key names when arrows (⏎, →) cannot be drawn.
 ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "down": "Down"}
@@ -54,36 +54,15 @@ TINY_COLUMNS = 60
 QUIT_CONFIRM_SECONDS = 5.0  # q during training asks; a second q within this quits
 
 
+SHUFFLE_KEY = "option-order-key"  # the store setting behind each student's option orders
+
+
 @dataclass(frozen=True)
 class Settings:
     content_dir: Path
     data_dir: Path
     open_id: str | None = None
-
-
-def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
-    """Each item's mark (see outline.MARKS_LEGEND): scores only for a finished first pass."""
-    done = store.lessons_done()
-    marks = {lesson.id: "[x]" if lesson.id in done else "[ ]" for lesson in course.lessons}
-    marks.update({lab.id: "   " for lab in course.labs})
-    for quiz in course.quizzes:
-        total = len(quiz.questions)
-        stats = store.quiz_stats(quiz.id, total)
-        if stats.state == "finished":
-            box = "[x]" if len(stats.mastered) == total else "[=]"
-            marks[quiz.id] = f"{box} {stats.first_try}/{total}"
-        elif stats.state == "in progress":
-            marks[quiz.id] = f"[~] {stats.answered}/{total}"
-        else:
-            marks[quiz.id] = "[ ]"
-    return marks
-
-
-def review_due(store: ProgressStore, now: datetime) -> int | None:
-    """Questions due for review now; None when nothing was ever scheduled (no entry)."""
-    if not store.review_cards_all():
-        return None
-    return len(store.review_cards_due(now.astimezone(UTC).isoformat(timespec="seconds")))
+    shuffle_options: bool = True  # each student sees quiz options in an order of their own
 
 
 def _train_extra_installed() -> bool:
@@ -172,6 +151,7 @@ class CourseApp(App[None]):
         self._focus_before_overlay: Widget | None = None
         self._unsent: set[str] = set()  # finished quizzes whose results could not be read yet
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
+        self.left_with: int | None = None  # the exit status when a signal or hangup ended it
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -221,6 +201,10 @@ class CourseApp(App[None]):
                 markup=False,
             )
         self._join_class()
+        if not self.is_headless:  # a terminal to lose (Pilot tests have none)
+            from tui_course.hangup import watch
+
+            watch(asyncio.get_running_loop(), self._leave_now)  # SIGTERM, SIGHUP, hangup
         self.call_after_refresh(gc.enable)  # launch.run_app pauses it until the first frame
         self.call_after_refresh(self._check_lesson_blocks)
         if self.settings.open_id == REVIEW_ID:
@@ -370,10 +354,26 @@ class CourseApp(App[None]):
         if found:
             return found.first()
         from tui_course.progress.review import ReviewSchedule
+        from tui_course.ui.widgets.code_exercise import CodeExercises
 
-        view = QuizView(QuizRecorder(self.store, ReviewSchedule(self.store, self.now)), id="quiz")
+        recorder = QuizRecorder(self.store, ReviewSchedule(self.store, self.now))
+        exercises = CodeExercises(self.settings.data_dir)
+        view = QuizView(recorder, exercises=exercises, id="quiz")
         await self.query_one(ContentSwitcher).mount(view)
         return view
+
+    def _student_key(self) -> str | None:
+        """The random key this student's option orders are drawn from, kept in their store
+        (made on first use); None when shuffling is off."""
+        if not self.settings.shuffle_options:
+            return None
+        key = self.store.get_setting(SHUFFLE_KEY)
+        if key is None:
+            import secrets
+
+            key = secrets.token_hex(8)
+            self.store.set_setting(SHUFFLE_KEY, key)
+        return key
 
     def _session(self, quiz: Quiz) -> QuizSession:
         """The quiz's first pass: fresh (intro first), resumed, or finished (its summary)."""
@@ -385,7 +385,13 @@ class CourseApp(App[None]):
         assert not isinstance(keys, ContentError)  # open_item does not open such a quiz
         return open_quiz(
             self.store,
-            lambda done: QuizSession.start(quiz, keys, done=done, read_number=read_number_lazily),
+            lambda done: QuizSession.start(
+                quiz,
+                keys,
+                done=done,
+                read_number=read_number_lazily,
+                student_key=self._student_key(),
+            ),
             quiz.id,
             len(keys),
         )
@@ -407,6 +413,7 @@ class CourseApp(App[None]):
                 self.now(),
                 lambda q: resolved.get(id(q)),
                 read_number_lazily,
+                self._student_key(),
             )
         except StoreError as error:
             self._store_problem(f"The review cannot open just now. {error}")
@@ -516,7 +523,7 @@ class CourseApp(App[None]):
 
         self.run_worker(send, thread=True, group="submit", exit_on_error=False)
 
-    def _submit_part_way(self) -> None:
+    def _submit_part_way(self, wait: float = 2.0) -> None:
         """On quitting with a quiz left part-way, send every quiz: otherwise the report
         never sees "in progress" from a student whose login is the app (ForceCommand)."""
         link = self.class_link
@@ -527,7 +534,7 @@ class CourseApp(App[None]):
         except StoreError:
             return
         if payload and any(quiz["state"] == "in progress" for quiz in payload["quizzes"]):
-            link.send_before_exit(payload, wait=2.0)
+            link.send_before_exit(payload, wait=wait)
 
     def _show_submission(self, outcome: SubmitOutcome) -> None:
         from tui_course.classroom.link import PENDING_LABEL
@@ -706,6 +713,8 @@ class CourseApp(App[None]):
     def action_help(self) -> None:
         from tui_course.ui.screens.help import HelpScreen, focused_first, help_sections
         from tui_course.ui.widgets.attention_view import AttentionView
+        from tui_course.ui.widgets.code_exercise import CodeExerciseView
+        from tui_course.ui.widgets.listing_view import ListingView
         from tui_course.ui.widgets.pe_view import PEView
         from tui_course.ui.widgets.quiz_view import QuizView
         from tui_course.ui.widgets.real_model_view import RealModelView
@@ -718,6 +727,8 @@ class CourseApp(App[None]):
             ("Outline", Outline),
             ("Lesson", LessonView),
             ("Quiz", QuizView),
+            ("Code question (the editor: ctrl and F keys work while you type)", CodeExerciseView),
+            ("Runnable listing (in lessons: Tab to it)", ListingView),
             ("Attention figure (in lessons and the attention lab)", AttentionView),
             ("Positional-encoding figure (in lessons and the PE lab)", PEView),
             ("Real-model lab", RealModelView),
@@ -799,6 +810,24 @@ class CourseApp(App[None]):
         for panel in panels:
             await panel.stop()
         self._submit_part_way()
+        self.exit()
+
+    def _leave_now(self, why: str, status: int) -> None:
+        """The terminal went away or we were told to stop: save as q does, without asking,
+        and go (hangup.watch ends the process if this takes over a second)."""
+        self.left_with = status  # launch.run_app ends the process with it
+        self.call_next(self._leave, terminal_gone=why != "SIGTERM")
+
+    async def _leave(self, terminal_gone: bool) -> None:
+        self._remember_position()
+        for panel in self._training_panels():
+            await panel.stop()
+        self._submit_part_way(wait=0.3)  # kept in pending/ first; the rest goes next start
+        if terminal_gone:  # nothing left to restore on a terminal that is not there
+            from tui_course.hangup import end_process
+
+            self.store.close()
+            end_process(self.left_with or 0)
         self.exit()
 
     def _training_panels(self) -> list[TrainingPanel]:

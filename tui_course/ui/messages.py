@@ -7,13 +7,14 @@ Every message here has a handler; one that nobody catches is not sent.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 if TYPE_CHECKING:
     from tui_course.progress.store import TrainingRecord
     from tui_course.training.options import TrainOptions
+    from tui_course.ui.widgets.code_exercise import CodeExerciseView
     from tui_course.ui.widgets.heatmap_view import HeatmapView
     from tui_course.ui.widgets.lesson_view import LessonView
     from tui_course.ui.widgets.quiz_view import QuizView
@@ -118,3 +119,17 @@ class TrainingFinished(Message):
     @property
     def control(self) -> TrainingPanel:
         return self.panel
+
+
+class CodeChecked(Message):
+    """A check of a code question finished: the quiz records it as an attempt."""
+
+    def __init__(self, exercise: CodeExerciseView, code: str, verdict: Any) -> None:
+        super().__init__()
+        self.exercise = exercise
+        self.code = code
+        self.verdict = verdict
+
+    @property
+    def control(self) -> CodeExerciseView:
+        return self.exercise
