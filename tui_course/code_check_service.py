@@ -52,7 +52,7 @@ def code_hash(code: str) -> str:
 
 
 def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
-    """What the store keeps of a check (QuizSession.code_answer takes it)."""
+    """What the store keeps of a check (QuizSession.answer_code takes it)."""
     return CodeAttempt(
         code=code,
         sha256=code_hash(code),
@@ -344,3 +344,50 @@ def check(
     """A one-off check (the CLI): no warm worker kept."""
     with CodeChecker(limits, minimum=minimum, warm=False) as checker:
         return checker.check(question, code, seed_offset)
+
+
+@dataclass(frozen=True)
+class SnippetResult:
+    """A lesson listing run in the sandbox: what it printed, and how it ended."""
+
+    outcome: Outcome  # passed (ran to the end), error, time limit, memory limit, crashed...
+    message: str  # empty when it ran to the end
+    stdout: str
+    stderr: str
+    truncated: bool
+    level: Level
+    traceback: tuple[tuple[int, str, str], ...] = ()
+
+
+def run_snippet(
+    code: str, limits: Limits | None = None, report: LevelReport | None = None
+) -> SnippetResult:
+    """Run a runnable lesson listing (a whole file, no function to call) in the sandbox,
+    under the same rules as a check: the class server's bwrap-only rule included."""
+    report = report or sandbox_level()
+    allowed = report.level is not Level.NONE and _ORDER[report.level] >= _ORDER[required_level()]
+    if not allowed:
+        message = report.warning or report.detail
+        return SnippetResult(Outcome.UNAVAILABLE, message, "", "", False, report.level)
+    run = Worker(limits, report, private_dirs()).run(code, [], [])
+    truncated = run.stdout_truncated or run.stderr_truncated
+    if run.status == "ok":
+        return SnippetResult(Outcome.PASSED, "", run.stdout, run.stderr, truncated, run.level)
+    from tui_course.content.code_check import student_frames
+
+    verdicts = {
+        "syntax_error": (Outcome.ERROR, f"Syntax error on line {run.detail.get('line')}"),
+        "exception": (
+            Outcome.ERROR,
+            f"{run.detail.get('type', 'Exception')}: {str(run.detail.get('message', ''))[:300]}",
+        ),
+        "exit": (Outcome.PASSED, ""),  # sys.exit() ends a script; nothing is wrong
+        "time_limit": (Outcome.TIME_LIMIT, f"stopped after {run.seconds:.1f} s"),
+        "memory_limit": (Outcome.MEMORY_LIMIT, "used more memory than a run allows"),
+        "unavailable": (Outcome.UNAVAILABLE, str(run.detail.get("message", ""))),
+    }
+    outcome, message = verdicts.get(
+        run.status, (Outcome.CRASHED, f"the process ended ({run.signal or run.status})")
+    )
+    frames = student_frames(run.detail)
+    return SnippetResult(outcome, message, run.stdout, run.stderr, truncated, run.level, frames)

@@ -37,7 +37,8 @@ def first_pass() -> QuizSession:
 
 
 def check(session: QuizSession, recorder: QuizRecorder, code: str, outcome: Outcome) -> None:
-    graded, record = session.code_answer(attempt_of(code, verdict(outcome, 3)), "feedback")
+    judged = verdict(outcome, 3)
+    graded, record = session.answer_code(code, judged.passed, "feedback", attempt_of(code, judged))
     recorder.save(session, record)
     session.apply(record, graded)
 
@@ -50,9 +51,7 @@ def test_checks_are_stored_with_code_hash_and_verdict(tmp_path: Path) -> None:
         assert session.phase is Phase.ASKING  # a failed check never closes a code question
         assert session.state.message == "feedback"
         with pytest.raises(AnswerFormatError):  # the same code again costs no try
-            session.code_answer(
-                attempt_of("def attention_weights(Q, K):\n    return Q\n", verdict(Outcome.FAILED))
-            )
+            session.answer_code("def attention_weights(Q, K):\n    return Q   \n\n", False, None)
         huge = "# " + "x" * (MAX_CODE_BYTES * 2)
         check(session, recorder, huge, Outcome.ERROR)
         check(session, recorder, "right", Outcome.PASSED)
@@ -109,7 +108,7 @@ def test_a_version_2_store_gains_the_code_columns_and_keeps_its_rows(tmp_path: P
     with sqlite3.connect(tmp_path / "progress.db") as conn:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         columns = {row[1] for row in conn.execute("PRAGMA table_info(attempts)")}
-    assert version == SCHEMA_VERSION == 3
+    assert version == SCHEMA_VERSION
     assert {"code", "code_sha256", "code_outcome", "code_sandbox"} <= columns
 
 

@@ -235,3 +235,35 @@ def test_validate_stops_a_looping_reference_and_names_it(tmp_path: Path) -> None
     )
     assert result.returncode == 1
     assert "quizzes/t.toml:4: question 1: ref.py: stopped (time limit)" in result.stdout
+
+
+def test_the_verdict_text_fits_40_columns_and_windows_around_the_worst_cell(
+    tmp_path: Path,
+) -> None:
+    import numpy as np
+
+    from tui_course.content.code_check import CellDiff, CodeVerdict
+    from tui_course.render.code import verdict_text
+
+    want = np.zeros((12, 12))
+    got = want.copy()
+    got[10, 11] = 5.0
+    verdict = CodeVerdict(
+        Outcome.FAILED,
+        "values",
+        "Case 'big': result[10, 11] is 5, expected 0. " * 3,
+        Level.BWRAP,
+        cases_failed=("a, b", "c"),
+        diff=CellDiff("big", "result", got, want, got != want),
+    )
+    text = verdict_text(verdict, width=40)
+    assert max(len(line) for line in text.splitlines()) <= 40
+    assert "Cases not passed: a, b; c" in text
+    assert "(rows 4-11, cols 8-11 of 12x12)" in text
+    assert " !5" in text  # the wrong cell is in the window, marked
+
+
+def test_a_reference_from_tui_course_maths_is_called_in_the_parent(tmp_path: Path) -> None:
+    assert errors_of(tmp_path, reference="tui_course.maths.attention:softmax") == []
+    problems = errors_of(tmp_path, reference="tui_course.maths.attention:no_such")
+    assert len(problems) == 1 and "cannot load tui_course.maths.attention:no_such" in problems[0]

@@ -191,3 +191,34 @@ def test_the_smaller_corrections_are_in_the_text() -> None:
     assert "however long your sentences are" not in lesson_text("01")
     assert "number of components" in lesson_text("04")  # d_k counts components
     assert "one of those 72 heads" in lesson_text("02").replace("**", "")
+
+
+# the material the course had left out of the source (issue 16, item 3)
+
+
+def test_the_encoder_layer_listing_is_the_sources_with_its_mask_and_compiles() -> None:
+    text = lesson_text("07")
+    listing = text.split("```python\n", 1)[1].split("```", 1)[0]
+    compile(listing, "lesson 7", "exec")  # real Python, whatever runs it
+    assert "class TransformerEncoder(layers.Layer):" in listing
+    assert "mask = mask[:, tf.newaxis, :]" in listing
+    assert "attention_mask=mask" in listing and "key_dim=embed_dim" in listing
+    assert "(batch, 1, keys)" in text  # and what the new axis is for
+
+
+def test_llms_are_named_and_set_against_the_labs_parameter_count() -> None:
+    text = lesson_text("09")
+    for phrase in ("ChatGPT", "Claude", "answer questions", "write code", "honest"):
+        assert phrase in text
+    (block,) = blocks("transformers-to-llms", "params")
+    assert render_block(block) == (
+        "The lab's model (one encoder block): 14,049 trainable parameters"
+    )
+    assert "billions of parameters" in text and "dozens of blocks" in text
+
+
+def test_learned_positions_and_layer_norm_are_explained() -> None:
+    assert "simpler" in lesson_text("06") and "about as" in lesson_text("06")
+    text = " ".join(lesson_text("07").split())
+    assert "each token's vector on its own, over the embedding axis" in text.replace("**", "")
+    assert "padding that would pollute the averages" in text

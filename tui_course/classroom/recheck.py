@@ -8,6 +8,7 @@ first. Student code never runs here without bwrap: the caller refuses below it.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hashlib
 import io
 import os
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui_course.classroom.report import owner_name, read_capped, shown_name
+from tui_course.classroom.report import arrival_time, owner_name, read_capped, shown_name
 from tui_course.classroom.submission import Submission, SubmissionError, parse_submission
 from tui_course.content.models import Course, Question
 from tui_course.safe_text import one_line
@@ -41,6 +42,7 @@ class RecheckRow:
 def latest_submissions(dropbox: Path) -> tuple[dict[str, Submission], list[str]]:
     """Each student's newest valid submission, and one line per file refused."""
     latest: dict[str, Submission] = {}
+    arrivals: dict[str, dt.datetime] = {}
     refused: list[str] = []
     with os.scandir(dropbox) as entries:
         for count, entry in enumerate(entries):
@@ -49,17 +51,20 @@ def latest_submissions(dropbox: Path) -> tuple[dict[str, Submission], list[str]]
                 break
             name = shown_name(entry.name)
             try:
-                data, uid = read_capped(dropbox, entry.name)
+                data, info = read_capped(dropbox, entry.name)
                 submission = parse_submission(data)
             except (SubmissionError, OSError) as error:
                 refused.append(f"{name}: {error}")
                 continue
-            if owner_name(uid) != submission.user:
+            if owner_name(info.st_uid) != submission.user:
                 refused.append(f"{name}: names '{submission.user}' but belongs to someone else")
                 continue
-            known = latest.get(submission.user)
-            if known is None or submission.submitted_at > known.submitted_at:
+            # The latest by arrival (the file's ctime), not by a date the student wrote.
+            arrived = arrival_time(info)
+            known = arrivals.get(submission.user)
+            if known is None or arrived > known:
                 latest[submission.user] = submission
+                arrivals[submission.user] = arrived
     return latest, refused
 
 

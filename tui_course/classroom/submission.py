@@ -23,7 +23,7 @@ from typing import Any
 
 from tui_course import __version__
 from tui_course.classroom.folder import DROPBOX, _dropbox_problem
-from tui_course.paths import ensure_private_dir
+from tui_course.paths import ensure_private_dir, write_file_safely
 
 FORMAT = "attn-tui-submission"
 FORMAT_VERSION = 1
@@ -223,10 +223,7 @@ def keep_pending(data_dir: Path, data: bytes, user: str) -> Path:
     folder = ensure_private_dir(pending_dir(data_dir))
     # sorted by name = by time: the zero-padded nanosecond stamp comes first
     name = f"{dt.datetime.now(dt.UTC).timestamp() * 1e9:020.0f}-{_file_name(user)}"
-    temporary = folder / f".{name}.tmp"
-    temporary.write_bytes(data)
-    temporary.chmod(0o600)
-    temporary.rename(folder / name)
+    write_file_safely(folder / name, data, 0o600)
     for old in pending_files(data_dir)[:-MAX_PENDING]:
         _unlink_quietly(old)
     return folder / name
@@ -334,8 +331,8 @@ def _stamp(value: Any, key: str) -> str | None:
         return None
     _require(isinstance(value, str) and len(value) <= 40, f"'{key}' is not a time")
     try:
-        dt.datetime.fromisoformat(value)
-    except ValueError:
+        _sort_key(value).astimezone(dt.UTC)  # 0001-01-01T00:00+23:59 has no UTC time
+    except (ValueError, OverflowError):
         raise SubmissionError(f"'{key}' is not a time") from None
     return str(value)
 
@@ -344,7 +341,10 @@ def parse_submission(data: bytes) -> Submission:
     """Check every field a report reads; raise SubmissionError saying what is wrong."""
     try:
         payload = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+    except ValueError as error:  # bad UTF-8 or JSON, or an integer past Python's digit limit
+        digits = "integer string conversion" in str(error)
+        raise SubmissionError("not JSON (a number too long)" if digits else "not JSON") from None
+    except RecursionError:
         raise SubmissionError("not JSON") from None
     _require(isinstance(payload, dict), "not a JSON object")
     _require(payload.get("format") == FORMAT, "not an attn-tui submission")

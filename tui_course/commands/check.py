@@ -148,7 +148,9 @@ def _record(
                 session.phase = Phase.ASKING
                 session.position = session.order.index(index)
             try:
-                graded, record = session.code_answer(attempt_of(code, verdict))
+                graded, record = session.answer_code(
+                    code, verdict.passed, None, attempt_of(code, verdict)
+                )
             except AnswerFormatError:
                 return  # the same code checked twice in a row: no new try
             recorder = QuizRecorder(store)

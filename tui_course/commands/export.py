@@ -51,6 +51,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: note: code questions are not exported ({code_only})", file=sys.stderr)
     if not quizzes:
         return fail(f"error: no quiz with questions Moodle can take in {root}")
+    from tui_course.classroom.lms_answers import moodle_differences
+
+    for quiz in quizzes:
+        for note in moodle_differences(quiz)[1]:
+            print(f"{PROG}: note: {note}", file=sys.stderr)
     try:
         if args.format == "gift":
             from tui_course.classroom.gift import export_gift

@@ -111,7 +111,7 @@ def _common(run: RunResult) -> dict[str, Any]:
     }
 
 
-def _frames(detail: Mapping[str, Any]) -> tuple[tuple[int, str, str], ...]:
+def student_frames(detail: Mapping[str, Any]) -> tuple[tuple[int, str, str], ...]:
     frames = []
     for frame in detail.get("frames", ()):
         try:
@@ -269,7 +269,7 @@ def judge(
             mistake = _raises_mistake(spec, result.detail)
             if mistake is None:
                 mistake = recognised_variant(spec, student, variants)
-            frames = _frames(result.detail)
+            frames = student_frames(result.detail)
             line = frames[-1][0] if frames else None
             message = f"Case '{labels[index]}': {_exception_text(result.detail)}"
             if line is not None:
@@ -447,7 +447,7 @@ def _load_error(
     if run.status == "exit":
         message = "Your file called sys.exit() or exit() while loading: define the function only."
         return CodeVerdict(Outcome.ERROR, "exit", message, cases_failed=tuple(labels), **common)
-    frames = _frames(run.detail)
+    frames = student_frames(run.detail)
     line = frames[-1][0] if frames else None
     message = f"Loading your file: {_exception_text(run.detail)}"
     if line is not None:

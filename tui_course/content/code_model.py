@@ -223,8 +223,11 @@ def parse_code(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) 
 def _check_function(check: TableCheck, name: str, module: Path | None, key: str) -> None:
     if name.startswith(MATHS_PREFIX):
         module_name, _, function = name.partition(":")
-        if not _NAME.match(function) or not all(
-            _NAME.match(part) for part in module_name.split(".")
+        if (
+            not _NAME.match(function)
+            or function.startswith("_")
+            or not (module_name == MATHS_PREFIX or module_name.startswith(MATHS_PREFIX + "."))
+            or not all(_NAME.match(part) for part in module_name.split("."))
         ):
             raise check.error(f"'{key}' must read {MATHS_PREFIX}.<module>:<function>", key)
         return

@@ -108,9 +108,9 @@ def _markdown_parser() -> MarkdownIt:
     Only block structure matters here: of the core steps, only normalising the text and
     the block rules run (inline parsing and linkify would triple the time).
     """
-    from markdown_it import MarkdownIt  # on first use: not start-up work
+    from tui_course.content.markdown import markdown_parser
 
-    parser = MarkdownIt("gfm-like")
+    parser = markdown_parser()
     parser.core.ruler.enableOnly(["normalize", "block"])
     return parser
 

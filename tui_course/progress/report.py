@@ -3,6 +3,8 @@
 The keys of each row are a contract (see the classroom helpers): lessons have id,
 title, order, read, last_activity; quizzes have id, title, questions, state,
 answered, first_try, mastered, best, tries, hints, reveals, seconds, last_activity.
+Training runs are the store's TrainingRecord fields (options, per-epoch curves, result,
+trained-attention summary).
 """
 
 from __future__ import annotations
@@ -70,12 +72,14 @@ def progress_report(course: Course, store: ProgressStore) -> dict[str, Any]:
         {**asdict(row), "revealed": bool(row.revealed), "final": bool(row.final)}
         for row in store.all_rows()
     ]
+    training_runs = [asdict(record) for record in store.training_runs()]
     return {
         "user": user_name(),
         "lessons": lessons,
         "quizzes": quizzes,
         "attempts": attempts,
         "code": final_code(store),
+        "training_runs": training_runs,
     }
 
 

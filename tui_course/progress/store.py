@@ -40,7 +40,7 @@ from tui_course.progress.scores import AttemptRow as AttemptRow
 from tui_course.progress.scores import QuizStats as QuizStats
 from tui_course.progress.scores import quiz_stats
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DB_NAME = "progress.db"
 LOCK_NAME = DB_NAME + ".lock"  # held only while a damaged file is moved aside
 OPEN_TIMEOUT_MS = 5000  # the app's start-up (no screen yet) waits this long for a lock
@@ -135,8 +135,26 @@ ALTER TABLE attempts ADD COLUMN code_sandbox TEXT;
 ALTER TABLE attempts ADD COLUMN code_seconds REAL;
 """
 
+# v4: every finished training run (the lab's or `attn-tui train`'s), so the lab's comparison
+# table and `attn-tui progress` see runs of earlier sessions. Options, the per-epoch curves and
+# the trained-attention summary are JSON: they are read back whole, never queried into.
+_MIGRATE_V3_TO_V4 = """
+CREATE TABLE IF NOT EXISTS training_runs (
+    id INTEGER PRIMARY KEY,
+    finished_at TEXT NOT NULL,
+    source TEXT NOT NULL,
+    options TEXT NOT NULL,
+    params INTEGER NOT NULL,
+    test_accuracy REAL NOT NULL,
+    test_loss REAL NOT NULL,
+    seconds REAL NOT NULL,
+    epochs TEXT NOT NULL,
+    attention TEXT
+);
+"""
+
 # Each step takes the schema from version N to N + 1; a fresh file runs them all.
-_MIGRATIONS = (_SCHEMA_V1, _MIGRATE_V1_TO_V2, _MIGRATE_V2_TO_V3)
+_MIGRATIONS = (_SCHEMA_V1, _MIGRATE_V1_TO_V2, _MIGRATE_V2_TO_V3, _MIGRATE_V3_TO_V4)
 MAX_STORED_ANSWER = 200
 
 
@@ -198,6 +216,23 @@ _ROW_COLUMNS = (
     "run_id, quiz_id, question_index, answer, verdict, try_number, hints_seen, revealed,"
     " seconds, pass_kind, final, created_at"
 )
+
+
+@dataclass(frozen=True)
+class TrainingRecord:
+    """One finished training run as the store keeps it: plain values only (JSON-able),
+    so this layer knows nothing of the training protocol."""
+
+    source: str  # "lab" or "cli"
+    options: dict[str, Any]  # TrainOptions' fields
+    params: int
+    test_accuracy: float
+    test_loss: float
+    seconds: float
+    epochs: tuple[dict[str, float], ...]  # per epoch: loss, accuracy, val_loss, val_accuracy
+    attention: dict[str, Any] | None = None  # the trained-attention summary, if any
+    finished_at: str = ""
+    id: int = 0
 
 
 def _now() -> str:
@@ -848,7 +883,14 @@ class ProgressStore:
 
     def forget_everything(self) -> None:
         with self.transaction():
-            for table in ("attempts", "runs", "review_cards", "lessons", "settings"):
+            for table in (
+                "attempts",
+                "runs",
+                "review_cards",
+                "lessons",
+                "settings",
+                "training_runs",
+            ):
                 self._write(f"DELETE FROM {table}", essential=True)
 
     # the review schedule (tui_course.progress.review owns the FSRS side)
@@ -923,3 +965,51 @@ class ProgressStore:
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+    # training runs
+
+    def record_training_run(self, record: TrainingRecord) -> int:
+        """Keep a finished run; 0 when it could not be saved (reported, never raised: a
+        training result is not worth stopping the lab for)."""
+        cursor = self._write(
+            "INSERT INTO training_runs (finished_at, source, options, params, test_accuracy,"
+            " test_loss, seconds, epochs, attention) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.finished_at or _now(),
+                record.source,
+                json.dumps(record.options, sort_keys=True),
+                record.params,
+                record.test_accuracy,
+                record.test_loss,
+                record.seconds,
+                json.dumps(list(record.epochs)),
+                None if record.attention is None else json.dumps(record.attention),
+            ),
+        )
+        return int(cursor.lastrowid or 0) if cursor is not None else 0
+
+    def training_runs(self) -> list[TrainingRecord]:
+        """Every kept run, oldest first. A row whose JSON does not parse is skipped."""
+        rows = self._read(
+            "SELECT id, finished_at, source, options, params, test_accuracy, test_loss, seconds,"
+            " epochs, attention FROM training_runs ORDER BY id"
+        )
+        records = []
+        for run_id, when, source, options, params, accuracy, loss, seconds, epochs, att in rows:
+            try:
+                record = TrainingRecord(
+                    source=str(source),
+                    options=dict(json.loads(options)),
+                    params=int(params),
+                    test_accuracy=float(accuracy),
+                    test_loss=float(loss),
+                    seconds=float(seconds),
+                    epochs=tuple(dict(epoch) for epoch in json.loads(epochs)),
+                    attention=None if att is None else dict(json.loads(att)),
+                    finished_at=str(when),
+                    id=int(run_id),
+                )
+            except (ValueError, TypeError):
+                continue
+            records.append(record)
+        return records

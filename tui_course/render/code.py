@@ -8,6 +8,7 @@ control characters stripped (an OSC 52 or a title sequence never reaches the ter
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -30,46 +31,61 @@ HEADLINES = {
 }
 
 
-def _plane(diff: CellDiff) -> tuple[Any, Any, Any, str]:
-    """A 2-d slice to draw: the one holding the worst cell for 3-d results."""
+def _window(size: int, focus: int, shown: int) -> slice:
+    start = max(0, min(focus - shown // 2, size - shown))
+    return slice(start, start + shown)
+
+
+def _plane(diff: CellDiff, max_columns: int) -> tuple[Any, Any, Any, str, int, int]:
+    """A 2-d window to draw, around the worst cell (3-d results: the slice holding it).
+    Returns the arrays, the slice's index prefix, and the window's first row and column."""
     got, want, wrong = (np.asarray(a) for a in (diff.got, diff.expected, diff.wrong))
+    with np.errstate(all="ignore"):
+        gap = np.abs(np.asarray(got, dtype=np.float64) - want)
+    gap = np.where(np.isnan(gap), np.inf, gap)
+    focus: tuple[int, ...] = (
+        tuple(int(i) for i in np.unravel_index(int(np.argmax(gap)), gap.shape)) if gap.ndim else ()
+    )
     prefix = ""
     while got.ndim > 2:
-        flat = wrong.reshape(wrong.shape[0], -1).any(axis=1)
-        index = int(np.argmax(flat)) if flat.any() else 0
+        index, focus = int(focus[0]), focus[1:]
         prefix += f"[{index}]"
         got, want, wrong = got[index], want[index], wrong[index]
-    if got.ndim == 1:
-        got, want, wrong = got[None, :], want[None, :], wrong[None, :]
-    if got.ndim == 0:
-        got, want, wrong = got.reshape(1, 1), want.reshape(1, 1), wrong.reshape(1, 1)
+    if got.ndim < 2:
+        got, want, wrong = (np.reshape(a, (1, -1)) for a in (got, want, wrong))
+        focus = (0, int(focus[0]) if focus else 0)
+    rows = _window(got.shape[0], int(focus[0]), MAX_GRID)
+    columns = _window(got.shape[1], int(focus[1]), max_columns)
     return (
-        got[:MAX_GRID, :MAX_GRID],
-        want[:MAX_GRID, :MAX_GRID],
-        wrong[:MAX_GRID, :MAX_GRID],
+        got[rows, columns],
+        want[rows, columns],
+        wrong[rows, columns],
         prefix,
+        rows.start,
+        columns.start,
     )
 
 
-def _grid(values: Any, wrong: Any, width: int) -> list[str]:
+def _grid(values: Any, wrong: Any, first_row: int, first_column: int) -> list[str]:
     finite = np.isfinite(values)
     if finite.all() and values.min() >= 0 and values.max() <= 1:
-        return _heatmap(values, wrong, signed=False)
+        return _heatmap(values, wrong, False, first_row, first_column)
     if finite.all() and values.min() >= -1 and values.max() <= 1:
-        return _heatmap(values, wrong, signed=True)
-    lines = []
+        return _heatmap(values, wrong, True, first_row, first_column)
+    header = "   " + "".join(f"{first_column + j:>9}" for j in range(values.shape[1]))
+    lines = [header]
     for row in range(values.shape[0]):
         cells = []
         for column in range(values.shape[1]):
             mark = "!" if wrong[row, column] else " "
             cells.append((mark + f"{values[row, column]:.3g}").rjust(9))
-        lines.append(f"{row:>2} " + "".join(cells))
+        lines.append(f"{first_row + row:>2} " + "".join(cells))
     return lines
 
 
-def _heatmap(values: Any, wrong: Any, signed: bool) -> list[str]:
-    rows = [str(i) for i in range(values.shape[0])]
-    columns = [str(j) for j in range(values.shape[1])]
+def _heatmap(values: Any, wrong: Any, signed: bool, first_row: int, first_column: int) -> list[str]:
+    rows = [str(first_row + i) for i in range(values.shape[0])]
+    columns = [str(first_column + j) for j in range(values.shape[1])]
     cells = heatmap_cells(values, rows, columns, signed=signed, unit="values")
     lines = []
     header, body = cells[0], cells[1 : 1 + values.shape[0]]
@@ -91,10 +107,16 @@ def _heatmap(values: Any, wrong: Any, signed: bool) -> list[str]:
 
 def diff_lines(diff: CellDiff, width: int = 80) -> list[str]:
     """Yours and the reference, side by side when they fit in `width`, else one above."""
-    got, want, wrong, prefix = _plane(diff)
-    left = _grid(got, wrong, width)
-    right = _grid(want, np.zeros_like(wrong), width)
+    max_columns = max(2, min(MAX_GRID, (width - 4) // 9))
+    got, want, wrong, prefix, row, column = _plane(diff, max_columns)
+    left = _grid(got, wrong, row, column)
+    right = _grid(want, np.zeros_like(wrong), row, column)
     name = one_line(diff.output) + prefix
+    full = np.asarray(diff.got).shape[-2:] if np.ndim(diff.got) >= 2 else ()
+    window = ""
+    if full and tuple(full) != got.shape:
+        rows_shown = f"rows {row}-{row + got.shape[0] - 1}"
+        window = f"{rows_shown}, cols {column}-{column + got.shape[1] - 1} of {full[0]}x{full[1]}"
     left_title, right_title = f"your {name}", f"expected {name}"
     column = max(len(line) for line in [left_title, *left]) + 3
     lines: list[str] = []
@@ -106,7 +128,9 @@ def diff_lines(diff: CellDiff, width: int = 80) -> list[str]:
             lines.append((a.ljust(column) + b).rstrip())
     else:
         lines += [left_title, *left, right_title, *right]
-    lines.append("'!' marks the cells that differ from the reference")
+    if window:
+        lines.append(f"({window})")
+    lines.append("'!' marks the cells that differ")
     return lines
 
 
@@ -121,18 +145,32 @@ def _output_block(title: str, text: str, truncated: bool) -> list[str]:
     return lines
 
 
+def _wrapped(text: str, width: int, indent: str = "") -> list[str]:
+    lines: list[str] = []
+    for paragraph in clean(text).splitlines() or [""]:
+        if paragraph.startswith("    "):  # a quoted source line keeps its place
+            lines.append(paragraph)
+            continue
+        lines += textwrap.wrap(
+            paragraph, max(20, width), initial_indent=indent, subsequent_indent=indent
+        ) or [""]
+    return lines
+
+
 def verdict_lines(verdict: CodeVerdict, width: int = 80) -> list[str]:
-    lines = [f"{HEADLINES[verdict.outcome]}: {clean(verdict.message)}"]
+    """The verdict, its prose wrapped to `width`; matrices stack when two do not fit."""
+    lines = _wrapped(f"{HEADLINES[verdict.outcome]}: {verdict.message}", width)
     if verdict.mistake_feedback and verdict.mistake_feedback not in verdict.message:
-        lines.append(clean(verdict.mistake_feedback))
+        lines += _wrapped(verdict.mistake_feedback, width)
     for note in verdict.notes:
-        lines.append(clean(note))
+        lines += _wrapped(note, width)
     if verdict.traceback:
         lines.append("Where, in your code:")
         for number, function, source in verdict.traceback:
             lines.append(f"  line {number}, in {one_line(function)}: {one_line(source)}")
     if verdict.cases_failed and verdict.outcome is not Outcome.PASSED:
-        lines.append("Cases not passed: " + ", ".join(one_line(c) for c in verdict.cases_failed))
+        cases = "; ".join(one_line(case) for case in verdict.cases_failed)
+        lines += _wrapped(f"Cases not passed: {cases}", width)
     if verdict.diff is not None:
         lines.append("")
         lines += diff_lines(verdict.diff, width)

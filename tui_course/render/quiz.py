@@ -26,6 +26,13 @@ KIND_NAMES = {
 }
 BOX_KEYS = "Esc then h hint, v answer, Right skip"
 OPEN_KEYS = "h hint, v answer, Right skip"
+
+
+def _without_hint(keys: str, hint_left: bool) -> str:
+    """The key line offers h only while the question has a hint left."""
+    return keys if hint_left else keys.replace("h hint, ", "")
+
+
 RULES = (
     "A wrong answer gets a pointer or the next hint, then you try again. The answer "
     "and explanation show once you get it right, run out of tries, or press **v** "
@@ -181,7 +188,7 @@ def keys(run: QuizRun) -> list[str]:
         return [
             KIND_NAMES[run.question.kind],
             f"{session.tries_left} of {session.tries_allowed} tries left",
-            BOX_KEYS if run.asks_typed else OPEN_KEYS,
+            _without_hint(BOX_KEYS if run.asks_typed else OPEN_KEYS, session.hint_left),
         ]
     shown = []
     if session.kind is not PassKind.REVIEW:

@@ -22,6 +22,7 @@ from tui_course.maths.encoder import (
     rank_heads,
     strongest_links,
 )
+from tui_course.maths.explore import AttentionResult, AttentionSetup, toy_words_line
 from tui_course.render.heatmap import RAMP, Piece, heatmap_cells, shade, weight_bars, window
 
 if TYPE_CHECKING:
@@ -410,6 +411,42 @@ def pair_lines(
     else:
         lines.append(f"no head switches by more than {FLIP_LIMIT}.")
     return lines
+
+
+def typed_sentence_result(
+    setup: AttentionSetup,
+    attention: ModelAttention,
+    query_word: str | None,
+    model_name: str = "all-MiniLM-L6-v2",
+) -> tuple[AttentionResult, int]:
+    """A sentence no toy set knows, as the pretrained model's head for it: the head a
+    `real-attention` block would choose (the query's strongest link past its neighbours).
+    Returns the result for the attention views and the query's row."""
+    query = attention.default_query()
+    if query_word is not None:
+        with suppress(QueryError):
+            query = attention.find(query_word)
+    layer, head = attention.telling_head(query)
+    total = attention.layers * attention.heads
+    size = len(attention.labels)
+    notes = (
+        f"no toy set knows every word, so this is {model_name}, a trained model",
+        f"layer {layer + 1} head {head + 1}, one of its {total} heads: the one giving"
+        f" '{attention.labels[query]}' its strongest link past its neighbours",
+        "s, c, m change the toy maths only: a trained head is shown as it is",
+        toy_words_line(),
+    )
+    result = AttentionResult(
+        setup=setup,
+        tokens=attention.labels,
+        embeddings_used=model_name,
+        notes=notes,
+        vectors=np.zeros((size, 0)),
+        weights=attention.weights[layer, head][None, :, :].astype(np.float64),
+        outputs=np.zeros((size, 0)),
+        model=f"{model_name} (trained), layer {layer + 1} head {head + 1} of {total}",
+    )
+    return result, query
 
 
 EMPTY_SENTENCE = "Type a sentence in the box above: the model reads it as you type."

@@ -290,7 +290,10 @@ class Worker:
                     os.set_blocking(request, False)
                     selector.register(request, selectors.EVENT_WRITE, "request")
                 done = _finished(frames.frames)
-        timed_out = not done and open_reads > 0 and time.monotonic() >= deadline
+        if not done and not open_reads:  # every pipe closed: wait for the process itself
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(max(0.0, deadline - time.monotonic()))
+        timed_out = not done and time.monotonic() >= deadline
         seconds = time.monotonic() - started
         self._kill()
         returncode = self.process.wait()

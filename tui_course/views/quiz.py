@@ -103,7 +103,8 @@ class QuizRun:
     ) -> tuple[Verdict, AttemptRecord] | str:
         """A finished code check as an answer (the record to save), or why it is not one."""
         try:
-            return self.session.code_answer(attempt, feedback)
+            passed = attempt.outcome == "passed"
+            return self.session.answer_code(attempt.code, passed, feedback, attempt)
         except AnswerFormatError as problem:
             return str(problem)
 

@@ -68,13 +68,18 @@ class LessonView(VerticalScroll):
         await self.remove_children()
         from textual.widgets import Markdown  # markdown-it loads after the first frame
 
+        from tui_course.content.markdown import markdown_parser
+
         widgets: list[Widget] = []
         prose: list[tuple[Markdown, str]] = []
         for segment in segments:
             if isinstance(segment, MarkdownSegment):
                 # A lesson's links are never opened: on a lab server the "browser" may be
                 # lynx taking over the terminal, and the link comes from a content file.
-                markdown = Markdown(classes="prose", open_links=False)
+                # Raw HTML in a lesson (<eos>, <pad>) is text: see content/markdown.py.
+                markdown = Markdown(
+                    classes="prose", open_links=False, parser_factory=markdown_parser
+                )
                 prose.append((markdown, segment.text))
                 widgets.append(markdown)
             elif isinstance(segment, BlockSegment):

@@ -22,6 +22,7 @@ from textual.reactive import var
 from textual.widgets import Input, Markdown, Static
 
 from tui_course.content.grading import Verdict
+from tui_course.content.markdown import markdown_parser
 from tui_course.content.models import Kind
 from tui_course.content.session import (
     MAX_ANSWER_CHARS,
@@ -212,13 +213,22 @@ class QuizView(VerticalScroll, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(classes="quiz-title", markup=False, id="quiz-title")
-        yield Markdown(id="quiz-prompt", classes="quiz-prompt", open_links=False)
+        yield Markdown(
+            id="quiz-prompt",
+            classes="quiz-prompt",
+            open_links=False,
+            parser_factory=markdown_parser,
+        )
         yield Vertical(id="quiz-options")
         yield Input(placeholder="your answer", id="quiz-answer", max_length=MAX_ANSWER_CHARS)
         yield Static(classes="quiz-read-as", markup=False, id="quiz-read-as")
-        yield Markdown(id="quiz-hints", classes="quiz-hints", open_links=False)
+        yield Markdown(
+            id="quiz-hints", classes="quiz-hints", open_links=False, parser_factory=markdown_parser
+        )
         yield Static(classes="quiz-verdict", markup=False, id="quiz-verdict")
-        yield Markdown(id="quiz-teach", classes="quiz-teach", open_links=False)
+        yield Markdown(
+            id="quiz-teach", classes="quiz-teach", open_links=False, parser_factory=markdown_parser
+        )
         yield ItemLine(separator="  |  ", classes="quiz-keys", id="quiz-keys")
 
     @property
@@ -371,7 +381,9 @@ class QuizView(VerticalScroll, can_focus=True):
             if parameters and parameters[0] in wanted:
                 return phase is wanted[str(parameters[0])]
             return phase is not None and phase is not Phase.FINISHED
-        if action in ("hint", "reveal"):
+        if action == "hint":
+            return run is not None and run.session.hint_left
+        if action == "reveal":
             return phase is Phase.ASKING
         if action in ("retry", "restart"):
             return run is not None and run.at_end

@@ -270,10 +270,9 @@ class RealAttentionFigure(Vertical):
         self.run_worker(self._compute(), exclusive=True, group="real-figure", exit_on_error=False)
 
     async def _compute(self) -> None:
-        sentences = [
-            self.params["sentence"],
-            *([self.params["compare"]] * ("compare" in self.params)),
-        ]
+        sentences = [self.params["sentence"]]
+        if "compare" in self.params:
+            sentences.append(self.params["compare"])
         merged: list[ModelAttention] = []
         for sentence in sentences:
             outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
