@@ -44,10 +44,16 @@ def _columns(width: int) -> Iterator[None]:
 
 
 def parse_cli(argv: list[str]) -> tuple[argparse.Namespace | None, list[str]]:
-    """The CLI's parser on `argv`: its arguments, or None and its one-line error."""
-    from tui_course.cli import build_parser
+    """The CLI's parser for the command argv[0] (its own module's, as `attn-tui` builds it):
+    the arguments, or None and its one-line error."""
+    import importlib
 
-    parser = build_parser({argv[0]})
+    from tui_course.commands import COMMANDS
+    from tui_course.commands.common import PROG, Parser
+
+    parser = Parser(prog=PROG)
+    commands = parser.add_subparsers(dest="command", parser_class=Parser)
+    importlib.import_module(f"tui_course.commands.{COMMANDS[argv[0]]}").add_parser(commands)
     errors = io.StringIO()
     try:
         with contextlib.redirect_stderr(errors), contextlib.redirect_stdout(errors):
