@@ -21,7 +21,9 @@ from tui_course.commands.common import (
     content_dir,
     data_dir,
     describe_subcommands,
+    fail,
 )
+from tui_course.paths import UnknownUserPath
 from tui_course.plain.run import start_course
 
 
@@ -105,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except KeyboardInterrupt:
         return 130
+    except UnknownUserPath as error:  # `--data-dir ~nosuchuser/x`, or the same in $ATTN_TUI_*
+        return fail(f"{error.filename}: {error.strerror}", 2)
     except BrokenPipeError:
         # `attn-tui attention | head`: the reader left; say nothing more.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

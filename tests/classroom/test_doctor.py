@@ -119,10 +119,9 @@ def test_slot_state(class_dir: Path, site_config: Path) -> None:
     assert held is not None
     assert slot_check(site).found.startswith("1 of 2 in use")
     held.release()
-    (class_dir / "slots" / "slot-2").unlink()
+    (class_dir / "slots" / "slot-2").unlink()  # the old slot files no longer matter
     check = slot_check(site)
-    assert check.status == WARN and "1 slot file(s) missing" in check.found
-    assert check.fix.endswith(f"{class_dir} --group GROUP --training-slots 2")
+    assert check.status == OK and check.found.startswith("0 of 2 in use")
 
 
 def test_doctor_command_exit_status(
@@ -168,5 +167,26 @@ def test_system_slot_folder_of_another_user_is_flagged(tmp_path: Path) -> None:
     assert slot_check(config).status == OK
     os.chown(folder, 65534, -1)  # made by a student (nobody here)
     check = slot_check(config)
-    assert check.status == WARN and "belongs to another user" in check.found
+    assert check.status == WARN and "belongs to nobody, not root" in check.found
     assert check.fix.startswith("set slots_dir in")
+
+
+def test_doctor_names_the_sandbox_level_and_its_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui_course.classroom.config import SiteConfig
+    from tui_course.classroom.doctor import sandbox_check
+    from tui_course.sandbox.level import BWRAP_ENV, forget_probe
+
+    monkeypatch.setenv(BWRAP_ENV, "")  # bwrap made unavailable
+    forget_probe()
+    try:
+        home = sandbox_check(SiteConfig(None))
+        server = sandbox_check(SiteConfig(None, class_dir=Path("/srv/class")))
+        allowed = sandbox_check(
+            SiteConfig(None, class_dir=Path("/srv/class"), allow_code_without_bwrap=True)
+        )
+    finally:
+        forget_probe()
+    assert (home.status, home.fix) == (WARN, "sudo apt-get install bubblewrap")
+    assert home.found.startswith("limits only")
+    assert "code checks are off on this class server" in server.found
+    assert "off" not in allowed.found

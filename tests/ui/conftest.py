@@ -47,6 +47,17 @@ async def running(
         yield pilot
 
 
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 500) -> bool:
+    """Let the app process messages until `condition` holds: a class change reaches a
+    widget's styles a refresh later, so asserting right after a key press is a race. The
+    round cap only stops a broken test from hanging; it is not a time limit."""
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause(0.01)
+    return condition()
+
+
 async def shown(pilot: Pilot[Any]) -> str:
     """The screen after pending refreshes have been drawn: a key handler that remounts
     widgets (a quiz summary) can otherwise leave the previous frame in place."""
@@ -73,9 +84,12 @@ def widget_text(app: App[Any], selector: str) -> str:
 @pytest.fixture
 def build_app(tmp_path: Path) -> Callable[..., CourseApp]:
     def build(
-        open_id: str | None = None, content: Path = REPO, data: Path | None = None
+        open_id: str | None = None,
+        content: Path = REPO,
+        data: Path | None = None,
+        shuffle: bool = False,  # file order unless a test is about shuffling
     ) -> CourseApp:
-        return make_app(Settings(content, data or tmp_path / "data", open_id))
+        return make_app(Settings(content, data or tmp_path / "data", open_id, shuffle))
 
     return build
 

@@ -44,15 +44,18 @@ async def test_first_start_shows_outline_beside_first_lesson(
 async def test_lesson_figures_are_computed_live(build_app: Callable[..., CourseApp]) -> None:
     app = build_app("self-attention")
     async with running(app):
-        (view,) = app.query(AttentionView)
+        view, lengths = app.query(AttentionView)
         assert (view.query_word, view.strongest_word) == ("sat", "sat")
+        assert "'station' . 'station' = |station|^2 = 5.88" in str(
+            lengths.query_one(".attention-extras", Static).render()
+        )
         extras = str(view.query_one(".attention-extras", Static).render())
         assert "New 'sat' = [0.419, 0.523, 0.147]" in extras
         assert "Loop and vectorised versions (scaled, 1 head): identical" in extras
     app = build_app("multi-head")
     async with running(app):
-        body = str(app.query_one(Figure).query_one(".figure-body", Static).render())
-        assert "head 2: x[4], x[5], x[6], x[7]" in body
+        body = str(app.query(Figure).first().query_one(".figure-body", Static).render())
+        assert "x itself is never cut: each head reads all 4." in body
 
 
 async def test_next_and_previous_walk_the_outline_and_n_does_not_mark_read(

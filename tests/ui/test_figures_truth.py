@@ -18,7 +18,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from tests.ui.conftest import screen_text
-from tui_course import specs
+from tui_course import realmodel, specs
 from tui_course.maths.embeddings import SETS, hashed_vector
 from tui_course.maths.explore import AttentionSetup
 from tui_course.render.heatmap import KEY_LABEL_CAP
@@ -192,7 +192,12 @@ def check_attention_screen(view: AttentionView, screen: list[str]) -> None:
     assert "versions" in joined and ": identical" in joined and "DIFFER" not in joined, state
 
 
-async def test_typed_unknown_word_names_the_vectors_really_used() -> None:
+async def test_typed_unknown_word_names_the_vectors_really_used(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # hashed vectors as the last resort: as if the real model were not installed
+    monkeypatch.setattr(realmodel, "find_in_package", lambda: None)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "no-hub"))
     view = AttentionView(AttentionSetup("The train left"), row=0, editable=True)
     app = FigureApp(view)
     async with app.run_test(size=(100, 60)) as pilot:

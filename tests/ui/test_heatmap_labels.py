@@ -6,12 +6,14 @@ from __future__ import annotations
 import importlib.util
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tests.ui.conftest import running, screen_text
+from tui_course import realmodel
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.lesson_view import LessonView
@@ -81,7 +83,13 @@ async def test_lesson_heatmap_words_readable_at_80x24(build_app: Callable[..., C
         assert not any("~" in line for line in lines)
 
 
-async def test_long_words_in_the_lab_at_both_sizes(build_app: Callable[..., CourseApp]) -> None:
+async def test_long_words_in_the_lab_at_both_sizes(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # the layout of hashed rows: as if the real model (which a typed sentence no toy set
+    # knows would show) were not installed
+    monkeypatch.setattr(realmodel, "find_in_package", lambda: None)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "no-hub"))
     app = build_app("attention-lab")
     async with running(app, size=(200, 60)) as pilot:
         app.query_one(Input).value = " ".join(LONG)

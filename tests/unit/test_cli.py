@@ -147,7 +147,7 @@ def test_list_prints_every_id_with_its_title() -> None:
     assert "lesson  why-transformers             Why a new design was needed" in lines
     assert any(line.startswith("quiz    checkpoint ") for line in lines)
     assert any(line.startswith("lab     training-lab ") for line in lines)
-    assert len(lines) == 11 + 4 + 3  # lessons, labs (with the real-model lab), quizzes
+    assert len(lines) == 11 + 4 + 4  # lessons, labs (with the real-model lab), quizzes
 
 
 def test_review_due_lists_missed_questions(tmp_path: Path) -> None:
@@ -187,7 +187,7 @@ def test_attention_command_default_sentence_plain_when_piped() -> None:
     assert lines[:2] == ["toy-train, d = 5, one head: Q = K = V = the vectors", "scores / sqrt(5)"]
     assert "\x1b[" not in result.stdout  # piped: no colour codes
     whole_words = ["The", "train", "left", "the", "station", "on", "time"]
-    assert lines[5].split() == whole_words
+    assert lines[lines.index("") + 1].split() == whole_words  # the header, after the notes
     assert ">station    ..  5    ++ 26    ..  7    ..  5    @@ 47    ..  5    ..  5" in lines
     assert "  station 0.47 " + "\u2588" * 9 + "\u258d  \u2190 strongest" in lines
 
@@ -197,10 +197,11 @@ def test_attention_command_numbers_columns_in_a_narrow_terminal() -> None:
         *["The", "animal", "didn't", "cross", "the", "street"],
         *["because", "it", "was", "too", "tired"],
     ]
-    wide = run("attention", *sentence, env={"COLUMNS": "120"}).stdout.splitlines()
+    sentence_flags = ["--embeddings", "hashed", *sentence]  # the layout, not which vectors
+    wide = run("attention", *sentence_flags, env={"COLUMNS": "120"}).stdout.splitlines()
     assert sentence in [line.split() for line in wide]
     assert not any(line.startswith("keys:") for line in wide)
-    narrow = run("attention", *sentence, env={"COLUMNS": "60"}).stdout.splitlines()
+    narrow = run("attention", *sentence_flags, env={"COLUMNS": "60"}).stdout.splitlines()
     header = next(line for line in narrow if line.split()[:3] == ["1", "2", "3"])
     shown = [sentence[int(number) - 1] for number in header.split()]
     key_lines = [line for line in narrow if line.startswith("keys: ")]

@@ -157,3 +157,28 @@ def test_numeric_also_accepted_readings() -> None:
     assert grade(question, "28").correct and grade(question, "29").correct
     wrong = grade(question, "30")
     assert not wrong.correct and wrong.feedback == "f" and wrong.expected == "28"
+
+
+SHAPE = Question(
+    Kind.TEXT,
+    "What is the output shape? Write it like (a, b, c).",
+    "",
+    1,
+    answer=("(2, 10, 256)",),
+    mistakes=(Mistake(("(10, 2, 256)",), "Batch first."),),
+)
+
+
+@pytest.mark.parametrize("typed", ["2 x 10 x 256", "2*10*256", "shape 2 by 10 by 256"])
+def test_the_right_numbers_in_another_form_get_a_format_hint_not_a_verdict(typed: str) -> None:
+    with pytest.raises(AnswerFormatError, match=r"in the form \(a, b, c\): this costs no try"):
+        grade(SHAPE, typed)
+
+
+def test_a_format_hint_never_hides_a_wrong_answer_or_a_known_mistake() -> None:
+    assert not grade(SHAPE, "(2, 256)").correct  # other numbers: graded, and wrong
+    assert not grade(SHAPE, "2 x 256 x 10").correct  # same numbers, other order: wrong
+    assert grade(SHAPE, "(10, 2, 256)").feedback == "Batch first."
+    with pytest.raises(AnswerFormatError):  # a known mistake in another form: say the form
+        grade(SHAPE, "10 x 2 x 256")
+    assert grade(SHAPE, "[2, 10, 256]").correct  # a form the normalisation already reads

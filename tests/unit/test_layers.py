@@ -31,6 +31,9 @@ PURE = [
     "tui_course.crash",
     "tui_course.specs",
     "tui_course.training.findings",
+    "tui_course.training.record",
+    "tui_course.render.training",
+    "tui_course.views.training",
     "tui_course.classroom.config",
     "tui_course.classroom.folder",
     "tui_course.classroom.submission",
@@ -38,6 +41,18 @@ PURE = [
     "tui_course.classroom.slots",
     "tui_course.classroom.link",
     "tui_course.classroom.doctor",
+    # code exercises and runnable listings (the widgets are in ui/)
+    "tui_course.views.code_exercise",
+    "tui_course.views.listing",
+    "tui_course.render.listing",
+    "tui_course.listings",
+    "tui_course.progress.drafts",
+    "tui_course.shell_access",
+    "tui_course.classroom.recheck",
+    "tui_course.sandbox",
+    "tui_course.code_check_service",
+    "tui_course.code_proof",
+    "tui_course.render.code",
     "tui_course.plain.run",
     "tui_course.plain.course",
     "tui_course.plain.quiz",
@@ -62,6 +77,19 @@ def loaded_after(statement: str) -> set[str]:
 def test_pure_layers_do_not_import_textual(module: str) -> None:
     modules = loaded_after(f"import {module}")
     assert not {m for m in modules if m == "textual" or m.startswith(("textual.", "tui_course.ui"))}
+
+
+def test_sandbox_imports_neither_numpy_nor_the_rest_of_the_app() -> None:
+    """The sandbox is the trusted edge: nothing of grading, content or NumPy at import."""
+    modules = loaded_after("import tui_course.sandbox")
+    assert "numpy" not in modules
+    assert {m for m in modules if m.startswith("tui_course.")} <= {
+        "tui_course.sandbox",
+        "tui_course.sandbox.command",
+        "tui_course.sandbox.level",
+        "tui_course.sandbox.limits",
+        "tui_course.sandbox.runner",
+    }
 
 
 def test_content_layer_does_not_import_numpy() -> None:

@@ -178,7 +178,11 @@ def test_lesson_3_points_at_the_loop_check_line_by_its_words() -> None:
     )
     assert "last line of the figure" not in prose
     assert 'The line "Loop and vectorised versions" in the figure above' in prose
-    block = next(segment for segment in lesson_3.segments if isinstance(segment, BlockSegment))
+    block = next(
+        segment
+        for segment in lesson_3.segments
+        if isinstance(segment, BlockSegment) and segment.params.get("loop_check")
+    )
     result, row = compute_attention_block(block.params)
     lines = attention_extras(result, row, block.params)
     assert any(line.startswith("Loop and vectorised versions (") for line in lines)

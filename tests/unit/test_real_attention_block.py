@@ -57,7 +57,7 @@ def problems_for(tmp_path: Path, body: str) -> list[str]:
         (
             'sentence = "the cat sat"\nquery = "cat"\nheads = 2',
             "lessons/real.md:12: real-attention block: unknown key 'heads'"
-            " (allowed: embeddings, head, layer, query, sentence)",
+            " (allowed: between, compare, embeddings, head, layer, query, sentence)",
         ),
     ],
 )
@@ -77,9 +77,15 @@ def test_the_real_half_uses_the_given_head_or_the_telling_one() -> None:
     chosen = real_attention_lines(params, model_attention())
     assert chosen[0] == "'cat' with toy vectors (toy-cat-sat):"
     start = chosen.index("'cat' in all-MiniLM-L6-v2, layer 2 head 3")
-    assert chosen[start + 1] == "(the head with its strongest link past its neighbours):"
-    sat = next(line for line in chosen[start + 2].splitlines() if line.split()[0] == "sat")
+    # one head of the model's six, and said so: the lesson's link rests on it alone
+    assert chosen[start + 1 : start + 3] == [
+        "(one of its 6 heads: the one with",
+        "its strongest link past its neighbours):",
+    ]
+    sat = next(line for line in chosen[start + 3].splitlines() if line.split()[0] == "sat")
     assert sat.split()[1] == "0.70" and sat.endswith("strongest")
+    # how many of the heads make that link at all (only layer 2 head 3 gives 'sat' 0.7)
+    assert chosen[-2:] == ["'cat' gives 'sat' more than 0.2", "in 1 of the 6 heads"]
     given = real_attention_lines(params | {"layer": 1, "head": 1}, model_attention())
     assert "'cat' in all-MiniLM-L6-v2, layer 1 head 1:" in given
 
@@ -91,3 +97,43 @@ def test_a_head_the_model_does_not_have_is_a_figure_error() -> None:
         match="the real model: it has 2 layers of 3 heads; the block asks layer 7, head 1",
     ):
         real_attention_lines(params, model_attention())
+
+
+def pair_attention(animal: float, street: float) -> ModelAttention:
+    """'it' over (animal, street) in every head of a 2 x 3 model, one head set apart."""
+    labels = ("[CLS]", "animal", "street", "it", "[SEP]")
+    weights = np.full((2, 3, 5, 5), 0.2, dtype=np.float32)
+    weights[:, :, 3] = [0.1, 0.5, 0.2, 0.1, 0.1]  # every head prefers animal
+    weights[0, 1, 3] = [0.1, animal, street, 0.1, 0.8 - animal - street]
+    return ModelAttention(labels, weights, merged=True)
+
+
+PAIR = {
+    "sentence": "animal street it",
+    "compare": "animal street it",
+    "between": ["animal", "street"],
+    "query": "it",
+    "layer": 1,
+    "head": 2,
+}
+
+
+def test_the_pair_shows_one_head_in_both_sentences_and_counts_switching_heads() -> None:
+    kept = real_attention_lines(PAIR, pair_attention(0.6, 0.1), compare=pair_attention(0.3, 0.2))
+    rows = [line.split() for line in kept]
+    assert ["animal", "0.60", "0.30"] in rows and ["street", "0.10", "0.20"] in rows
+    assert "This head prefers 'animal' in both." in kept
+    assert kept[-1] == "no head switches by more than 0.1."
+    flipped = real_attention_lines(PAIR, pair_attention(0.6, 0.1), compare=pair_attention(0.1, 0.5))
+    assert "This head prefers 'animal', then 'street'." in flipped
+    # the smaller of the two preferences: 0.5 for animal, then 0.4 for street
+    assert flipped[-3:] == [
+        "between 'animal' and 'street' is 0.40",
+        "(layer 1 head 2):",
+        "1 heads switch by more than 0.1.",
+    ]
+
+
+def test_a_pair_word_missing_from_either_sentence_is_a_block_error() -> None:
+    with pytest.raises(BlockError, match="'street' is not a word of 'animal it'"):
+        real_attention_lines(PAIR | {"compare": "animal it"}, None)

@@ -148,3 +148,17 @@ def test_a_resumed_pass_knows_the_wrong_answers_given_before() -> None:
     with pytest.raises(AnswerFormatError, match="tried that one already"):
         session.answer("1/2")  # 0,5 written another way
     assert answer(session, "0.6") is Outcome.WRONG  # a new wrong answer still takes a try
+
+
+def test_h_is_offered_only_while_a_hint_is_left() -> None:
+    with_hint = Question(Kind.TEXT, "Name it", "", 1, answer=("it",), hints=("It is it.",))
+    without = Question(Kind.TEXT, "Name that", "", 2, answer=("that",))
+    quiz = Quiz("q", "Q", "q.toml", (with_hint, without))
+    session = QuizSession.start(quiz, quiz.questions, PassKind.RETRY)
+    assert session.hint_left
+    assert session.show_hint() == "It is it."
+    assert not session.hint_left  # the only hint is shown
+    verdict, record = session.answer("it")
+    session.apply(record, verdict)
+    session.advance()
+    assert session.question is without and not session.hint_left

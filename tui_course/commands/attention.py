@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_course import specs
 from tui_course.commands import attention_model
 from tui_course.commands.common import ascii_only, colour_console, fail
+
+if TYPE_CHECKING:
+    from tui_course.maths.explore import AttentionResult, AttentionSetup
 
 DEFAULT_SENTENCE = "The train left the station on time"
 
@@ -38,6 +41,11 @@ def add_parser(commands: Any) -> None:
     )
     specs.choice_argument(parser, specs.EMBEDDINGS)
     parser.add_argument("--ascii", action="store_true", help="pure ASCII output")
+    parser.add_argument(
+        "--absolute",
+        action="store_true",
+        help="shade on a fixed 0-100%% scale (default: up to the largest weight shown)",
+    )
     attention_model.add_model_flags(parser)
     parser.set_defaults(run=run)
 
@@ -47,6 +55,27 @@ def terminal_width() -> int:
     import shutil
 
     return shutil.get_terminal_size((80, 24)).columns
+
+
+def typed_with_model(
+    setup: AttentionSetup, query: str, hashed: AttentionResult
+) -> tuple[AttentionResult, int | None]:
+    """No toy set knows the sentence: the real model's head when it is installed, else the
+    hashed result with a note naming what to install."""
+    from dataclasses import replace
+
+    from tui_course.realmodel import ModelError, load_model
+    from tui_course.render.real_model import ModelAttention, typed_sentence_result
+
+    try:
+        outcome = load_model().attend(setup.sentence)
+    except ModelError as error:
+        return replace(hashed, notes=(*hashed.notes, f"The real model is not shown: {error}")), None
+    tokens = outcome.tokens
+    attention = ModelAttention.of(
+        tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, True
+    )
+    return typed_sentence_result(setup, attention, query)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,8 +103,11 @@ def run(args: argparse.Namespace) -> int:
         result = explore_attention(setup)
     except NoWordsError as error:
         return fail(f"attention: error: WORD: {error}", 2)
+    real_row = None
+    if result.fallback is not None:
+        result, real_row = typed_with_model(setup, args.query or result.tokens[0], result)
     try:
-        row = query_row(result, args.query) if args.query else 0
+        row = query_row(result, args.query) if args.query else (real_row or 0)
     except BlockError:
         words = ", ".join(dict.fromkeys(result.tokens))
         return fail(f"attention: error: --query: '{args.query}' is not one of: {words}", 2)
@@ -88,7 +120,12 @@ def run(args: argparse.Namespace) -> int:
         if result.heads > 1:
             print(head_title(result, head))
         cells = heatmap_cells(
-            result.weights[head], result.tokens, result.tokens, row, width=terminal_width()
+            result.weights[head],
+            result.tokens,
+            result.tokens,
+            row,
+            width=terminal_width(),
+            absolute=args.absolute,
         )
         if console is not None:
             console.print(heatmap_rich(cells), soft_wrap=True)

@@ -16,6 +16,7 @@ from tui_course.content.tomlfile import Field, TableCheck
 EMBEDDING_SETS = specs.EMBEDDINGS.choices
 
 _INT = Field((int,), "a whole number")
+HEADS_FIGURE_NUMBERS = 16  # the heads figure prints each head's matrices in full
 _BOOL = Field((bool,), "true or false")
 _STR = Field((str,), "a string")
 
@@ -31,6 +32,7 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
         "output": _BOOL,
         "loop_check": _BOOL,
         "decimals": _INT,
+        "norms": _BOOL,
     },
     "real-attention": {
         "sentence": Field((str,), "a string", required=True),
@@ -38,6 +40,8 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
         "embeddings": _STR,
         "layer": _INT,
         "head": _INT,
+        "compare": _STR,
+        "between": Field((list,), "a list of two words", items=str),
     },
     "pe-table": {
         "positions": _INT,
@@ -51,6 +55,22 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
     "heads": {
         "dim": Field((int,), "a whole number", required=True),
         "heads": Field((int,), "a whole number", required=True),
+        "key_dim": _INT,
+        "tokens": _INT,
+    },
+    "key-dim": {
+        "dim": Field((int,), "a whole number", required=True),
+        "heads": Field((int,), "a whole number", required=True),
+        "key_dims": Field((list,), "a list of whole numbers", required=True, items=int),
+    },
+    "score-spread": {
+        "dims": Field((list,), "a list of whole numbers", required=True, items=int),
+    },
+    "digit-data": {
+        "seed": _INT,
+        "train": _INT,
+        "test": _INT,
+        "length": _INT,
     },
     "params": {
         "vocab": _INT,
@@ -59,6 +79,7 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
         "heads": _INT,
         "key_dim": _INT,
         "ff": _INT,
+        "total_only": _BOOL,
     },
 }
 
@@ -75,7 +96,20 @@ BLOCK_SPECS: dict[str, dict[str, specs.IntSpec | specs.ChoiceSpec]] = {
         "start": specs.START,
         "decimals": specs.DECIMALS,
     },
-    "heads": {"dim": specs.DIM, "heads": specs.SPLIT_HEADS},
+    "heads": {
+        "dim": specs.DIM,
+        "heads": specs.SPLIT_HEADS,
+        "key_dim": specs.KEY_DIM,
+        "tokens": specs.SENTENCE_WORDS,
+    },
+    "key-dim": {"dim": specs.DIM, "heads": specs.SPLIT_HEADS},
+    "score-spread": {},
+    "digit-data": {
+        "seed": specs.SEED,
+        "train": specs.TRAIN_SIZE,
+        "test": specs.TEST_SIZE,
+        "length": specs.LENGTH,
+    },
     "params": {
         "vocab": specs.VOCAB,
         "length": specs.LENGTH,
@@ -98,12 +132,29 @@ def check_block(name: str, params: dict[str, Any], check: TableCheck) -> None:
         known = ", ".join(sorted(BLOCK_FIELDS))
         raise check.error(f"unknown block '{name}' (known blocks: {known})")
     check.check(params, BLOCK_FIELDS[name])
-    for key, spec in BLOCK_SPECS[name].items():
+    for key, spec in BLOCK_SPECS.get(name, {}).items():
         if key in params:
             problem = spec.problem(params[key])
             if problem is not None:
                 raise check.error(problem, key)
-    if name == "heads" and params["dim"] % params["heads"]:
+    if name == "heads" and "key_dim" not in params and params["dim"] % params["heads"]:
         raise check.error(
-            f"'dim' ({params['dim']}) must divide evenly into {params['heads']} heads", "dim"
+            f"'dim' ({params['dim']}) must divide evenly into {params['heads']} heads"
+            " (or give 'key_dim')",
+            "dim",
         )
+    if name == "heads" and params["dim"] * params["heads"] > HEADS_FIGURE_NUMBERS:
+        raise check.error(
+            f"the figure prints every matrix: dim x heads must be at most {HEADS_FIGURE_NUMBERS}",
+            "dim",
+        )
+    if name == "real-attention" and ("compare" in params) != ("between" in params):
+        raise check.error("'compare' and 'between' go together", "compare")
+    if name == "real-attention" and len(params.get("between", ["", ""])) != 2:
+        raise check.error("'between' must name two words of both sentences", "between")
+    for key in ("key_dims", "dims"):
+        for value in params.get(key, []) if name in ("key-dim", "score-spread") else []:
+            spec = specs.KEY_DIM if key == "key_dims" else specs.DIM
+            problem = spec.problem(value)
+            if problem is not None:
+                raise check.error(problem.replace(f"'{spec.name}'", f"each of '{key}'"), key)

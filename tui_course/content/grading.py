@@ -96,6 +96,26 @@ def matches_text(answer: str, variants: Any) -> bool:
     return normalise_text(answer) in {normalise_text(v) for v in variants}
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def other_form(raw: str, question: Question) -> str | None:
+    """The form to write a text answer in, when it holds the same numbers, in the same order,
+    as the key or a known mistake but is written another way ("2 x 10 x 256" for
+    "(2, 10, 256)"): the key's shape with letters for its numbers, "(a, b, c)". Else None."""
+    numbers = _NUMBER.findall(raw)
+    variants = [*question.answer, *(v for m in question.mistakes for v in m.answer)]
+    for variant in variants:
+        wanted = _NUMBER.findall(str(variant))
+        if len(wanted) >= 2 and numbers == wanted:
+            between = _NUMBER.split(str(question.answer[0]))  # the text around its numbers
+            return between[0] + "".join(
+                letter + text for letter, text in zip(_LETTERS, between[1:], strict=False)
+            )
+    return None
+
+
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+\Z")
 # 1,000 or 14,049: a thousands separator or a decimal comma; 1,000,000 can only be the first.
 _THOUSANDS = re.compile(r"^[+-]?[1-9]\d{0,2}(?:,\d{3})+\Z")
@@ -217,6 +237,10 @@ def grade(question: Question, raw: str, read_number: NumberReader = parse_number
         feedback = next(
             (m.feedback for m in question.mistakes if matches_text(raw, m.answer)), None
         )
+        if not correct and feedback is None:
+            form = other_form(raw, question)
+            if form is not None:
+                raise AnswerFormatError(f"Write the answer in the form {form}: this costs no try.")
     return Verdict(
         correct=correct,
         expected=expected,

@@ -9,11 +9,16 @@ AttemptRecord that the caller saves before applying it.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import re
+import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from tui_course.content.code_model import CodeAttempt
 from tui_course.content.grading import (
     AnswerFormatError,
     NumberReader,
@@ -23,6 +28,7 @@ from tui_course.content.grading import (
     parse_number,
 )
 from tui_course.content.models import Kind, Question, Quiz, tries_allowed
+from tui_course.content.shuffle import option_order, shown_answer, shown_question, stored_answer
 
 MAX_ANSWER_CHARS = 200  # an answer is stored as typed, up to this length
 
@@ -61,6 +67,7 @@ class AttemptRecord:
     seconds: float
     pass_kind: PassKind
     final: bool  # this row closed the question for this pass
+    code: CodeAttempt | None = None  # a code question's check
 
 
 @dataclass
@@ -99,6 +106,9 @@ class QuizSession:
     # a review pass mixes quizzes: each index maps back to its quiz and question number
     review_of: dict[int, str] = field(default_factory=dict)
     review_numbers: dict[int, int] = field(default_factory=dict)
+    # Options are shown in an order drawn from (student, pass, question); None: file order.
+    student_key: str | None = None
+    pass_key: str = "first"  # the first pass keeps one order however often it is resumed
 
     @classmethod
     def start(
@@ -110,16 +120,22 @@ class QuizSession:
         done: Mapping[int, QuestionState] | None = None,
         read_number: NumberReader = parse_number,
         clock: Clock = time.monotonic,
+        student_key: str | None = None,
     ) -> QuizSession:
         """A new pass; `done` holds questions already closed in it (a resumed first pass).
 
         A fresh first pass opens on the intro; a resumed one at its first open question.
+        With `student_key`, options are shuffled for that student: the first pass always
+        the same way, every other pass anew.
         """
         asked = tuple(range(len(questions)) if order is None else order)
         states = {index: QuestionState() for index in asked}
         states.update(done or {})
         session = cls(quiz, questions, asked, kind, states=states, read_number=read_number)
         session.clock = clock
+        session.student_key = student_key
+        if kind is not PassKind.FIRST:
+            session.pass_key = secrets.token_hex(8)
         for index, state in (done or {}).items():  # resumed: the stored wrong answers, as graded
             if 0 <= index < len(questions):
                 state.tried = {session._regraded(index, raw) for raw in state.tried}
@@ -142,7 +158,21 @@ class QuizSession:
 
     @property
     def question(self) -> Question:
-        return self.questions[self.index]
+        """The current question as shown: its options in this pass's order for the student."""
+        return self.shown(self.index)
+
+    def option_order(self, index: int) -> tuple[int, ...]:
+        """Shown position -> the file's option number, for question `index` in this pass."""
+        question = self.questions[index]
+        count = len(question.options)
+        if self.student_key is None or question.kind not in (Kind.CHOICE, Kind.MULTI):
+            return tuple(range(1, count + 1))
+        quiz_id = self.review_of.get(index, self.quiz.id)
+        seed = f"{self.student_key}|{self.pass_key}|{quiz_id}|{self.review_number(index)}"
+        return option_order(seed, count)
+
+    def shown(self, index: int) -> Question:
+        return shown_question(self.questions[index], self.option_order(index))
 
     @property
     def state(self) -> QuestionState:
@@ -169,6 +199,14 @@ class QuizSession:
     def key_visible(self) -> bool:
         """The key and explanation show only once the question is closed."""
         return self.phase is Phase.CLOSED
+
+    @property
+    def hint_left(self) -> bool:
+        """The current question takes answers and has a hint not yet shown (the footer
+        offers h only then)."""
+        if self.phase is not Phase.ASKING:
+            return False
+        return self.state.hints_seen < len(self.question.hints)
 
     def hints(self) -> tuple[str, ...]:
         """The hints seen so far for the current question."""
@@ -203,7 +241,30 @@ class QuizSession:
         try_number = state.tries_used + 1
         final = verdict.correct or try_number >= self.tries_allowed
         outcome = Outcome.RIGHT if verdict.correct else Outcome.WRONG
-        return verdict, self._record(raw.strip(), outcome, try_number, final=final)
+        answer = raw.strip()
+        if self.question.kind in (Kind.CHOICE, Kind.MULTI):  # the options, not where shown
+            answer = stored_answer(
+                answer, self.questions[self.index], self.option_order(self.index)
+            )
+        return verdict, self._record(answer, outcome, try_number, final=final)
+
+    def answer_code(
+        self, code: str, passed: bool, feedback: str | None, attempt: CodeAttempt | None = None
+    ) -> tuple[Verdict, AttemptRecord]:
+        """A code check as an answer (the sandbox and the judge ran it already, off this
+        object). Code is fixed, not guessed: a failed check never closes the question (a
+        pass or a reveal does), and the same code checked again, but for trailing spaces,
+        costs no try. The answer kept is the code's hash; `attempt` (the code, its verdict)
+        rides on the record for the store."""
+        if self.phase is not Phase.ASKING or self.question.kind is not Kind.CODE:
+            raise ValueError("this question is not taking code")
+        key = code_key(code)
+        if not passed and key in self.state.tried:
+            raise AnswerFormatError("You checked this code already: it costs no try. Change it.")
+        verdict = Verdict(passed, expected="the model solution", feedback=feedback)
+        outcome = Outcome.RIGHT if passed else Outcome.WRONG
+        record = self._record(key, outcome, self.state.tries_used + 1, final=passed)
+        return verdict, dataclasses.replace(record, code=attempt)
 
     def reveal(self) -> AttemptRecord | None:
         """The record for asking to see the key (None when it already shows)."""
@@ -223,7 +284,7 @@ class QuizSession:
         self._since = self.clock()
         if record.verdict in (Outcome.RIGHT, Outcome.WRONG):
             if verdict is not None and record.verdict is Outcome.WRONG:
-                state.tried.add(self._as_graded(record.answer, verdict))
+                state.tried.add(self._as_graded(record.answer, verdict, stored=True))
             state.tries_used = record.try_number
             state.last_answer = record.answer
             state.verdict = verdict
@@ -236,22 +297,36 @@ class QuizSession:
         elif verdict is not None:
             state.message = verdict.feedback or self.show_hint()
 
-    def _as_graded(self, raw: str, verdict: Verdict, question: Question | None = None) -> str:
-        """An answer as grading sees it, so "0,5" and "1/2" count as the same try."""
+    def _as_graded(
+        self, raw: str, verdict: Verdict, index: int | None = None, stored: bool = False
+    ) -> str:
+        """An answer as grading sees it, so "0,5" and "1/2" count as the same try, and a
+        picked option is the same option wherever it was shown (its stored id)."""
+        index = self.index if index is None else index
+        question = self.questions[index]
         if verdict.read_as is not None:
             return repr(verdict.read_as)
-        if (question or self.question).kind is Kind.TEXT:
+        if question.kind is Kind.CODE:
+            return code_key(raw)
+        if question.kind is Kind.TEXT:
             return normalise_text(raw)
+        if question.kind in (Kind.CHOICE, Kind.MULTI) and not stored:
+            return stored_answer(raw, question, self.option_order(index))
         return raw.replace(" ", "")
 
     def _regraded(self, index: int, raw: str) -> str:
         """A stored wrong answer in the form `tried` keeps, for a resumed pass."""
-        question = self.questions[index]
+        question = self.shown(index)
+        if question.kind is Kind.CODE:
+            return code_key(raw)  # graded by the sandbox, not here
+        typed = raw
+        if question.kind in (Kind.CHOICE, Kind.MULTI):
+            typed = shown_answer(raw, self.questions[index], self.option_order(index))
         try:
-            verdict = grade(question, raw, self.read_number)
+            verdict = grade(question, typed, self.read_number)
         except AnswerFormatError:
             return raw
-        return self._as_graded(raw, verdict, question)
+        return self._as_graded(typed, verdict, index)
 
     def advance(self) -> None:
         """On to the next open question, or to the end."""
@@ -311,4 +386,17 @@ class QuizSession:
             order=order,
             read_number=self.read_number,
             clock=self.clock,
+            student_key=self.student_key,
         )
+
+
+_HASH = re.compile(r"[0-9a-f]{64}\Z")
+
+
+def code_key(code: str) -> str:
+    """A code answer as a repeated try is recognised: the sha256 of the code without
+    trailing spaces and blank ends (a stored key is already one)."""
+    if _HASH.match(code):
+        return code
+    normal = "\n".join(line.rstrip() for line in code.strip().splitlines())
+    return hashlib.sha256(normal.encode("utf-8", "surrogatepass")).hexdigest()

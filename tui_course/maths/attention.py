@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -191,3 +192,58 @@ def projected_attention_loop(
         all_weights.append(weights)
     output: Array = np.concatenate(joined, axis=-1) @ projections.wo
     return output, np.array(all_weights)
+
+
+@dataclass(frozen=True)
+class HeadSplitExample:
+    """One token through a small multi-head layer: each head's own Wq, Wk, Wv take all d
+    numbers of x; the projected q, k, v are what gets cut into heads."""
+
+    x: Array  # (d,)
+    wq: Array  # (heads, d, key_dim): head h's own matrices
+    wk: Array
+    wv: Array
+
+    @property
+    def heads(self) -> int:
+        return int(self.wq.shape[0])
+
+    @property
+    def key_dim(self) -> int:
+        return int(self.wq.shape[2])
+
+    def per_head(self, head: int) -> tuple[Array, Array, Array]:
+        """q, k, v of one head, each x times that head's own matrix."""
+        return self.x @ self.wq[head], self.x @ self.wk[head], self.x @ self.wv[head]
+
+    def stacked(self, which: str) -> Array:
+        """The heads' matrices side by side: (d, heads * key_dim), one projection for all."""
+        matrices = {"q": self.wq, "k": self.wk, "v": self.wv}[which]
+        return np.concatenate(list(matrices), axis=1)
+
+    def split_projection(self, which: str) -> Array:
+        """x times the stacked matrix, then split_heads: (heads, 1, key_dim)."""
+        return split_heads((self.x @ self.stacked(which))[None, :], self.heads)
+
+
+def head_split_example(
+    d: int, heads: int, key_dim: int | None = None, seed: int = 0
+) -> HeadSplitExample:
+    """Small whole-number x and matrices (so the products can be checked by hand)."""
+    rng = np.random.default_rng(seed)
+    size = key_dim or head_size(d, heads)
+    x = rng.integers(-2, 4, size=d).astype(np.float64)
+    wq, wk, wv = (rng.integers(-1, 3, size=(heads, d, size)).astype(np.float64) for _ in range(3))
+    return HeadSplitExample(x, wq, wk, wv)
+
+
+def dot_product_spread(dims: Sequence[int], samples: int = 4000, seed: int = 0) -> list[float]:
+    """The standard deviation of q . k for random q, k whose components have variance 1,
+    one per d: it grows like sqrt(d), which is why scores are divided by sqrt(d)."""
+    rng = np.random.default_rng(seed)
+    spreads = []
+    for d in dims:
+        q = rng.standard_normal((samples, d))
+        k = rng.standard_normal((samples, d))
+        spreads.append(float(np.std(np.sum(q * k, axis=1))))
+    return spreads

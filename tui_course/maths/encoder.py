@@ -234,3 +234,23 @@ def strongest_links(attentions: Array, query: int) -> list[tuple[int, int, int, 
         layer, head = divmod(flat, rows.shape[1])
         links.append((key, layer, head, float(rows[layer, head, key])))
     return links
+
+
+def preference_flips(
+    first: Array,
+    second: Array,
+    query: tuple[int, int],
+    one: tuple[int, int],
+    other: tuple[int, int],
+) -> Array:
+    """How far each head (layers, heads) switches between two words across two sentences.
+
+    `first` and `second` are [layer, head, query, key] weights; each pair of indexes is
+    (in the first sentence, in the second). A head's preference is its weight on `one`
+    minus its weight on `other`; it flips when the sign changes (either way), and by as much
+    as the smaller of the two preferences. A head that keeps its preference scores 0.
+    """
+    before = first[:, :, query[0], one[0]] - first[:, :, query[0], other[0]]
+    after = second[:, :, query[1], one[1]] - second[:, :, query[1], other[1]]
+    flips: Array = np.where(before * after < 0, np.minimum(abs(before), abs(after)), 0.0)
+    return flips

@@ -49,6 +49,7 @@ class AttentionResult:
     outputs: Array  # (tokens, d)
     projections: HeadProjections | None = None  # None: one head, Q = K = V = the vectors
     fallback: str | None = None  # why the chosen set was replaced by hashed vectors
+    model: str | None = None  # a pretrained model's head, named: its weights, not toy maths
 
     @property
     def d(self) -> int:
@@ -85,6 +86,40 @@ class NoWordsError(ValueError):
     pass
 
 
+TOY_SETS = tuple(name for name in SETS if name != "hashed")
+HASHED_MEANING = (
+    "hashed vectors come from each word's spelling (letter trigrams), not its meaning:"
+    " words spelled alike attend to each other, nothing more"
+)
+
+
+def unknown_words(tokens: list[str], set_name: str) -> list[str]:
+    known = SETS[set_name].vectors
+    return [token for token in tokens if token.casefold() not in known]
+
+
+def pick_embeddings(tokens: list[str], preferred: str) -> tuple[str, str | None, str | None]:
+    """(set used, why hashed vectors replaced the preferred set, why another toy set did).
+
+    The preferred set when it knows every word; else the first toy set that does (lesson
+    3's "the cat sat down" typed where toy-train was chosen); else hashed vectors.
+    """
+    if preferred == "hashed" or not unknown_words(tokens, preferred):
+        return preferred, None, None
+    missing = f"'{unknown_words(tokens, preferred)[0]}' is not in {preferred}"
+    for name in TOY_SETS:
+        if not unknown_words(tokens, name):
+            return name, None, f"{missing}; {name} knows every word, so it is used"
+    return "hashed", missing, None
+
+
+def toy_words_line() -> str:
+    """What each toy set knows, in one line a student can read next to the figure."""
+    return "toy sets know: " + "; ".join(
+        f"{name}: {', '.join(SETS[name].vectors)}" for name in TOY_SETS
+    )
+
+
 def explore_attention(setup: AttentionSetup) -> AttentionResult:
     """Tokenise, embed (falling back to hashed vectors for unknown words), attend."""
     tokens = tokenize(setup.sentence)
@@ -94,16 +129,16 @@ def explore_attention(setup: AttentionSetup) -> AttentionResult:
     if len(tokens) > MAX_TOKENS:
         notes.append(f"only the first {MAX_TOKENS} of {len(tokens)} words are used")
         tokens = tokens[:MAX_TOKENS]
-    used = setup.embeddings
-    known = SETS[used].vectors
-    fallback = None
-    if used != "hashed":
-        unknown = [t for t in tokens if t.casefold() not in known]
-        if unknown:
-            fallback = f"'{unknown[0]}' is not in {used}"
-            notes.append(f"{fallback}, so all words use hashed vectors instead")
-            used = "hashed"
+    used, fallback, switched = pick_embeddings(tokens, setup.embeddings)
+    if switched is not None:
+        notes.append(switched)
+    if fallback is not None:
+        notes.append(f"{fallback}, and no toy set knows every word: hashed vectors instead")
+        notes.append(HASHED_MEANING)
+        notes.append(toy_words_line())
     notes.insert(0, f"vectors: {used}, {SETS[used].description}")
+    if used != "hashed":
+        notes.insert(1, f"{used} knows: {', '.join(SETS[used].vectors)}")
     vectors = embed(used, tokens)
     mask = causal_mask(len(tokens)) if setup.causal else None
     projections = None

@@ -85,6 +85,7 @@ def review_session(
     now: datetime,
     resolve: Callable[[Question], Question | None],
     read_number: NumberReader,
+    student_key: str | None = None,
 ) -> QuizSession | None:
     """One review pass over every due question, mixed across quizzes (None: nothing due).
 
@@ -109,6 +110,8 @@ def review_session(
     if not questions:
         return None
     review = Quiz(id=REVIEW_ID, title="Review", path="", questions=tuple(questions))
-    session = QuizSession.start(review, review.questions, PassKind.REVIEW, read_number=read_number)
+    session = QuizSession.start(
+        review, review.questions, PassKind.REVIEW, read_number=read_number, student_key=student_key
+    )
     session.review_of, session.review_numbers = quiz_of, number_of
     return session

@@ -13,7 +13,7 @@ import numpy as np
 
 from tui_course import specs
 from tui_course.content.models import BlockSegment
-from tui_course.maths.attention import split_heads
+from tui_course.maths.attention import dot_product_spread, head_split_example
 from tui_course.maths.embeddings import SETS, UnknownWordError, embed, tokenize
 from tui_course.maths.explore import (
     AttentionResult,
@@ -22,9 +22,10 @@ from tui_course.maths.explore import (
     explore_attention,
 )
 from tui_course.maths.model_size import transformer_classifier_parameters
+from tui_course.render.heads import head_split_lines, key_dim_lines, spread_lines
 from tui_course.render.heatmap import format_vector, heatmap_cells, heatmap_text, weight_bars
 from tui_course.render.positional import pe_report
-from tui_course.render.real_model import ModelAttention, QueryError, contrast_lines
+from tui_course.render.real_model import ModelAttention, QueryError, contrast_lines, pair_lines
 from tui_course.render.tables import two_column_table
 
 
@@ -39,7 +40,14 @@ def render_block(block: BlockSegment, width: int | None = None, ascii_only: bool
         return _attention(block.params, width, ascii_only)
     if block.name == "pe-table":
         return _pe_table(block.params, width)
-    renderers = {"heads": _heads, "params": _params, "real-attention": _real_attention}
+    renderers = {
+        "heads": _heads,
+        "params": _params,
+        "key-dim": _key_dim,
+        "score-spread": _score_spread,
+        "real-attention": _real_attention,
+        "digit-data": _digit_data,
+    }
     return renderers[block.name](block.params)
 
 
@@ -87,6 +95,8 @@ def compute_attention_block(params: dict[str, Any]) -> tuple[AttentionResult, in
 
 def attention_summary(result: AttentionResult) -> str:
     """What the figure computes, in a few short lines: vectors, heads and their size, scale."""
+    if result.model is not None:
+        return f"{result.model}\nits learned Wq, Wk, Wv; [CLS] and [SEP] are its markers"
     d, heads, size = result.d, result.heads, result.head_dim
     lines = [f"{result.embeddings_used}, d = {d}"]
     if heads == 1:
@@ -135,7 +145,9 @@ def attention_extras(
                     limit=8 if len(result.tokens) > 8 else None,
                 ),
             ]
-        if params.get("output", False):
+        if params.get("norms", False):
+            parts += ["", *length_lines(result, row)]
+        if params.get("output", False) and result.model is None:  # a model has no toy output
             how = " (heads joined, then Wo)" if result.heads > 1 else ""
             parts += ["", f"New '{word}'{how} = {format_vector(result.outputs[row])}"]
     if params.get("loop_check", False):
@@ -154,6 +166,26 @@ def attention_extras(
             f"(largest difference {gap:.1e})",
         ]
     return parts
+
+
+def length_lines(result: AttentionResult, row: int) -> list[str]:
+    """The query's dot products are lengths times alignment: a long vector scores itself high."""
+    vectors, tokens = result.vectors, result.tokens
+    lengths = np.linalg.norm(vectors, axis=1)
+    others = [key for key in range(len(tokens)) if tokens[key].casefold() != tokens[row].casefold()]
+    lines = [
+        "Lengths |x|: " + ", ".join(f"{t} {n:.2f}" for t, n in zip(tokens, lengths, strict=True))
+    ]
+    word = tokens[row]
+    lines.append(f"'{word}' . '{word}' = |{word}|^2 = {float(vectors[row] @ vectors[row]):.2f}")
+    if others:
+        best = max(others, key=lambda key: float(vectors[row] @ vectors[key]))
+        dot = float(vectors[row] @ vectors[best])
+        cosine = dot / float(lengths[row] * lengths[best]) if lengths[best] else 0.0
+        lines.append(
+            f"'{word}' . '{tokens[best]}' = {dot:.2f} (cosine {cosine:.2f}): the next best"
+        )
+    return lines
 
 
 def _attention(params: dict[str, Any], width: int | None = None, ascii_only: bool = True) -> str:
@@ -187,32 +219,94 @@ def _pe_table(params: dict[str, Any], width: int | None = None) -> str:
 
 
 def _heads(params: dict[str, Any]) -> str:
-    dim, heads = params["dim"], params["heads"]
-    indices = split_heads(np.arange(dim)[None, :], heads)[:, 0, :].astype(int)
-    lines = [f"x has {dim} components; {heads} heads of {dim // heads} each:"]
-    for head, components in enumerate(indices, start=1):
-        lines.append(f"  head {head}: " + ", ".join(f"x[{c}]" for c in components))
-    return "\n".join(lines)
+    example = head_split_example(params["dim"], params["heads"], params.get("key_dim"))
+    return "\n".join(head_split_lines(example, params.get("tokens", 0)))
+
+
+def _key_dim(params: dict[str, Any]) -> str:
+    return "\n".join(key_dim_lines(params["dim"], params["heads"], params["key_dims"]))
+
+
+SPREAD_SAMPLES = 4000
+
+
+def _score_spread(params: dict[str, Any]) -> str:
+    dims = params["dims"]
+    return "\n".join(spread_lines(dims, dot_product_spread(dims, SPREAD_SAMPLES), SPREAD_SAMPLES))
+
+
+def _digit_data(params: dict[str, Any]) -> str:
+    """The lab's data made just now by its own generator, and its share of "same" rows."""
+    from tui_course.render.training import data_lines
+    from tui_course.training.task import make_data
+
+    seed = params.get("seed", specs.SEED.default)
+    data = make_data(
+        seed,
+        params.get("train", specs.TRAIN_SIZE.default),
+        params.get("test", specs.TEST_SIZE.default),
+        params.get("length", specs.LENGTH.default),
+    )
+    return "\n".join(data_lines(data, seed))
 
 
 def _params(params: dict[str, Any]) -> str:
-    layers = transformer_classifier_parameters(**params)
-    rows = [(name, f"{count:,}") for name, count in layers]
+    sizes = {key: value for key, value in params.items() if key != "total_only"}
+    layers = transformer_classifier_parameters(**sizes)
     total = sum(count for _, count in layers)
+    if params.get("total_only", False):
+        return f"The lab's model (one encoder block): {total:,} trainable parameters"
+    rows = [(name, f"{count:,}") for name, count in layers]
     return two_column_table(rows, total=("Total trainable parameters", f"{total:,}"))
 
 
+def _words_of_both(params: dict[str, Any]) -> None:
+    """A `compare` block's query and `between` words must be words of both sentences."""
+    for sentence in (params["sentence"], params["compare"]):
+        words = {word.casefold() for word in tokenize(sentence)}
+        for word in (params["query"], *params["between"]):
+            if word.casefold() not in words:
+                raise BlockError(f"'{word}' is not a word of '{sentence}'")
+
+
 def real_attention_lines(
-    params: dict[str, Any], real: ModelAttention | None, ascii_only: bool = True
+    params: dict[str, Any],
+    real: ModelAttention | None,
+    ascii_only: bool = True,
+    compare: ModelAttention | None = None,
 ) -> list[str]:
     """A `real-attention` block: the query's weights from toy vectors, then (given the model's
-    merged-word attention) from the pretrained model on the same sentence."""
+    merged-word attention) from the pretrained model on the same sentence; with `compare`
+    (the model on the block's second sentence), one head side by side in both."""
+    if "compare" in params:
+        _words_of_both(params)
     toy_name = params.get("embeddings", "hashed")
     toy = {"embeddings": toy_name, "sentence": params["sentence"], "query": params["query"]}
     result, row = compute_attention_block(toy)
     assert row is not None  # query is required, and compute_attention_block checked it
     layer, head = params.get("layer"), params.get("head")
     try:
+        if real is not None and compare is not None:
+            return [
+                *contrast_lines(
+                    result.tokens,
+                    result.weights[0, row],
+                    result.embeddings_used,
+                    None,
+                    params["query"],
+                    ascii=ascii_only,
+                ),
+                "",
+                *pair_lines(
+                    real,
+                    compare,
+                    (params["sentence"], params["compare"]),
+                    params["query"],
+                    (params["between"][0], params["between"][1]),
+                    None if layer is None else layer - 1,
+                    None if head is None else head - 1,
+                ),
+            ]
         return contrast_lines(
             result.tokens,
             result.weights[0, row],

@@ -222,6 +222,7 @@ def heatmap_cells(
     signed: bool = False,
     keep_columns: Sequence[int] = (),
     width: int | None = None,
+    absolute: bool = False,
 ) -> list[list[Piece]]:
     """Rows are queries, columns are keys; '>' marks the selected row and '^' its
     strongest key. Long inputs are windowed around the selected row.
@@ -233,12 +234,16 @@ def heatmap_cells(
     value with two decimals on DIVERGING_RAMP, and the legend gives the shade order.
     `keep_columns` stay on screen when the columns are windowed (the trained
     model's first and last positions).
+    `absolute` shades on a fixed scale, '@' = 100 %, instead of this figure's largest
+    weight: a near-flat map then looks flat (a 6 % cell is '..', not '##').
     """
     row_labels = [one_line(label) for label in row_labels]
     column_labels = [one_line(label) for label in column_labels]
     matrix = np.asarray(weights, dtype=np.float64)
     top = float(matrix.max()) if matrix.size else 0.0
     low = float(matrix.min()) if shade_from_min and matrix.size else 0.0
+    if absolute:
+        top, low = 1.0, 0.0
     if max_columns is not None:
         layout = HeatmapLayout(label_width(row_labels), cell_width(signed), max_columns)
     else:
@@ -297,10 +302,11 @@ def heatmap_cells(
     if signed:
         legend = [f"{unit} from -1 to +1", f"shade order {signed_legend()}"]
     else:
+        scale = " (a fixed scale)" if absolute else ""
         legend = [
             f"{unit} in %",
             f"shade ' ' = {format_percent(low).strip()}"
-            f" ... '{RAMP[-1]}' = {format_percent(top).strip()}",
+            f" ... '{RAMP[-1]}' = {format_percent(top).strip()}{scale}",
         ]
     if strongest is not None and selected is not None:
         if strongest in columns:

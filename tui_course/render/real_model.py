@@ -16,7 +16,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tui_course.content.text import strip_control
-from tui_course.maths.encoder import merge_pieces, rank_heads, strongest_links
+from tui_course.maths.encoder import (
+    merge_pieces,
+    preference_flips,
+    rank_heads,
+    strongest_links,
+)
+from tui_course.maths.explore import AttentionResult, AttentionSetup, toy_words_line
 from tui_course.render.heatmap import RAMP, Piece, heatmap_cells, shade, weight_bars, window
 
 if TYPE_CHECKING:
@@ -319,14 +325,128 @@ def contrast_lines(
         f"'{real.labels[query]}' in {model_name}, layer {chosen_layer + 1} head {chosen_head + 1}",
     ]
     if layer is None or head is None:
-        lines.append("(the head with its strongest link past its neighbours)")
+        lines += [
+            f"(one of its {real.layers * real.heads} heads: the one with",
+            "its strongest link past its neighbours)",
+        ]
     lines[-1] += ":"
-    lines.append(
-        weight_bars(
-            real.weights[chosen_layer, chosen_head, query], real.labels, limit=5, ascii_only=ascii
-        )
-    )
+    row = real.weights[chosen_layer, chosen_head, query]
+    lines.append(weight_bars(row, real.labels, limit=5, ascii_only=ascii))
+    if layer is None or head is None:
+        far = [key for key in real.others(query) if abs(key - query) > 1] or real.others(query)
+        if far:
+            key = max(far, key=lambda index: float(row[index]))
+            strong = int((real.weights[:, :, query, key] > LINK_WEIGHT).sum())
+            lines += [
+                f"'{real.labels[query]}' gives '{real.labels[key]}' more than {LINK_WEIGHT}",
+                f"in {strong} of the {real.layers * real.heads} heads",
+            ]
     return lines
+
+
+LINK_WEIGHT = 0.2  # a weight this large on one word is a link worth naming
+
+
+FLIP_LIMIT = 0.1  # a head "switches" between two words when it flips by more than this
+
+
+def sentence_tail(sentence: str) -> str:
+    """'...too tired.': enough of a sentence to tell it from its twin."""
+    return "..." + " ".join(sentence.split()[-2:])
+
+
+def pair_lines(
+    first: ModelAttention,
+    second: ModelAttention,
+    sentences: tuple[str, str],
+    query_word: str,
+    between: tuple[str, str],
+    layer: int | None = None,
+    head: int | None = None,
+    model_name: str = "all-MiniLM-L6-v2",
+) -> list[str]:
+    """One head's weights for the query in two sentences side by side, then whether any head
+    of the model switches between the two words (`between`) from one sentence to the other."""
+    query = (first.find(query_word, "query"), second.find(query_word, "query"))
+    one = (first.find(between[0], "between"), second.find(between[0], "between"))
+    other = (first.find(between[1], "between"), second.find(between[1], "between"))
+    chosen_layer, chosen_head = first.telling_head(query[0], layer, head)
+    rows = (
+        first.weights[chosen_layer, chosen_head, query[0]],
+        second.weights[chosen_layer, chosen_head, query[1]],
+    )
+    tails = tuple(sentence_tail(sentence) for sentence in sentences)
+    name_width = max(len(between[0]), len(between[1]), 6)
+    column = max(len(tail) for tail in tails) + 2
+    lines = [
+        f"'{first.labels[query[0]]}' in {model_name},",
+        f"layer {chosen_layer + 1} head {chosen_head + 1}, in both sentences:",
+        " " * (name_width + 2) + "".join(tail.rjust(column) for tail in tails),
+    ]
+    for word, indexes in zip(between, (one, other), strict=True):
+        cells = "".join(f"{float(rows[n][indexes[n]]):.2f}".rjust(column) for n in (0, 1))
+        lines.append(f"  {word.ljust(name_width)}{cells}")
+    preferred = [
+        between[0] if row[one[n]] >= row[other[n]] else between[1] for n, row in enumerate(rows)
+    ]
+    if preferred[0] == preferred[1]:
+        lines.append(f"This head prefers '{preferred[0]}' in both.")
+    else:
+        lines.append(f"This head prefers '{preferred[0]}', then '{preferred[1]}'.")
+    flips = preference_flips(first.weights, second.weights, query, one, other)
+    best_layer, best_head = divmod(int(np.argmax(flips)), first.heads)
+    largest = float(flips.max())
+    switching = int((flips > FLIP_LIMIT).sum())
+    total = first.layers * first.heads
+    lines.append(f"Over all {total} heads, the largest switch")
+    if largest <= 0:
+        lines.append(f"between '{between[0]}' and '{between[1]}' is 0:")
+    else:
+        lines += [
+            f"between '{between[0]}' and '{between[1]}' is {largest:.2f}",
+            f"(layer {best_layer + 1} head {best_head + 1}):",
+        ]
+    if switching:
+        lines.append(f"{switching} heads switch by more than {FLIP_LIMIT}.")
+    else:
+        lines.append(f"no head switches by more than {FLIP_LIMIT}.")
+    return lines
+
+
+def typed_sentence_result(
+    setup: AttentionSetup,
+    attention: ModelAttention,
+    query_word: str | None,
+    model_name: str = "all-MiniLM-L6-v2",
+) -> tuple[AttentionResult, int]:
+    """A sentence no toy set knows, as the pretrained model's head for it: the head a
+    `real-attention` block would choose (the query's strongest link past its neighbours).
+    Returns the result for the attention views and the query's row."""
+    query = attention.default_query()
+    if query_word is not None:
+        with suppress(QueryError):
+            query = attention.find(query_word)
+    layer, head = attention.telling_head(query)
+    total = attention.layers * attention.heads
+    size = len(attention.labels)
+    notes = (
+        f"no toy set knows every word, so this is {model_name}, a trained model",
+        f"layer {layer + 1} head {head + 1}, one of its {total} heads: the one giving"
+        f" '{attention.labels[query]}' its strongest link past its neighbours",
+        "s, c, m change the toy maths only: a trained head is shown as it is",
+        toy_words_line(),
+    )
+    result = AttentionResult(
+        setup=setup,
+        tokens=attention.labels,
+        embeddings_used=model_name,
+        notes=notes,
+        vectors=np.zeros((size, 0)),
+        weights=attention.weights[layer, head][None, :, :].astype(np.float64),
+        outputs=np.zeros((size, 0)),
+        model=f"{model_name} (trained), layer {layer + 1} head {head + 1} of {total}",
+    )
+    return result, query
 
 
 EMPTY_SENTENCE = "Type a sentence in the box above: the model reads it as you type."

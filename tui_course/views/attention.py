@@ -26,6 +26,10 @@ class AttentionExplorer:
     setup: AttentionSetup
     row: int = 0  # the query word, a row of every head's map
     editable: bool = False  # a sentence box: the sentence is the student's, kept across sets
+    absolute: bool = False  # shade on 0-100 %, not up to the largest weight shown
+    # A typed sentence no toy set knows: the real model's head for it and its query row,
+    # or why the model cannot run (None: not asked yet). Made in the widget's worker.
+    model: tuple[AttentionResult, int] | str | None = None
 
     @cached_property
     def _outcome(self) -> AttentionResult | str:
@@ -35,9 +39,35 @@ class AttentionExplorer:
             return str(error)
 
     @property
-    def result(self) -> AttentionResult | None:
+    def toy_result(self) -> AttentionResult | None:
+        """The toy maths (or hashed vectors) for the setup, whatever the model says."""
         outcome = self._outcome
         return None if isinstance(outcome, str) else outcome
+
+    @property
+    def result(self) -> AttentionResult | None:
+        """What is drawn: the real model's head when it answered for this sentence."""
+        result = self.toy_result
+        if result is None or result.fallback is None:
+            return result
+        if isinstance(self.model, tuple):
+            return replace(self.model[0], setup=self.setup)
+        if isinstance(self.model, str):
+            return replace(
+                result, notes=(*result.notes, f"The real model is not shown: {self.model}")
+            )
+        return result
+
+    @property
+    def needs_model(self) -> bool:
+        """A typed sentence no toy set knows, not yet put to the real model."""
+        result = self.toy_result
+        return (
+            self.editable
+            and self.model is None
+            and result is not None
+            and (result.fallback is not None)
+        )
 
     @property
     def problem(self) -> str | None:
@@ -98,4 +128,16 @@ class AttentionExplorer:
     def with_sentence(self, sentence: str) -> AttentionExplorer:
         if sentence == self.setup.sentence:
             return self
-        return self._with(replace(self.setup, sentence=sentence))
+        return replace(self._with(replace(self.setup, sentence=sentence)), model=None)
+
+    def with_model(
+        self, sentence: str, answer: tuple[AttentionResult, int] | str
+    ) -> AttentionExplorer:
+        """The real model's answer for `sentence`; ignored once another sentence is typed."""
+        if sentence != self.setup.sentence:
+            return self
+        row = answer[1] if isinstance(answer, tuple) else self.row
+        return replace(self, model=answer, row=row)
+
+    def toggle_absolute(self) -> AttentionExplorer:
+        return replace(self, absolute=not self.absolute)

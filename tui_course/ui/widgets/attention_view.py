@@ -26,6 +26,7 @@ from tui_course.ui.widgets.item_line import ItemLine
 from tui_course.views.attention import EMBEDDING_ORDER as EMBEDDING_ORDER
 from tui_course.views.attention import AttentionExplorer
 
+TYPING_PAUSE = 0.3  # seconds without a key before a typed sentence goes to the real model
 MOST_HEADS = max(specs.ATTENTION_HEADS.choices or (specs.ATTENTION_HEADS.high,))
 
 
@@ -69,6 +70,12 @@ class AttentionView(Vertical, can_focus=True):
         Binding("c", "toggle_causal", "Causal", tooltip="Causal mask: on or off"),
         Binding("m", "cycle_heads", "Heads", tooltip="Number of heads: 1, 2, 4"),
         Binding("e", "cycle_embeddings", "Vectors", tooltip="Embedding set: toy sets or hashed"),
+        Binding(
+            "percent_sign",
+            "toggle_absolute",
+            "Shade scale",
+            tooltip="Shade on a fixed 0-100 % scale, or up to the largest weight shown",
+        ),
     ]
 
     explorer: var[AttentionExplorer] = var(AttentionExplorer(AttentionSetup("")), init=False)
@@ -154,7 +161,14 @@ class AttentionView(Vertical, can_focus=True):
             heatmap.display = shown
             if shown and result is not None:
                 title.update(head_title(result, head))
+                heatmap.absolute = explorer.absolute
                 heatmap.show(result.weights[head], result.tokens, row)
+        if explorer.needs_model:
+            self.run_worker(
+                self._ask_model(explorer.setup.sentence, explorer.query_word),
+                group="typed-model",
+                exclusive=True,
+            )
         extras = self.query_one(".attention-extras", Static)
         notes = self.query_one(".attention-notes", Static)
         summary = self.query_one(".attention-summary", Static)
@@ -184,6 +198,30 @@ class AttentionView(Vertical, can_focus=True):
 
     def action_cycle_embeddings(self) -> None:
         self.explorer = self.explorer.cycle_embeddings()
+
+    def action_toggle_absolute(self) -> None:
+        self.explorer = self.explorer.toggle_absolute()
+
+    async def _ask_model(self, sentence: str, query: str | None) -> None:
+        """The real model's head for a typed sentence no toy set knows, off the UI thread.
+        Typing pauses first: each key cancels the wait (an exclusive worker), so a fast
+        typist on a shared server starts one forward pass, not one per key."""
+        import asyncio
+
+        from tui_course.render.real_model import ModelAttention, typed_sentence_result
+        from tui_course.ui.widgets.real_model_view import _cache_dir, run_real_model
+
+        await asyncio.sleep(TYPING_PAUSE)
+        outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
+        if isinstance(outcome, str):
+            self.explorer = self.explorer.with_model(sentence, outcome)
+            return
+        tokens = outcome.tokens
+        attention = ModelAttention.of(
+            tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, True
+        )
+        answer = typed_sentence_result(self.explorer.setup, attention, query)
+        self.explorer = self.explorer.with_model(sentence, answer)
 
     @on(HeatmapRowClicked)
     def _row_clicked(self, event: HeatmapRowClicked) -> None:

@@ -47,6 +47,7 @@ class HeatmapView(Widget):
         self.max_rows = max_rows
         self.signed = signed  # values from -1 to +1, on the diverging scale
         self.keep_columns = tuple(keep_columns)  # never windowed away
+        self.absolute = False  # shade on 0-100 %, not this map's largest weight
 
     def show(
         self, weights: NDArray[np.float64], labels: Sequence[str], selected: int | None
@@ -66,6 +67,7 @@ class HeatmapView(Widget):
             signed=self.signed,
             keep_columns=self.keep_columns,
             width=width,
+            absolute=self.absolute,
         )
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:

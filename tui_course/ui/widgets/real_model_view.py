@@ -258,6 +258,7 @@ class RealAttentionFigure(Vertical):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.params = params
         self.real: ModelAttention | None = None
+        self.compare: ModelAttention | None = None  # the block's second sentence, if any
         self.problem: str | None = None
         self.loading = True
 
@@ -269,22 +270,32 @@ class RealAttentionFigure(Vertical):
         self.run_worker(self._compute(), exclusive=True, group="real-figure", exit_on_error=False)
 
     async def _compute(self) -> None:
-        outcome = await asyncio.to_thread(run_real_model, self.params["sentence"], _cache_dir(self))
-        self.loading = False
-        if isinstance(outcome, str):
-            self.problem = outcome
-        else:
+        sentences = [self.params["sentence"]]
+        if "compare" in self.params:
+            sentences.append(self.params["compare"])
+        merged: list[ModelAttention] = []
+        for sentence in sentences:
+            outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
+            if isinstance(outcome, str):
+                self.problem = outcome
+                break
             tokens = outcome.tokens
-            self.real = ModelAttention.of(
-                tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, merge=True
+            merged.append(
+                ModelAttention.of(
+                    tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, True
+                )
             )
+        self.loading = False
+        if len(merged) == len(sentences):
+            self.real = merged[0]
+            self.compare = merged[1] if len(merged) > 1 else None
         self.query_one(".real-contrast", Static).update(Text(self._text(), no_wrap=True))
 
     def _text(self) -> str:
         from tui_course.render.blocks import BlockError, real_attention_lines
 
         try:
-            lines = real_attention_lines(self.params, self.real, not locale_is_utf8())
+            lines = real_attention_lines(self.params, self.real, not locale_is_utf8(), self.compare)
         except BlockError as error:
             # The block's layer or head is past the loaded model's own count (validate cannot
             # know it without the model): say so, or the figure would "compute" forever.

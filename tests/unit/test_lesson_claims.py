@@ -1,0 +1,224 @@
+"""The figures each corrected lesson claim rests on (issue 16), asserted on the app's own maths.
+
+A claim that needs the pretrained model runs it where the `real` extra and the weights are
+installed, and is skipped with the command to install them otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tui_course.content.course import load_course
+from tui_course.content.models import BlockSegment, Kind
+from tui_course.maths.attention import (
+    dot_product_spread,
+    head_split_example,
+    projected_attention,
+    split_heads,
+)
+from tui_course.maths.encoder import preference_flips
+from tui_course.maths.explore import AttentionSetup, explore_attention
+from tui_course.maths.model_size import attention_parameters
+from tui_course.render.blocks import render_block
+from tui_course.render.real_model import ModelAttention
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def lesson_text(name: str) -> str:
+    return next((ROOT / "lessons").glob(f"{name}*.md")).read_text(encoding="utf-8")
+
+
+def blocks(lesson_id: str, name: str) -> list[BlockSegment]:
+    course = load_course(ROOT)
+    lesson = next(lesson for lesson in course.lessons if lesson.id == lesson_id)
+    return [s for s in lesson.segments if isinstance(s, BlockSegment) and s.name == name]
+
+
+# lesson 5: each head projects all of x; what is split is the projected Q
+
+
+def test_each_head_projects_all_of_x_and_the_split_is_of_the_projected_q() -> None:
+    example = head_split_example(4, 2)
+    split = example.split_projection("q")
+    for head in range(2):
+        q, _, _ = example.per_head(head)
+        assert np.array_equal(split[head, 0], q)  # the projected Q, cut, is each head's q
+        assert example.wq[head].shape == (4, 2)  # every head reads all 4 numbers of x
+    # and cutting x itself would give something else: head 2 would never see x[0], x[1]
+    assert not np.array_equal(split_heads(example.x[None, :], 2)[1, 0], split[1, 0])
+
+
+def test_lesson_5_draws_the_projection_then_the_split() -> None:
+    (block,) = blocks("multi-head", "heads")
+    text = render_block(block)
+    example = head_split_example(block.params["dim"], block.params["heads"])
+    for head in range(example.heads):
+        q = example.per_head(head)[0]
+        assert f"head {head + 1}: [" + ", ".join(f"{v:g}" for v in q) + "]" in text
+    assert "x itself is never cut" in text
+    assert "has shape (2, 3, 2)" in text  # (heads, tokens, key_dim) for 3 tokens
+    assert "x[0]" not in text
+    assert "Split** the model dimension" not in lesson_text("05")
+
+
+def test_key_dim_is_one_heads_size_with_the_counts_the_lesson_prints() -> None:
+    assert attention_parameters(32, 4, 16) == 8_416  # the lab: 4 x 16 = 64 wide
+    assert attention_parameters(32, 4, 8) == 4_224  # a d / h split
+    assert attention_parameters(256, 4, 256) == 1_051_904  # the source's key_dim=embed_dim
+    lab, source = blocks("multi-head", "key-dim")
+    assert "8,416" in render_block(lab) and "4,224" in render_block(lab)
+    assert "1,051,904" in render_block(source) and "full-width heads" in render_block(source)
+    # and the count is the one the layer really computes with: Q, K, V of 4 x 16 numbers
+    rng = np.random.default_rng(0)
+    from tui_course.maths.attention import random_projections
+
+    projections = random_projections(32, 4, rng, key_dim=16)
+    assert projections.wq.shape == (32, 64)
+    output, weights = projected_attention(rng.normal(size=(5, 32)), projections)
+    assert output.shape == (5, 32) and weights.shape == (4, 5, 5)
+
+
+def test_the_cost_claim_holds_only_for_a_d_over_h_split() -> None:
+    quiz = next(q for q in load_course(ROOT).quizzes if q.id == "understanding")
+    heads = next(q for q in quiz.questions if q.prompt.startswith("Why use several"))
+    assert "d/h slice" not in heads.explanation and "key_dim = d / h" in heads.explanation
+    assert 64 in [q.answer for q in quiz.questions if q.kind is Kind.NUMERIC]
+
+
+def test_try_it_yourself_asks_about_the_projected_queries_of_several_tokens() -> None:
+    quiz = next(q for q in load_course(ROOT).quizzes if q.id == "exercises")
+    numeric, shape = quiz.questions[1], quiz.questions[2]
+    assert "projected queries" in numeric.prompt and "Q = [[" in numeric.prompt
+    queries = [[3, 1, 4, 1, 5, 9, 2, 6], [2, 7, 1, 8, 2, 8, 1, 8], [1, 4, 1, 4, 2, 1, 3, 5]]
+    assert shape.answer[0] == str(split_heads(queries, 2).shape) == "(2, 3, 4)"
+
+
+# lesson 3: why sqrt(d), and length counts
+
+
+def test_dot_products_of_unit_variance_components_spread_like_sqrt_d() -> None:
+    dims = [4, 16, 64, 256]
+    for d, spread in zip(dims, dot_product_spread(dims), strict=True):
+        assert spread / np.sqrt(d) == pytest.approx(1.0, abs=0.08)
+
+
+def test_stations_weight_on_itself_comes_largely_from_its_length() -> None:
+    result = explore_attention(AttentionSetup("The train left the station on time"))
+    station, train = result.tokens.index("station"), result.tokens.index("train")
+    assert round(float(result.weights[0, station, station]), 2) == 0.47
+    lengths = np.linalg.norm(result.vectors, axis=1)
+    assert int(np.argmax(lengths)) == station  # the longest vector of the sentence
+    unit = result.vectors / lengths[:, None]
+    cosine = float(unit[station] @ unit[train])
+    assert cosine > 0.8  # train points almost the same way, yet gets far less weight
+    assert result.weights[0, station, train] < 0.6 * result.weights[0, station, station]
+    (block,) = blocks("self-attention", "attention")[1:]
+    assert block.params.get("norms") and block.params["query"] == "station"
+
+
+# lesson 4: the pronoun head in both sentences
+
+
+def real_pair() -> tuple[ModelAttention, ModelAttention]:
+    from tui_course.realmodel import ModelError, load_model
+
+    try:
+        model = load_model()
+    except ModelError as error:
+        pytest.skip(f"needs the real model: {error}")
+    pairs = []
+    for end in ("tired", "wide"):
+        tokens = model.attend(f"The animal didn't cross the street because it was too {end}.")
+        pairs.append(
+            ModelAttention.of(
+                tokens.tokens.pieces,
+                tokens.tokens.words,
+                tokens.tokens.word_of_piece,
+                tokens.attentions,
+                True,
+            )
+        )
+    return pairs[0], pairs[1]
+
+
+def test_no_head_of_the_72_switches_by_more_than_a_tenth() -> None:
+    tired, wide = real_pair()
+    indexes = [(tired.find(w), wide.find(w)) for w in ("it", "animal", "street")]
+    flips = preference_flips(tired.weights, wide.weights, *indexes)
+    assert flips.shape == (6, 12)
+    assert float(flips.max()) < 0.1
+    (it, _), (animal, _), (street, _) = indexes
+    head = tired.weights[3, 1, it]
+    assert round(float(head[animal]), 2) == 0.68  # the lesson's "two thirds"
+    wide_head = wide.weights[3, 1, it]
+    assert wide_head[animal] > wide_head[street]  # the same head still prefers animal
+
+
+def test_lesson_4_shows_the_pair_and_says_weights_are_not_explanations() -> None:
+    (block,) = blocks("queries-keys-values", "real-attention")
+    assert block.params["compare"].endswith("too wide.")
+    assert block.params["between"] == ["animal", "street"]
+    text = lesson_text("04")
+    assert "not an explanation" in text
+    assert "| it   | [0.8, 0.9, 0.1, 0.0] |" in text  # the toy vectors as a table
+
+
+def test_flips_count_either_way_and_only_when_the_preference_changes_sign() -> None:
+    first = np.zeros((1, 2, 1, 2), dtype=np.float32)
+    second = np.zeros((1, 2, 1, 2), dtype=np.float32)
+    first[0, 0, 0] = [0.6, 0.1]  # prefers the first word by 0.5 ...
+    second[0, 0, 0] = [0.2, 0.5]  # ... then the second by 0.3: a flip of 0.3
+    first[0, 1, 0] = [0.6, 0.1]
+    second[0, 1, 0] = [0.3, 0.2]  # weaker, but the same preference: no flip
+    flips = preference_flips(first, second, (0, 0), (0, 0), (1, 1))
+    assert flips[0].tolist() == pytest.approx([0.3, 0.0])
+
+
+# smaller claims
+
+
+def test_the_smaller_corrections_are_in_the_text() -> None:
+    quiz = next(q for q in load_course(ROOT).quizzes if q.id == "understanding")
+    layer_norm = next(q for q in quiz.questions if "LayerNorm rather" in q.prompt)
+    assert "each token's vector" in layer_norm.options[layer_norm.answer - 1]
+    assert "each sequence on its own" not in layer_norm.options[layer_norm.answer - 1]
+    assert "sees itself and" in lesson_text("09")  # a decoder token sees itself too
+    assert "time axis" in lesson_text("01")  # only the steps in time are sequential
+    assert "however long your sentences are" not in lesson_text("01")
+    assert "number of components" in lesson_text("04")  # d_k counts components
+    assert "one of those 72 heads" in lesson_text("02").replace("**", "")
+
+
+# the material the course had left out of the source (issue 16, item 3)
+
+
+def test_the_encoder_layer_listing_is_the_sources_with_its_mask_and_compiles() -> None:
+    text = lesson_text("07")
+    listing = text.split("```python\n", 1)[1].split("```", 1)[0]
+    compile(listing, "lesson 7", "exec")  # real Python, whatever runs it
+    assert "class TransformerEncoder(layers.Layer):" in listing
+    assert "mask = mask[:, tf.newaxis, :]" in listing
+    assert "attention_mask=mask" in listing and "key_dim=embed_dim" in listing
+    assert "(batch, 1, keys)" in text  # and what the new axis is for
+
+
+def test_llms_are_named_and_set_against_the_labs_parameter_count() -> None:
+    text = lesson_text("09")
+    for phrase in ("ChatGPT", "Claude", "answer questions", "write code", "honest"):
+        assert phrase in text
+    (block,) = blocks("transformers-to-llms", "params")
+    assert render_block(block) == (
+        "The lab's model (one encoder block): 14,049 trainable parameters"
+    )
+    assert "billions of parameters" in text and "dozens of blocks" in text
+
+
+def test_learned_positions_and_layer_norm_are_explained() -> None:
+    assert "simpler" in lesson_text("06") and "about as" in lesson_text("06")
+    text = " ".join(lesson_text("07").split())
+    assert "each token's vector on its own, over the embedding axis" in text.replace("**", "")
+    assert "padding that would pollute the averages" in text

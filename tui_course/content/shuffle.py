@@ -1,0 +1,82 @@
+"""Options shown in an order of their own for each student and each pass.
+
+A pass keeps one order (resuming it shows the same), a retry or review pass gets a new
+one, and pressing 1 every time no longer follows the file's order. The key and the
+targeted mistakes are mapped to the shown numbers; what is stored names the option
+itself (`option_id`, from its text), never the position it happened to be shown at.
+Pure: the session calls it, the quiz view only draws the question it is given.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import replace
+
+from tui_course.content.models import Kind, Mistake, Question
+
+ID_PREFIX = "o:"
+
+
+def option_id(text: str) -> str:
+    """A short stable name for an option: the same text is the same option, wherever shown."""
+    return ID_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def option_order(seed: str, count: int) -> tuple[int, ...]:
+    """Shown position (0-based) -> the file's option number (1-based), drawn from `seed`."""
+    numbers = list(range(1, count + 1))
+    digest = hashlib.sha256(seed.encode("utf-8")).digest()
+    random.Random(int.from_bytes(digest[:8], "big")).shuffle(numbers)
+    return tuple(numbers)
+
+
+def _shown_numbers(order: tuple[int, ...]) -> dict[int, int]:
+    """The file's option number -> its shown number."""
+    return {file_number: shown for shown, file_number in enumerate(order, start=1)}
+
+
+def _remap(answer: object, where: dict[int, int]) -> object:
+    if isinstance(answer, frozenset):
+        return frozenset(where[number] for number in answer)
+    if isinstance(answer, int) and not isinstance(answer, bool):
+        return where[answer]
+    return answer
+
+
+def shown_question(question: Question, order: tuple[int, ...]) -> Question:
+    """The question as shown: options in `order`, the key and the mistakes renumbered."""
+    if question.kind not in (Kind.CHOICE, Kind.MULTI):
+        return question
+    where = _shown_numbers(order)
+    return replace(
+        question,
+        options=tuple(question.options[number - 1] for number in order),
+        answer=_remap(question.answer, where),
+        mistakes=tuple(
+            Mistake(_remap(m.answer, where), m.feedback, m.answer_from) for m in question.mistakes
+        ),
+    )
+
+
+def stored_answer(raw: str, question: Question, order: tuple[int, ...]) -> str:
+    """Shown option numbers ("3" or "1,4") as the options' ids, in the file's order."""
+    picked = sorted(order[int(part) - 1] for part in raw.replace(" ", "").split(",") if part)
+    return ",".join(option_id(question.options[number - 1]) for number in picked)
+
+
+def shown_answer(stored: str, question: Question, order: tuple[int, ...]) -> str:
+    """A stored answer as shown numbers for this order; "" when an option is gone.
+
+    Plain numbers (rows saved before options were shuffled) are the file's numbers."""
+    where = _shown_numbers(order)
+    ids = {option_id(text): number for number, text in enumerate(question.options, start=1)}
+    shown = []
+    for part in (p for p in stored.replace(" ", "").split(",") if p):
+        number = (
+            ids.get(part) if part.startswith(ID_PREFIX) else int(part) if part.isdigit() else None
+        )
+        if number is None or number not in where:
+            return ""
+        shown.append(where[number])
+    return ",".join(str(number) for number in sorted(shown))
