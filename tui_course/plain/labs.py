@@ -44,16 +44,10 @@ def _columns(width: int) -> Iterator[None]:
 
 
 def parse_cli(argv: list[str]) -> tuple[argparse.Namespace | None, list[str]]:
-    """The CLI's parser for the command argv[0] (its own module's, as `attn-tui` builds it):
-    the arguments, or None and its one-line error."""
-    import importlib
+    """The CLI's parser on `argv`: its arguments, or None and its one-line error."""
+    from tui_course.commands.parser import build_parser
 
-    from tui_course.commands import COMMANDS
-    from tui_course.commands.common import PROG, Parser
-
-    parser = Parser(prog=PROG)
-    commands = parser.add_subparsers(dest="command", parser_class=Parser)
-    importlib.import_module(f"tui_course.commands.{COMMANDS[argv[0]]}").add_parser(commands)
+    parser = build_parser({argv[0]})
     errors = io.StringIO()
     try:
         with contextlib.redirect_stderr(errors), contextlib.redirect_stdout(errors):
