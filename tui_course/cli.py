@@ -13,9 +13,9 @@ from collections.abc import Collection
 
 from tui_course.commands import COMMANDS
 from tui_course.commands.common import content_dir, data_dir, fail
-from tui_course.commands.launch import run_app
 from tui_course.commands.parser import build_parser
 from tui_course.paths import UnknownUserPath
+from tui_course.plain.run import start_course
 
 
 def commands_needed(argv: list[str]) -> Collection[str] | None:
@@ -45,14 +45,20 @@ def main(argv: list[str] | None = None) -> int:
         if not argv:
             # Plain `attn-tui`, what students type: no flags, so no parser to build (argparse
             # setup is a few milliseconds of every start).
-            return run_app(content_dir(args), data_dir(args), None)
+            return start_course(content_dir(args), data_dir(args), None)
         args = build_parser(commands_needed(argv)).parse_args(argv)
         if args.command is None:
             if args.ascii_app:
                 from tui_course.terminal import ASCII_ENV
 
                 os.environ[ASCII_ENV] = "1"  # every glyph choice reads it (terminal.py)
-            return run_app(content_dir(args), data_dir(args), args.open, args.plain, args.color)
+            modes = (args.plain, args.color)
+            return start_course(content_dir(args), data_dir(args), args.open, *modes)
+        if args.command == "review" and not args.due:  # the review queue opens the course
+            from tui_course.content.models import REVIEW_ID
+
+            modes = (args.plain, args.color)
+            return start_course(content_dir(args), data_dir(args), REVIEW_ID, *modes)
         code: int = args.run(args)
         sys.stdout.flush()  # a pipe closed early fails here, inside the try, not at exit
         return code
