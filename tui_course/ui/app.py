@@ -27,6 +27,7 @@ from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Ques
 from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due, student_key
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
+from tui_course.study import Outbox
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved, TrainingFinished
 from tui_course.ui.widgets.footer import CourseFooter
@@ -146,7 +147,7 @@ class CourseApp(App[None]):
         self.tabs_pressed = 0  # focus moves the student made (open_item leaves them be)
         # What had focus when the outline overlay opened: closing it goes back there.
         self._focus_before_overlay: Widget | None = None
-        self._unsent: set[str] = set()  # finished quizzes whose results could not be read yet
+        self.outbox = Outbox()  # finished quizzes whose results could not be read yet
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
         self.left_with: int | None = None  # the exit status when a signal or hangup ended it
 
@@ -496,17 +497,17 @@ class CourseApp(App[None]):
             return
         payload = None
         if quiz_ids is not None:  # quizzes owed from a busy moment go with these
-            owed = self._unsent | set(quiz_ids)
-            payload = link.payload(self.course, self.store, sorted(owed))
+            owed = self.outbox.with_owed(quiz_ids)
+            payload = link.payload(self.course, self.store, owed)
             if payload is None:  # the summary is read from the store; it may be busy
-                self._unsent = owed
+                self.outbox.unread(owed)
                 self._store_problem(
                     "Your results were not sent to the class folder: your progress could not"
                     " be read just now. They go with the next quiz you finish, or run"
                     " `attn-tui submit`."
                 )
                 return
-            self._unsent = set()
+            self.outbox.sent()
 
         def send() -> None:
             outcome = link.send(payload)
