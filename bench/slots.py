@@ -7,7 +7,7 @@ kill to the waiting run's Started event is taken. Both in this invocation, so
 the ratio does not depend on the machine; the handoff adds at most one look at
 the line (SLOT_POLL) to a plain start.
 
-    python bench/slots.py [--repeat 5]
+    python bench/slots.py [--repeat 5] [--junk 50000]
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ from tui_course.training.runner import SLOT_POLL, TrainingRun
 
 FAKE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "fake_child.py"
 HOLD = (
-    "import fcntl, os, sys, time\nfd = os.open(sys.argv[1], os.O_RDONLY)\n"
-    "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(600)\n"
+    "import sys, time\nfrom pathlib import Path\n"
+    "from tui_course.classroom.slots import TrainingSlots\n"
+    "slot = TrainingSlots(Path(sys.argv[1]), Path(sys.argv[2]), 1).try_take()\n"
+    "assert slot is not None\nprint('held', flush=True)\ntime.sleep(600)\n"
 )
 
 
@@ -54,7 +56,9 @@ async def plain_start(tmp: Path) -> float:
 
 async def handoff(tmp: Path, slots: TrainingSlots) -> float:
     holder = subprocess.Popen(
-        [sys.executable, "-c", HOLD, str(slots.slots_dir / "slot-1")], stdout=subprocess.PIPE
+        [sys.executable, "-c", HOLD, str(slots.slots_dir), str(slots.queue_dir)],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
     )
     assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
     run = run_for(tmp, slots)
@@ -75,11 +79,49 @@ async def handoff(tmp: Path, slots: TrainingSlots) -> float:
     raise RuntimeError("no Started event")
 
 
-async def main(repeat: int) -> None:
+def look_cost(tmp: Path, junk: int, looks: int = 20) -> tuple[float, float]:
+    """CPU seconds per look at the line (what each waiting run does every SLOT_POLL):
+    an empty queue folder, then one holding `junk` files (half named like tickets) of
+    another account (nobody's, when run as root)."""
+    queue = tmp / "junk-queue"
+    queue.mkdir()
+    slots = TrainingSlots(queue, queue, 1)
+
+    def per_look() -> float:
+        slots.state()  # the first look reads the folder
+        time.sleep(0.2)  # let its mtime age past one clock tick
+        slots.state()
+        start = time.process_time()
+        for _ in range(looks):
+            slots.state()
+        return (time.process_time() - start) / looks
+
+    empty = per_look()
+    for number in range(junk):
+        name = f"ticket-{number:024x}" if number % 2 else f"junk-{number}"
+        os.close(os.open(queue / name, os.O_CREAT | os.O_WRONLY, 0o644))
+        if os.geteuid() == 0:  # another account's junk (one's own dead files are removed)
+            os.chown(queue / name, 65534, -1)
+    full = per_look()
+    start = time.process_time()
+    os.close(os.open(queue / "one-more", os.O_CREAT | os.O_WRONLY, 0o644))
+    slots.state()  # the folder changed: one read of it
+    changed = time.process_time() - start
+    print(f"CPU per look, empty queue folder:          {empty * 1000:7.2f} ms")
+    print(f"CPU per look, {junk:,} junk files:        {full * 1000:7.2f} ms (unchanged folder)")
+    print(f"CPU for the look after the folder changed: {changed * 1000:7.2f} ms")
+    return empty, full
+
+
+async def main(repeat: int, junk: int) -> None:
+    if junk:
+        with tempfile.TemporaryDirectory() as name:
+            look_cost(Path(name), junk)
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         init_class(tmp / "class", grp.getgrgid(os.getgid()).gr_name, 1, "bench")
-        slots = TrainingSlots(tmp / "class" / "slots", tmp / "class" / "queue", 1)
+        # one account plays both students here: let it hold two places
+        slots = TrainingSlots(tmp / "class" / "slots", tmp / "class" / "queue", 1, runs_per_user=2)
         plain, handed = [], []
         for _ in range(repeat):  # alternate, so load changes hit both alike
             plain.append(await plain_start(tmp))
@@ -96,4 +138,8 @@ async def main(repeat: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    asyncio.run(main(parser.parse_args().repeat))
+    parser.add_argument(
+        "--junk", type=int, default=0, help="also time a look at a queue folder with N junk files"
+    )
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.repeat, arguments.junk))

@@ -96,7 +96,7 @@ async def tui_memory(data_dir: str) -> tuple[int, int, int, set[str]]:
         before = rss_kib()
         await pilot.press("ctrl+t")
         peak = before
-        while panel.running or not panel.finished:
+        while panel.running or not panel.lab.history:
             peak = max(peak, rss_kib())
             await pilot.pause(0.1)
         after = rss_kib()

@@ -27,9 +27,18 @@ def utf8_locale(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def no_site_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A lab server's /etc/attn-tui/config.toml must not reach the tests: an empty one does."""
-    monkeypatch.setenv("ATTN_TUI_CONFIG", os.devnull)
+def sealed_site_config(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A lab server's /etc/attn-tui/config.toml must not reach the tests, and neither must
+    the machine-wide training slots ($TMPDIR/attn-tui-slots): another attn-tui training on
+    the machine would put a test's run in line behind it. Each test gets a site config of
+    its own naming a slots folder of its own, through the override users have."""
+    folder = tmp_path_factory.mktemp("site")
+    config = folder / "config.toml"
+    config.write_text(f"slots_dir = {str(folder / 'slots')!r}\n", encoding="utf-8")
+    monkeypatch.setenv("ATTN_TUI_CONFIG", str(config))
+    return config
 
 
 @pytest.fixture

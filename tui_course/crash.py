@@ -28,12 +28,12 @@ def write_crash_log(data_dir: Path, error: BaseException) -> Path:
 
     Raises OSError when the folder or the file cannot be made.
     """
-    if not data_dir.exists():
-        os.makedirs(data_dir, mode=0o700)
+    from tui_course.paths import create_private_file, ensure_private_dir
+
+    ensure_private_dir(data_dir)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path = data_dir / f"{CRASH_PREFIX}{stamp}-{os.getpid()}.log"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    descriptor = os.open(path, flags, 0o600)
+    descriptor = create_private_file(path)  # O_EXCL|O_NOFOLLOW: a planted link is refused
     with os.fdopen(descriptor, "w", encoding="utf-8", errors="replace") as log:
         log.write(f"attn-tui {__version__} crashed at {time.strftime('%Y-%m-%d %H:%M:%S %z')}\n")
         log.write(f"Python {platform.python_version()} on {platform.platform()}\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -14,10 +15,24 @@ DATA_DIR_ENV = "ATTN_TUI_DATA_DIR"
 CONTENT_DIR_ENV = "ATTN_TUI_CONTENT_DIR"
 
 
+class UnknownUserPath(OSError):
+    """`~name/...` where no account `name` exists (Path.expanduser raises RuntimeError)."""
+
+
+def expand_user(value: str | os.PathLike[str]) -> Path:
+    """`~` and `~user` resolved, or UnknownUserPath naming the path (never a traceback)."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        text = os.fspath(value)
+        user = text[1:].split("/", 1)[0]
+        raise UnknownUserPath(errno.ENOENT, f"no user named {user!r}", text) from None
+
+
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """--data-dir wins, then $ATTN_TUI_DATA_DIR, then the platform's user data dir."""
     chosen = override or os.environ.get(DATA_DIR_ENV) or platformdirs.user_data_dir(APP_NAME)
-    return Path(chosen).expanduser()
+    return expand_user(chosen)
 
 
 class LinkRefused(OSError):
@@ -81,8 +96,49 @@ def default_content_dir() -> Path:
     """The shipped course: inside the installed package, or the repo's top level."""
     env = os.environ.get(CONTENT_DIR_ENV)
     if env:
-        return Path(env).expanduser()
+        return expand_user(env)
     packaged = Path(__file__).parent / "_content"
     if (packaged / "lessons").is_dir():
         return packaged
     return Path(__file__).resolve().parent.parent
+
+
+def write_file_safely(path: Path, data: bytes, mode: int = 0o644) -> Path:
+    """Write `data` to `path` whole, never through a link an attacker planted.
+
+    The bytes go to a new file made with O_CREAT|O_EXCL|O_NOFOLLOW under a random name in
+    the same folder (nothing there can be followed or reused), then rename() puts it in
+    place: a symlink at `path` is replaced, never written through. `mode` is applied as
+    given (0o600 for private files), the umask only narrowing it for shared ones.
+    Raises OSError; no temporary file is left behind.
+    """
+    import secrets
+
+    folder = path.parent
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(10):
+        temporary = folder / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            fd = os.open(temporary, flags, mode)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder))
+    try:
+        if mode & 0o077 == 0:
+            os.fchmod(fd, mode)  # private: exactly this, whatever the umask
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.rename(temporary, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return path

@@ -32,6 +32,7 @@ from tui_course.maths.encoder import (
     LayerWeights,
     encode,
 )
+from tui_course.paths import expand_user
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -52,7 +53,14 @@ INSTALL_REAL = f"{INSTALL_EXTRA} && {INSTALL_WEIGHTS}"
 WEIGHTS_FILE = "model.safetensors"
 CHECKSUM_CACHE = "model-checksums.json"
 
-_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64, "I64": np.int64}
+# BF16 has no NumPy type: its bytes are mapped as uint16 and widened when read (LazyFloat32)
+_DTYPES = {
+    "F32": np.float32,
+    "F16": np.float16,
+    "BF16": np.uint16,
+    "F64": np.float64,
+    "I64": np.int64,
+}
 _MAX_HEADER = 100 * 1024 * 1024
 
 
@@ -93,11 +101,11 @@ def hub_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     for name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
         if env.get(name):
-            return Path(env[name]).expanduser()
+            return expand_user(env[name])
     if env.get("HF_HOME"):
-        return Path(env["HF_HOME"]).expanduser() / "hub"
+        return expand_user(env["HF_HOME"]) / "hub"
     base = Path(env["XDG_CACHE_HOME"]) if env.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base.expanduser() / "huggingface" / "hub"
+    return expand_user(base) / "huggingface" / "hub"
 
 
 def _complete(folder: Path) -> bool:
@@ -138,7 +146,7 @@ def find_model(
 ) -> ModelSource:
     """--model-dir, then the Hugging Face cache, then the package; else say what to run."""
     if model_dir is not None:
-        folder = Path(model_dir).expanduser()
+        folder = expand_user(model_dir)
         if not folder.is_dir():
             raise ModelError(f"--model-dir {folder}: no such folder")
         for name in ("config.json", WEIGHTS_FILE):
@@ -168,7 +176,7 @@ def read_config(folder: Path) -> EncoderConfig:
     path = folder / "config.json"
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except (OSError, ValueError) as error:  # ValueError: bad UTF-8/JSON, a 5,001-digit number
         raise ModelError(f"{path}: not readable JSON ({_first_line(error)})") from None
     except RecursionError:  # json recurses: a list nested 100,000 deep
         raise ModelError(f"{path}: not readable JSON (nested too deeply)") from None
@@ -200,8 +208,15 @@ def read_config(folder: Path) -> EncoderConfig:
         raise ModelError(f"{path}: hidden_size does not divide into num_attention_heads")
     eps = raw.get("layer_norm_eps", 1e-12)
     type_vocab = raw.get("type_vocab_size", 2)
-    if not isinstance(eps, int | float) or not isinstance(type_vocab, int) or type_vocab < 1:
-        raise ModelError(f"{path}: layer_norm_eps or type_vocab_size is not a number")
+    if (
+        not isinstance(eps, int | float)
+        or isinstance(eps, bool)
+        or not 0 < eps < 1
+        or not isinstance(type_vocab, int)
+        or isinstance(type_vocab, bool)
+        or not 1 <= type_vocab <= 1_000_000
+    ):
+        raise ModelError(f"{path}: layer_norm_eps or type_vocab_size is not a usable number")
     return EncoderConfig(
         vocab_size=sizes["vocab_size"],
         hidden_size=sizes["hidden_size"],
@@ -242,11 +257,16 @@ def map_safetensors(path: Path) -> dict[str, NDArray[Any]]:
         raise ModelError(f"{path}: the safetensors header is nested too deeply") from None
     start = 8 + header_size
     tensors: dict[str, NDArray[Any]] = {}
+    bf16_names: set[str] = set()
+    if not isinstance(header, dict):
+        raise ModelError(f"{path}: the safetensors header is not a JSON object")
     for name, entry in header.items():
         if name == "__metadata__":
             continue
         try:
             dtype = np.dtype(_DTYPES[entry["dtype"]])
+            if entry["dtype"] == "BF16":
+                bf16_names.add(name)
             shape = tuple(int(n) for n in entry["shape"])
             begin, end = (int(n) for n in entry["data_offsets"])
         except (KeyError, TypeError, ValueError):
@@ -254,8 +274,41 @@ def map_safetensors(path: Path) -> dict[str, NDArray[Any]]:
         count = int(np.prod(shape, dtype=np.int64))
         if end - begin != count * dtype.itemsize or start + end > size:
             raise ModelError(f"{path}: tensor '{name}' does not fit the file (truncated?)")
-        tensors[name] = mapped[start + begin : start + end].view(dtype).reshape(shape)
+        view = mapped[start + begin : start + end].view(dtype).reshape(shape)
+        tensors[name] = LazyFloat32(view, bf16=True) if name in bf16_names else view  # type: ignore[assignment]
     return tensors
+
+
+class LazyFloat32:
+    """A mapped F16 or BF16 tensor read as float32 only where it is used.
+
+    Indexing (the embedding rows of one sentence) widens just those rows; NumPy
+    arithmetic and `@` widen the whole tensor for that one operation (__array__),
+    never keeping a float32 copy: memory follows what a sentence touches, not the
+    file's size (a 1.1 GB F16 file converted whole took 3.2 GB).
+    """
+
+    dtype = np.dtype(np.float32)
+
+    def __init__(self, raw: NDArray[Any], bf16: bool = False) -> None:
+        self.raw = raw
+        self.bf16 = bf16
+        self.shape: tuple[int, ...] = tuple(raw.shape)
+
+    def _widen(self, part: NDArray[Any]) -> NDArray[np.float32]:
+        if self.bf16:  # the top 16 bits of a float32
+            return (np.asarray(part, dtype=np.uint32) << 16).view(np.float32)
+        return np.asarray(part, dtype=np.float32)
+
+    def __getitem__(self, index: Any) -> NDArray[np.float32]:
+        return self._widen(self.raw[index])
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> NDArray[Any]:
+        widened = self._widen(self.raw)
+        return widened if dtype is None else widened.astype(dtype)
+
+    def __len__(self) -> int:
+        return self.shape[0]
 
 
 def file_sha256(path: Path, cache_dir: Path | None = None) -> str:
@@ -284,12 +337,10 @@ def file_sha256(path: Path, cache_dir: Path | None = None) -> str:
     if cache_file is not None:
         known[key] = {**stamp, "sha256": digest}
         try:
-            from tui_course.paths import ensure_private_dir
+            from tui_course.paths import ensure_private_dir, write_file_safely
 
             ensure_private_dir(cache_file.parent)
-            temporary = cache_file.with_suffix(".tmp")
-            temporary.write_text(json.dumps(known, indent=1), encoding="utf-8")
-            temporary.replace(cache_file)
+            write_file_safely(cache_file, json.dumps(known, indent=1).encode("utf-8"), 0o600)
         except OSError:
             pass  # a read-only data dir only means hashing again next time
     return digest
@@ -342,8 +393,10 @@ def build_weights(
                 f"{path}: '{full}' has shape {list(tensor.shape)}, config.json implies"
                 f" {list(shape)}"
             )
+        if tensor.dtype in (np.float16, np.float64):
+            return LazyFloat32(tensor)  # type: ignore[return-value]  # widened where used
         if tensor.dtype != np.float32:
-            return tensor.astype(np.float32)
+            raise ModelError(f"{path}: '{full}' is {tensor.dtype}, not a float tensor")
         return tensor
 
     def layer(index: int) -> LayerWeights:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_course.answers import prove_quiz
+from tui_course.answers import prove_quiz, resolve_quiz
+from tui_course.classroom.lms_answers import moodle_differences
 from tui_course.content.balance import key_warnings
 from tui_course.content.course import load_course
 from tui_course.content.errors import ContentError
@@ -17,6 +18,8 @@ from tui_course.render.blocks import BlockError, render_block
 class Report:
     course: Course
     problems: tuple[ContentError, ...]
+    # Questions whose answers Moodle cannot grade all alike after export (not an error here).
+    notes: tuple[ContentError, ...] = ()
     warnings: tuple[ContentError, ...] = ()  # worth fixing, not wrong: validation still passes
 
     @property
@@ -39,9 +42,19 @@ class Report:
 def validate(root: Path) -> Report:
     course = load_course(root)
     problems = list(course.problems)
+    notes: list[ContentError] = []
     warnings: list[ContentError] = []
     for quiz in course.quizzes:
-        problems.extend(prove_quiz(quiz))
+        proved = prove_quiz(quiz)
+        problems.extend(proved)
+        if any(question.code is not None for question in quiz.questions):
+            from tui_course.code_proof import prove_code_quiz
+
+            problems.extend(prove_code_quiz(quiz))
+        if not proved:  # what Moodle would make of it, once its keys are sound
+            refused, named = moodle_differences(quiz, resolve_quiz(quiz))
+            problems.extend(refused)
+            notes.extend(named)
         warnings.extend(ContentError(quiz.path, None, text) for text in key_warnings(quiz))
     for lesson in course.lessons:
         for segment in lesson.segments:
@@ -56,4 +69,4 @@ def validate(root: Path) -> Report:
                     message = f"{segment.name} block: cannot be drawn: {error!r}"
                     problems.append(ContentError(lesson.path, segment.line, message))
     problems.sort(key=lambda p: (p.path, p.line or 0))
-    return Report(course, tuple(problems), tuple(warnings))
+    return Report(course, tuple(problems), tuple(notes), tuple(warnings))

@@ -22,7 +22,7 @@ def test_init_makes_the_folder(class_dir: Path) -> None:
     assert mode(class_dir / "dropbox") == 0o3773
     assert mode(class_dir / "slots") == 0o755
     assert mode(class_dir / "queue") == 0o1777
-    assert mode(class_dir / "class.toml") == 0o644
+    assert mode(class_dir / "class.toml") == 0o664  # the teachers edit deadlines
     assert sorted(p.name for p in (class_dir / "slots").iterdir()) == ["slot-1", "slot-2"]
     assert mode(class_dir / "slots" / "slot-1") == 0o444
     assert (class_dir / "dropbox").stat().st_gid == grp.getgrnam(own_group()).gr_gid
@@ -101,14 +101,28 @@ def test_symlinked_dropbox_is_refused(tmp_path: Path) -> None:
 def test_class_init_command_prints_the_site_config_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    import pwd
+
     from tui_course.cli import main
 
     target = tmp_path / "lab class"
-    assert (
-        main(["class", "init", str(target), "--group", own_group(), "--training-slots", "3"]) == 0
-    )
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    command = ["class", "init", str(target), "--group", own_group(), "--owner", me]
+    assert main([*command, "--training-slots", "3"]) == 0
     out = capsys.readouterr().out
     assert out.rstrip().endswith(f'class_dir = "{target}"')
     assert load_class_config(target).training_slots == 3
-    assert main(["class", "init", str(target), "--group", "no-such-group-x"]) == 2
+    assert main(["class", "init", str(target), "--group", "no-such-group-x", "--owner", me]) == 2
     assert capsys.readouterr().err.startswith("attn-tui: class init: --group: no group named")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the --owner rule is for root")
+def test_root_must_name_the_owner_who_can_clean_the_drop_box(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_course.cli import main
+
+    monkeypatch.delenv("SUDO_USER", raising=False)
+    assert main(["class", "init", str(tmp_path / "c"), "--group", own_group()]) == 2
+    assert "--owner: as root, name the teacher" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()

@@ -68,6 +68,12 @@ def test_sshd_snippet_passes_sshd_t(tmp_path: Path) -> None:
         "maxstartups 100:30:200",
     ):
         assert line in settings
+    # the second class's students get their own site config from sshd
+    context = "user=attnreadme-b,host=lab,addr=127.0.0.1"
+    settings = subprocess.run(
+        [sshd, "-T", "-f", str(config), "-C", context], capture_output=True, text=True, check=True
+    ).stdout
+    assert "setenv ATTN_TUI_CONFIG=/etc/attn-tui/class-b.toml" in settings
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")

@@ -7,47 +7,16 @@ import io
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.classroom.conftest import arrived, drop
+from tests.classroom.conftest import submission as payload
 from tui_course.classroom.report import build_report, report_csv, report_json, report_table
-from tui_course.classroom.submission import FORMAT, encode_submission, login_name
+from tui_course.classroom.submission import login_name
 from tui_course.cli import main
 
 QUIZZES = ["checkpoint", "exercises"]
-
-
-def payload(user: str, when: str, **quizzes: tuple[int | None, int]) -> dict[str, Any]:
-    return {
-        "format": FORMAT,
-        "format_version": 1,
-        "user": user,
-        "app_version": "0.1.0",
-        "submitted_at": when,
-        "quizzes": [
-            {
-                "id": quiz_id,
-                "questions": 5,
-                "state": "finished",
-                "first_try": first,
-                "mastered": mastered,
-                "tries": 7,
-                "hints": 0,
-                "reveals": 0,
-                "seconds": 12.5,
-                "last_activity": when,
-            }
-            for quiz_id, (first, mastered) in quizzes.items()
-        ],
-        "lessons": [{"id": "why", "read": True, "last_activity": when}],
-    }
-
-
-def drop(dropbox: Path, name: str, data: bytes | dict[str, Any]) -> Path:
-    path = dropbox / name
-    path.write_bytes(data if isinstance(data, bytes) else encode_submission(data))
-    return path
 
 
 def table_row(table: str, user: str) -> list[str]:
@@ -82,8 +51,9 @@ def test_latest_submission_per_quiz_wins(class_dir: Path) -> None:
         "exercises mastered",
         "lessons_read",
         "last_activity",
+        "late",
     ]
-    assert rows[1] == [me, "1", "5", "4", "4", "1", "2026-11-30T09:00:00+00:00"]
+    assert rows[1] == [me, "1", "5", "4", "4", "1", "2026-11-30T09:00:00+00:00", ""]
 
 
 def test_a_second_first_pass_never_raises_the_first_try_score(class_dir: Path) -> None:
@@ -164,28 +134,45 @@ def test_deadlines_mark_late_submissions(class_dir: Path) -> None:
 
     dropbox = class_dir / "dropbox"
     me = login_name()
-    drop(
-        dropbox, "a.json", payload(me, "2026-12-02T08:00:00Z", checkpoint=(2, 3), exercises=(1, 1))
+    # the file says it was sent long ago: its arrival (ctime) is what counts
+    path = drop(
+        dropbox, "a.json", payload(me, "2020-01-01T08:00:00Z", checkpoint=(2, 3), exercises=(1, 1))
     )
-    deadline = {"checkpoint": dt.datetime(2026, 12, 1, tzinfo=dt.UTC)}
+    deadline = {"checkpoint": arrived(path) - dt.timedelta(seconds=1)}
     report = build_report(dropbox, QUIZZES, deadlines=deadline)
     row = report.students[me]
     assert report.late(row, "checkpoint") and not report.late(row, "exercises")
     assert "2/3 of 5*" in report_table(report)
+    rows = list(csv.DictReader(io.StringIO(report_csv(report))))
+    assert rows[0]["late"] == "checkpoint"
+    assert report_json(report)["students"][0]["quizzes"]["checkpoint"]["late"] is True
 
 
 def test_a_retry_after_the_deadline_is_not_late(class_dir: Path) -> None:
-    import datetime as dt
-
     dropbox = class_dir / "dropbox"
     me = login_name()
-    drop(dropbox, "in-time.json", payload(me, "2026-11-30T08:00:00Z", checkpoint=(2, 3)))
+    in_time = drop(dropbox, "in-time.json", payload(me, "2026-11-30T08:00:00Z", checkpoint=(2, 3)))
     drop(dropbox, "retry.json", payload(me, "2026-11-30T10:00:00Z", checkpoint=(2, 5)))
     drop(dropbox, "other.json", payload(me, "2026-11-30T10:00:00Z", exercises=(1, 1)))
-    deadline = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
+    deadline = arrived(in_time)
     deadlines = {"checkpoint": deadline, "exercises": deadline}
     report = build_report(dropbox, QUIZZES, deadlines=deadlines)
     assert table_row(report_table(report), me)[1:3] == ["2/5 of 5", "1/1 of 5*"]
+
+
+def test_a_date_written_by_the_student_cannot_make_a_late_file_on_time(class_dir: Path) -> None:
+    """Issue 18: a file made after the deadline claiming `submitted_at` before it was on
+    time, and its score replaced the honest one."""
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    honest = drop(dropbox, "honest.json", payload(me, "2026-11-30T08:00:00Z", checkpoint=(2, 2)))
+    deadline = arrived(honest)
+    drop(dropbox, "forged.json", payload(me, "2000-01-01T00:00:00Z", checkpoint=(5, 5)))
+    report = build_report(dropbox, QUIZZES, deadlines={"checkpoint": deadline})
+    row = report.students[me]
+    result = row.result("checkpoint")
+    assert result is not None and result.first_try == 2  # the first arrival counts
+    assert result.mastered == 5 and not report.late(row, "checkpoint")
 
 
 def test_table_times_are_utc(class_dir: Path) -> None:

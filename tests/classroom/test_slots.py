@@ -27,13 +27,25 @@ from tui_course.training.protocol import Error, Started, Waiting, decode, encode
 from tui_course.training.runner import LEAVE_GRACE, TrainingRun
 
 DRIVER = FIXTURES / "slot_driver.py"
+# The students of these tests are processes of one account: let it hold many runs (the
+# one-run-per-account rule has its own tests, with real users, in test_slot_attacks.py).
+SAME_ACCOUNT = 99
 FAKE = FIXTURES / "fake_child.py"
 
 
 class Student:
     """A driver process whose JSON lines are collected by a thread as they come."""
 
-    def __init__(self, name: str, class_dir: Path, scenario: str, tmp: Path) -> None:
+    def __init__(
+        self,
+        name: str,
+        class_dir: Path,
+        scenario: str,
+        tmp: Path,
+        runs_per_user: int = SAME_ACCOUNT,
+        user: str | None = None,
+        max_seconds: float | None = None,
+    ) -> None:
         self.name = name
         self.lines: queue.Queue[dict[str, Any]] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
@@ -47,10 +59,13 @@ class Student:
                 "1",
                 scenario,
                 str(tmp / f"{name}.log"),
+                str(runs_per_user),
+                *([] if max_seconds is None else [str(max_seconds)]),
             ],
             stdout=subprocess.PIPE,
             text=True,
             env=env,
+            user=user,
         )
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -182,7 +197,9 @@ def test_a_stopped_waiter_is_passed_over(
 
 
 async def test_cancel_while_waiting_leaves_the_line(one_slot_class: Path, tmp_path: Path) -> None:
-    slots = TrainingSlots(one_slot_class / "slots", one_slot_class / "queue", 1)
+    slots = TrainingSlots(
+        one_slot_class / "slots", one_slot_class / "queue", 1, runs_per_user=SAME_ACCOUNT
+    )
     held = slots.try_take()  # another student is training
     assert held is not None
     log = tmp_path / "run.log"
@@ -197,9 +214,10 @@ async def test_cancel_while_waiting_leaves_the_line(one_slot_class: Path, tmp_pa
     assert rest == [] and run.process is None  # no child was ever started
     assert time.perf_counter() - start < 1.0
     assert slots.state().waiting == 0
-    assert list((one_slot_class / "queue").iterdir()) == []
+    assert [p.name[:4] for p in (one_slot_class / "queue").iterdir()] == ["run-"]  # held's
     held.release()
     assert slots.state().in_use == 0
+    assert list((one_slot_class / "queue").iterdir()) == []
 
 
 async def test_a_slow_class_folder_never_blocks_the_loop(tmp_path: Path) -> None:
@@ -239,7 +257,9 @@ async def test_a_slow_class_folder_never_blocks_the_loop(tmp_path: Path) -> None
 
 
 async def test_run_takes_and_gives_back_its_slot(one_slot_class: Path, tmp_path: Path) -> None:
-    slots = TrainingSlots(one_slot_class / "slots", one_slot_class / "queue", 1)
+    slots = TrainingSlots(
+        one_slot_class / "slots", one_slot_class / "queue", 1, runs_per_user=SAME_ACCOUNT
+    )
     log = tmp_path / "run.log"
     run = TrainingRun([sys.executable, str(FAKE), "ok", "--log", str(log)], log, slots=slots)
     in_use = []
@@ -272,7 +292,12 @@ def test_slot_count_comes_from_the_class_then_the_site(
     monkeypatch.setenv("ATTN_TUI_CONFIG", str(site))
     slots = training_slots()
     assert (slots.count, slots.slots_dir, slots.create) == (1, one_slot_class / "slots", False)
-    site.write_text(f'slots_dir = "{tmp_path / "sys"}"\ntraining_slots = 3\n', encoding="utf-8")
+    if os.geteuid() != 0:
+        return  # only root may make the machine-wide folder (test_slot_attacks.py)
+    site.write_text(
+        f'slots_dir = "{tmp_path / "sys"}"\ntraining_slots = 3\nruns_per_user = 3\n',
+        encoding="utf-8",
+    )
     slots = training_slots(load_site_config())
     assert (slots.count, slots.slots_dir, slots.create) == (3, tmp_path / "sys", True)
     assert (tmp_path / "sys").stat().st_mode & 0o7777 == 0o1777
@@ -302,7 +327,7 @@ async def _panel_waits(tmp_path: Path) -> None:
 
     directory = tmp_path / "class"
     init_class(directory, own_group(), 1, "Slots")
-    slots = TrainingSlots(directory / "slots", directory / "queue", 1)
+    slots = TrainingSlots(directory / "slots", directory / "queue", 1, runs_per_user=SAME_ACCOUNT)
     held = slots.try_take()
     app = make_app(Settings(REPO, tmp_path / "data", "training-lab"))
     log = tmp_path / "run.log"

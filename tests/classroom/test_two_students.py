@@ -9,11 +9,7 @@ import grp
 import json
 import os
 import pwd
-import shutil
 import stat
-import subprocess
-import tempfile
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,80 +20,17 @@ import tui_course.commands.submit
 import tui_course.content.course
 import tui_course.progress.report
 import tui_course.progress.store  # noqa: F401
+from tests.classroom.conftest import STUDENTS, TEACHER, TEACHERS, as_user
 from tui_course.classroom.folder import init_class
 from tui_course.classroom.report import build_report
 from tui_course.cli import main
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0, reason="needs root: makes two Unix users and submits as each"
-)
-
-STUDENTS = ("attnt-ann", "attnt-bob")
-TEACHER = "attnt-tina"
-TEACHERS = "attnt-teach"
-
-
-def ensure_account(name: str) -> None:
-    try:
-        pwd.getpwnam(name)
-    except KeyError:
-        subprocess.run(
-            ["useradd", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True
-        )
-
-
-@pytest.fixture(scope="module")
-def accounts() -> Iterator[None]:
-    if shutil.which("useradd") is None or shutil.which("groupadd") is None:
-        pytest.skip("needs useradd and groupadd to make the test users")
-    try:
-        grp.getgrnam(TEACHERS)
-    except KeyError:
-        subprocess.run(["groupadd", TEACHERS], check=True)
-    for name in (*STUDENTS, TEACHER):
-        ensure_account(name)
-    yield
-    for name in (*STUDENTS, TEACHER):
-        subprocess.run(["userdel", name], check=False, capture_output=True)
-    subprocess.run(["groupdel", TEACHERS], check=False, capture_output=True)
-
-
-@pytest.fixture
-def shared(accounts: None) -> Iterator[Path]:
-    """A folder every test user can reach (pytest's tmp_path is root's only)."""
-    base = Path(tempfile.mkdtemp(prefix="attn-class-test-"))
-    base.chmod(0o755)
-    yield base
-    shutil.rmtree(base, ignore_errors=True)
-
-
-def as_user(name: str, action: Callable[[], Any], groups: tuple[str, ...] = ()) -> Any:
-    """Run `action` in a child process that has become `name` (member of `groups` too);
-    return its JSON result."""
-    account = pwd.getpwnam(name)
-    extra = [grp.getgrnam(group).gr_gid for group in groups]
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the student
-        os.close(read_end)
-        code = 1
-        try:
-            os.setgroups(extra)
-            os.setgid(account.pw_gid)
-            os.setuid(account.pw_uid)
-            os.environ["HOME"] = "/nonexistent"
-            os.write(write_end, json.dumps(action()).encode())
-            code = 0
-        except BaseException as error:  # the parent reads why
-            os.write(write_end, json.dumps({"child error": repr(error)}).encode())
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        result = json.loads(pipe.read() or b"null")
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, result
-    return result
+pytestmark = [
+    pytest.mark.skipif(
+        os.geteuid() != 0, reason="needs root: makes two Unix users and submits as each"
+    ),
+    pytest.mark.usefixtures("accounts"),
+]
 
 
 def test_two_students_submit_and_the_teacher_reports(

@@ -18,10 +18,13 @@ from tui_course.render.blocks import render_block
 
 LESSON = REPO / "lessons" / "10-digit-lab.md"
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("keras") is None,
-    reason="needs the 'train' extra (Keras): pip install '.[train]'",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("keras") is None,
+        reason="needs the 'train' extra (Keras): pip install '.[train]'",
+    ),
+]
 
 
 def model_code() -> str:

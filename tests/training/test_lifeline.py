@@ -90,9 +90,9 @@ print(status, time.monotonic() - died)
 def test_a_parent_killed_at_any_moment_takes_the_child(delay: float) -> None:
     result = run_python(ORPHANING, PARENT, str(delay), SLEEPER)
     assert result.returncode == 0, result.stderr
-    status, seconds = result.stdout.split()
+    status, _ = result.stdout.split()
     code = int(status)
+    # Left alone the child would sleep 30 s and exit 0: either ending is the lifeline's.
     killed = os.WIFSIGNALED(code) and os.WTERMSIG(code) == signal.SIGTERM
     orphaned = os.WIFEXITED(code) and os.WEXITSTATUS(code) == ORPHANED_EXIT
     assert killed or orphaned, code
-    assert float(seconds) < 5  # the child sleeps 30 s: only the lifeline ends it sooner

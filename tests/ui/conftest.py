@@ -47,6 +47,17 @@ async def running(
         yield pilot
 
 
+async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 500) -> bool:
+    """Let the app process messages until `condition` holds: a class change reaches a
+    widget's styles a refresh later, so asserting right after a key press is a race. The
+    round cap only stops a broken test from hanging; it is not a time limit."""
+    for _ in range(rounds):
+        if condition():
+            return True
+        await pilot.pause(0.01)
+    return condition()
+
+
 async def shown(pilot: Pilot[Any]) -> str:
     """The screen after pending refreshes have been drawn: a key handler that remounts
     widgets (a quiz summary) can otherwise leave the previous frame in place."""

@@ -65,7 +65,7 @@ async def test_ascii_flag_wins_over_a_utf8_locale_and_unicode_comes_back_after(
 def test_ascii_flag_reaches_the_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     seen: list[str | None] = []
 
-    def fake_run_app(content: Path, data: Path, open_id: str | None) -> int:
+    def fake_run_app(content: Path, data: Path, open_id: str | None, *modes: bool) -> int:
         import os
 
         seen.append(os.environ.get(ASCII_ENV))

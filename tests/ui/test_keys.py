@@ -64,6 +64,9 @@ SAME_MEANING: dict[str, frozenset[str]] = {
     # Textual's copy: the screen copies selected text; with none selected it passes the key
     # on and the app says how to quit. One key, one behaviour.
     "ctrl+c": frozenset({"copy_text", "help_quit"}),
+    # ctrl+r (or F5) runs the code in front: checks a code question, runs a lesson listing.
+    "ctrl+r": frozenset({"check", "run"}),
+    "f5": frozenset({"check", "run"}),
 }
 
 
@@ -78,9 +81,18 @@ def project_classes() -> set[type[DOMNode]]:
                 inspect.isclass(value)
                 and issubclass(value, DOMNode)
                 and value.__module__ == module.__name__
+                and not _a_text_area(value)
             ):
                 found.add(value)
     return found
+
+
+def _a_text_area(cls: type[DOMNode]) -> bool:
+    """The code editor is Textual's TextArea with no keys of its own: its keys are a text
+    box's, checked with the boxes below (mounted_widgets)."""
+    from textual.widgets import TextArea
+
+    return issubclass(cls, TextArea) and "BINDINGS" not in cls.__dict__
 
 
 def plain_action(action: str) -> str:
@@ -161,12 +173,13 @@ def test_the_keys_that_used_to_clash_now_mean_one_thing() -> None:
 
 def mounted_widgets() -> set[type[DOMNode]]:
     from textual.containers import HorizontalScroll, VerticalScroll
-    from textual.widgets import Button, Checkbox, Input, Markdown, OptionList, Select
+    from textual.widgets import Button, Checkbox, Input, Markdown, OptionList, Select, TextArea
     from textual.widgets._markdown import MarkdownFence
     from textual.widgets._select import SelectCurrent, SelectOverlay
 
     return {
         *(Button, Checkbox, Input, Markdown, OptionList, Select, SelectCurrent, SelectOverlay),
+        TextArea,  # the code editor and the runnable listings
         *(HorizontalScroll, VerticalScroll, MarkdownFence),
     }
 
@@ -193,10 +206,36 @@ IN_A_BOX: dict[str, frozenset[str]] = {
 }
 
 
+# The code editor (Textual's TextArea) edits as an answer box does, under its own action
+# names: line start/end, word moves and deletes, page moves. (Textual itself gives
+# alt/ctrl+backspace two directions: its Input deletes the word right, its TextArea left.)
+IN_THE_EDITOR: dict[str, frozenset[str]] = {
+    "ctrl+a": frozenset({"home", "cursor_line_start"}),
+    "home": frozenset({"cursor_line_start"}),
+    "shift+home": frozenset({"cursor_line_start(True)"}),
+    "ctrl+e": frozenset({"end", "cursor_line_end"}),
+    "end": frozenset({"cursor_line_end"}),
+    "shift+end": frozenset({"cursor_line_end(True)"}),
+    "ctrl+left": frozenset({"cursor_left_word", "cursor_word_left"}),
+    "ctrl+right": frozenset({"cursor_right_word", "cursor_word_right"}),
+    "ctrl+shift+left": frozenset({"cursor_left_word(True)", "cursor_word_left(True)"}),
+    "ctrl+shift+right": frozenset({"cursor_right_word(True)", "cursor_word_right(True)"}),
+    "ctrl+w": frozenset({"delete_left_word", "delete_word_left"}),
+    "ctrl+u": frozenset({"delete_left_all", "delete_to_start_of_line"}),
+    "super+backspace": frozenset({"delete_left_all", "delete_to_start_of_line"}),
+    "ctrl+k": frozenset({"delete_right_all", "delete_to_end_of_line_or_delete_line"}),
+    "alt+backspace": frozenset({"delete_right_word", "delete_word_left"}),
+    "ctrl+backspace": frozenset({"delete_right_word", "delete_word_left"}),
+    "pageup": frozenset({"cursor_page_up"}),
+    "pagedown": frozenset({"cursor_page_down"}),
+}
+
+
 def test_widgets_inside_the_panes_add_no_second_meaning() -> None:
+    tables = (SAME_MEANING, IN_A_BOX, IN_THE_EDITOR)
     allowed = {
-        key: SAME_MEANING.get(key, frozenset()) | IN_A_BOX.get(key, frozenset())
-        for key in SAME_MEANING.keys() | IN_A_BOX.keys()
+        key: frozenset().union(*(table.get(key, frozenset()) for table in tables))
+        for key in SAME_MEANING.keys() | IN_A_BOX.keys() | IN_THE_EDITOR.keys()
     }
     clashes = [
         f"{key}: {sorted(actions)}"

@@ -9,7 +9,7 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Input
 from textual.widgets._markdown import MarkdownFence
 
-from tests.ui.conftest import running, shown
+from tests.ui.conftest import running, shown, until
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.heatmap_view import HeatmapView
@@ -258,12 +258,14 @@ async def test_leaving_the_overlay_for_the_content_puts_it_away(
     async with running(app, size=(80, 24)) as pilot:
         outline = app.query_one(Outline)
         await pilot.press("o")
-        assert outline.display and outline.has_focus
+        assert await until(pilot, lambda: outline.display and outline.has_focus)
         await pilot.press("n")
         assert app.current is not None and app.current.id == "queries-keys-values"
-        assert not outline.display and app.query_one(LessonView).has_focus
+        assert await until(
+            pilot, lambda: not outline.display and app.query_one(LessonView).has_focus
+        )
         await pilot.press("o", "tab")
-        assert not outline.display and not outline.has_focus
+        assert await until(pilot, lambda: not outline.display and not outline.has_focus)
         await pilot.press("escape")  # Esc from the lesson opens it again
         assert outline.display and outline.has_focus
     app = build_app("pe-lab")

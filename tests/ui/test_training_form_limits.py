@@ -19,20 +19,22 @@ async def test_form_takes_each_limit_and_refuses_one_past(
     app = build_app("training-lab")
     async with running(app):
         panel = app.query_one(TrainingPanel)
-        assert panel.options() == type(panel.options())()  # the form starts on the defaults
+        assert (
+            panel.form.read_options() == type(panel.form.read_options())()
+        )  # the form starts on the defaults
         for spec in specs.TRAINING_FORM:
             box = app.query_one(f"#train-{spec.name}", Input)
             box.value = str(spec.high)
-            assert getattr(panel.options(), spec.name) == spec.high
+            assert getattr(panel.form.read_options(), spec.name) == spec.high
             box.value = str(spec.low)
-            assert getattr(panel.options(), spec.name) == spec.low
+            assert getattr(panel.form.read_options(), spec.name) == spec.low
             box.value = str(spec.high + 1)
             with pytest.raises(ValueError, match=f"must be a whole number {spec.allowed()}"):
-                panel.options()
+                panel.form.read_options()
             box.value = str(spec.default)
         app.query_one("#train-batch_size", Input).value = "8192"
         with pytest.raises(ValueError, match="batch must be a whole number from 1 to 512"):
-            panel.options()
+            panel.form.read_options()
 
 
 async def test_form_labels_show_the_ranges_at_80x24(build_app: Callable[..., CourseApp]) -> None:

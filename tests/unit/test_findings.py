@@ -55,14 +55,14 @@ def test_bad_shapes_are_refused() -> None:
         find_in_attention(np.ones((2, 3, 4)), 1)
 
 
-def test_cli_says_so_when_a_summary_is_malformed() -> None:
-    from tui_course.commands.train import _findings_text
+def test_lab_and_cli_say_so_when_a_summary_is_malformed() -> None:
+    from tui_course.render.training import findings_lines
     from tui_course.training.protocol import AttentionSummary
 
-    assert _findings_text(AttentionSummary(3, [[[1.0, 0.0], [1.0]]])).startswith(
-        "no attention findings: "
+    assert findings_lines(AttentionSummary(3, [[[1.0, 0.0], [1.0]]]))[0].startswith(
+        "No attention summary: "
     )
-    text = _findings_text(AttentionSummary(5, [[[0.45, 0.05, 0.05, 0.0, 0.45]] * 5]))
+    text = "\n".join(findings_lines(AttentionSummary(5, [[[0.45, 0.05, 0.05, 0.0, 0.45]] * 5])))
     assert text.splitlines()[1] == (
         "  head 1: position 1 gets 45%, position 5 45%; 5/5 rows give both > 40.0%"
     )

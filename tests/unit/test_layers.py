@@ -31,6 +31,9 @@ PURE = [
     "tui_course.crash",
     "tui_course.specs",
     "tui_course.training.findings",
+    "tui_course.training.record",
+    "tui_course.render.training",
+    "tui_course.views.training",
     "tui_course.classroom.config",
     "tui_course.classroom.folder",
     "tui_course.classroom.submission",
@@ -38,6 +41,27 @@ PURE = [
     "tui_course.classroom.slots",
     "tui_course.classroom.link",
     "tui_course.classroom.doctor",
+    # code exercises and runnable listings (the widgets are in ui/)
+    "tui_course.views.code_exercise",
+    "tui_course.views.listing",
+    "tui_course.render.listing",
+    "tui_course.listings",
+    "tui_course.progress.drafts",
+    "tui_course.shell_access",
+    "tui_course.classroom.recheck",
+    "tui_course.sandbox",
+    "tui_course.code_check_service",
+    "tui_course.code_proof",
+    "tui_course.render.code",
+    "tui_course.plain.run",
+    "tui_course.plain.course",
+    "tui_course.plain.quiz",
+    "tui_course.plain.labs",
+    "tui_course.plain.figures",
+    "tui_course.plain.start",
+    "tui_course.render.spoken",
+    "tui_course.progress.outline",
+    "tui_course.hangup",
 ]
 
 
@@ -53,6 +77,19 @@ def loaded_after(statement: str) -> set[str]:
 def test_pure_layers_do_not_import_textual(module: str) -> None:
     modules = loaded_after(f"import {module}")
     assert not {m for m in modules if m == "textual" or m.startswith(("textual.", "tui_course.ui"))}
+
+
+def test_sandbox_imports_neither_numpy_nor_the_rest_of_the_app() -> None:
+    """The sandbox is the trusted edge: nothing of grading, content or NumPy at import."""
+    modules = loaded_after("import tui_course.sandbox")
+    assert "numpy" not in modules
+    assert {m for m in modules if m.startswith("tui_course.")} <= {
+        "tui_course.sandbox",
+        "tui_course.sandbox.command",
+        "tui_course.sandbox.level",
+        "tui_course.sandbox.limits",
+        "tui_course.sandbox.runner",
+    }
 
 
 def test_content_layer_does_not_import_numpy() -> None:
@@ -79,3 +116,25 @@ def test_tui_process_never_imports_tensorflow_or_keras(tmp_path: object) -> None
     modules = loaded_after(statement)
     assert "textual" in modules
     assert not {m for m in modules if m.split(".")[0] in ("tensorflow", "keras", "torch", "jax")}
+
+
+def test_plain_mode_never_imports_textual(tmp_path: object) -> None:
+    """A whole plain session (a lesson with figures, a quiz, the labs' command loops) runs
+    without Textual, so `attn-tui --plain` works where the full-screen app cannot."""
+    statement = (
+        "import io\n"
+        "from pathlib import Path\n"
+        "from tests.conftest import FIXTURES\n"
+        "from tui_course.content.course import load_course\n"
+        "from tui_course.plain.console import Console\n"
+        "from tui_course.plain.course import PlainCourse\n"
+        "from tui_course.progress.store import ProgressStore\n"
+        "typed = io.StringIO('\\n' * 40 + 'go 4\\nthe cat sat --query cat\\n\\n\\nq\\n')\n"
+        f"data = Path({str(tmp_path)!r})\n"
+        "store = ProgressStore(data)\n"
+        "course = load_course(FIXTURES / 'plain_course')\n"
+        "PlainCourse(course, store, Console(typed, io.StringIO()), data).run('attend')\n"
+    )
+    modules = loaded_after(statement)
+    assert "tui_course.plain.labs" in modules and "numpy" in modules
+    assert not {m for m in modules if m == "textual" or m.startswith(("textual.", "tui_course.ui"))}

@@ -4,7 +4,6 @@ break either format, and bad GIFT is refused in one line naming file and line.""
 from __future__ import annotations
 
 import dataclasses
-import html
 import math
 import os
 import subprocess
@@ -25,11 +24,15 @@ from tui_course.classroom.gift import (
     checked_toml,
     escape,
     export_gift,
-    markdown_safe,
-    markdown_unsafe,
+    html_to_text,
     parse_gift,
 )
-from tui_course.classroom.lms_answers import ExportError, effective_tolerance
+from tui_course.classroom.lms_answers import (
+    ExportError,
+    effective_tolerance,
+    moodle_tolerance,
+    text_keys,
+)
 from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
@@ -37,7 +40,8 @@ from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.quizzes import QUESTION_FIELDS, load_quiz
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED = sorted((REPO / "quizzes").glob("*.toml"))
+# code questions stay in the app (Moodle cannot run them in the sandbox): see export.py
+SHIPPED = sorted(p for p in (REPO / "quizzes").glob("*.toml") if p.stem != "write-the-code")
 GIFT_SPECIALS = "~=#{}:\\"
 
 
@@ -122,7 +126,7 @@ def test_moodle_xml_has_moodles_structure_for_every_question(path: Path) -> None
         hints = [_html_text(hint) for hint in element.findall("hint")]
         assert len(hints) == len(expected.hints)
         assert all(
-            html.escape(h, quote=False) in text
+            " ".join(h.split()) in " ".join(html_to_text(text).split())
             for h, text in zip(expected.hints, hints, strict=True)
         )
         assert _html_text(element.find("generalfeedback")).startswith("<p>")
@@ -148,7 +152,8 @@ def test_moodle_xml_has_moodles_structure_for_every_question(path: Path) -> None
             assert [float(k.findtext("text") or "") for k in keys] == right_numbers
             assert all(_fraction(k) == 100 for k in keys)
             key = keys[0]
-            tolerance = effective_tolerance(expected, float(expected.answer))
+            # Tolerance 0 goes out as the margin the app grades with (relative 1e-9).
+            tolerance = moodle_tolerance(expected, float(expected.answer))
             assert float(key.findtext("tolerance") or "") == tolerance
             assert [float(m.findtext("text") or "") for m in mistakes] == [
                 float(m.answer) for m in expected.mistakes
@@ -158,10 +163,15 @@ def test_moodle_xml_has_moodles_structure_for_every_question(path: Path) -> None
             assert all(_fraction(m) == 0 for m in mistakes)
         else:
             assert element.attrib["type"] == "shortanswer"
+            # The keys first, then the forms of them the app also accepts.
             accepted = [a.findtext("text") for a in answers if _fraction(a) == 100]
-            assert accepted == list(expected.answer)
+            assert accepted[: len(expected.answer)] == list(expected.answer)
+            assert accepted == list(text_keys(expected))
+            keys = {normalise_text(k) for k in expected.answer}
+            assert all(normalise_text(a or "") in keys for a in accepted)
             mistaken = [a.findtext("text") for a in answers if _fraction(a) == 0]
-            assert mistaken == [v for m in expected.mistakes for v in m.answer]
+            wrong = {normalise_text(v) for m in expected.mistakes for v in m.answer}
+            assert {normalise_text(a or "") for a in mistaken} == wrong
 
 
 # --- escaping properties ---------------------------------------------------------------
@@ -194,22 +204,6 @@ def test_gift_escape_resolves_back_to_the_text_with_no_syntax_left(text: str) ->
         for char, literal in zip(source.chars, source.literal, strict=True)
     )
     assert "\n" not in escape(text)
-
-
-@example("<b>&amp;</b> `<i>` ``a`b`` \\`<`")
-@given(hostile_text)
-def test_markdown_entities_round_trip_and_leave_no_raw_tag(text: str) -> None:
-    safe = markdown_safe(text)
-    assert markdown_unsafe(safe) == text
-    if "`" not in text:
-        assert "<" not in safe and ">" not in safe
-
-
-def test_markdown_entities_skip_code_spans_and_stay_linear() -> None:
-    assert markdown_safe("`<b>` <b> ``a`<`` \\`<`") == "`<b>` &lt;b&gt; ``a`<`` \\`&lt;`"
-    assert markdown_safe("```\nx < y\n```") == "```\nx < y\n```"
-    runs = "".join("`" * (n % 50 + 1) + "<" for n in range(20_000))
-    assert markdown_unsafe(markdown_safe(runs)) == runs  # 20 000 backtick runs, each seen once
 
 
 @st.composite
@@ -374,7 +368,8 @@ def test_foreign_gift_maps_to_the_apps_kinds_and_says_what_it_left_out() -> None
     }
     assert (q2["kind"], q2["answer"], q2["tolerance"]) == ("numeric", 8.0, 1.0)
     assert q2["mistake"] == [{"answer": 2.0, "feedback": "Too few."}]
-    assert q3["prompt"] == "Name the <b>scaled</b> product."  # html kept as text
+    # HTML written elsewhere arrives as what Moodle shows of it (the app shows tags as text).
+    assert q3["prompt"] == "Name the scaled product."
     assert q3["answer"] == ["dot product", "dot-product"]
     assert q3["mistake"] == [{"answer": ["cross product"], "feedback": "Not that one."}]
     assert (q4["kind"], q4["answer"]) == ("multi", [1, 2])
@@ -505,7 +500,9 @@ def test_text_answer_with_arrow_is_refused_for_gift_naming_the_question(tmp_path
         export_gift([dataclasses.replace(quiz, questions=(bad,))])
     ET.fromstring(export_moodle_xml([dataclasses.replace(quiz, questions=(bad,))]))
     fine = dataclasses.replace(text_question, prompt="x -> y {->}", explanation="a -> b")
-    assert "x -&gt; y \\{-&gt;\\}" in export_gift([dataclasses.replace(quiz, questions=(fine,))])
+    assert "x -&gt; y &\\#123;-&gt;&\\#125;" in export_gift(
+        [dataclasses.replace(quiz, questions=(fine,))]
+    )
 
 
 def test_hostile_json_comment_cannot_add_unknown_fields() -> None:
@@ -592,7 +589,7 @@ def test_multi_mistakes_without_an_option_of_their_own_travel_in_the_comment(
     quiz = Quiz("multi", "Multi", "multi.toml", (question,))
     gift = export_gift([quiz])
     assert '"mistakes": [{"answer": [1], "feedback": "You missed b."}]' in gift
-    assert "~%-100%c#c is not right." in gift
+    assert "~%-100%[html]c#[html]<p>c is not right.</p>" in gift
     back = reimport(quiz, tmp_path).questions[0]
     assert {(m.answer, m.feedback) for m in back.mistakes} == {
         (m.answer, m.feedback) for m in question.mistakes
@@ -636,7 +633,8 @@ def test_tries_travel_in_gift_when_the_quiz_loader_knows_them(tmp_path: Path) ->
     path = tmp_path / "t.toml"
     path.write_text(checked_toml(imported, "t.gift"), encoding="utf-8")
     again = export_gift([load_quiz(path)])
-    assert '"tries": 2' in again.splitlines()[2] and '// attn-tui: {"tries": 1}' in again
+    header = next(line for line in again.splitlines() if line.startswith("// attn-tui quiz:"))
+    assert '"tries": 2' in header and '// attn-tui: {"tries": 1, ' in again
 
 
 def test_content_error_is_the_one_line_type() -> None:

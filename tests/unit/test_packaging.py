@@ -35,6 +35,9 @@ def test_wheel_ships_content_and_runs_from_elsewhere(tmp_path: Path) -> None:
         archive.extractall(tmp_path / "site")
     assert "tui_course/_content/lessons/03-self-attention.md" in names
     assert "tui_course/_content/quizzes/understanding.toml" in names
+    # a code quiz's trusted references, and the harness the sandbox runs
+    assert "tui_course/_content/quizzes/code_exercises.py" in names
+    assert "tui_course/sandbox/harness.py" in names
     assert "tui_course/ui/app.tcss" in names
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -56,4 +59,4 @@ def test_wheel_ships_content_and_runs_from_elsewhere(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     module_path, summary = result.stdout.splitlines()
     assert module_path.startswith(str(tmp_path / "site"))
-    assert summary == "11 lessons, 3 quizzes, 24 questions, 15 computed figures: all valid"
+    assert summary == "11 lessons, 4 quizzes, 28 questions, 16 computed figures: all valid"

@@ -313,3 +313,83 @@ def test_numpy_pass_agrees_with_the_onnx_int8_export(tmp_path: Path) -> None:
         ours = mean_pooled(result.output)
         cosine = float(ours @ theirs / np.linalg.norm(ours) / np.linalg.norm(theirs))
         assert cosine >= 0.999, sentence
+
+
+# half-precision weights and hostile configs (issue 18)
+
+
+def _write_half(folder: Path, kind: str, shapes_from: dict[str, object] | None = None) -> None:
+    """The tiny model with every tensor stored as F16 or BF16, written by hand (the
+    safetensors NumPy API has no bfloat16)."""
+    import struct
+
+    from tests.tiny_bert import config_json, random_weights, tensors_of
+
+    write_tiny_bert(folder)
+    tensors = tensors_of(random_weights(TINY))
+    header: dict[str, object] = {}
+    blobs = []
+    offset = 0
+    for name, value in tensors.items():
+        if kind == "F16":
+            raw = value.astype(np.float16).tobytes()
+        else:  # BF16: the top half of each float32 (truncated)
+            raw = (value.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16).tobytes()
+        header[name] = {
+            "dtype": kind,
+            "shape": list(value.shape),
+            "data_offsets": [offset, offset + len(raw)],
+        }
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    (folder / "model.safetensors").write_bytes(
+        struct.pack("<Q", len(text)) + text + b"".join(blobs)
+    )
+    if shapes_from is not None:
+        (folder / "config.json").write_text(
+            json.dumps(config_json(TINY) | shapes_from), encoding="utf-8"
+        )
+
+
+@pytest.mark.parametrize(("kind", "tolerance"), [("F16", 2e-3), ("BF16", 3e-2)])
+def test_half_precision_weights_are_widened_only_where_used(
+    kind: str, tolerance: float, tmp_path: Path
+) -> None:
+    from tui_course.realmodel import LazyFloat32
+
+    write_tiny_bert(tmp_path / "f32")
+    full = load_model(tmp_path / "f32")
+    realmodel._LOADED.clear()
+    _write_half(tmp_path / "half", kind)
+    half = load_model(tmp_path / "half")
+    embeddings = half.weights.word_embeddings
+    assert isinstance(embeddings, LazyFloat32)  # no float32 copy of the table is kept
+    assert isinstance(embeddings.raw.base, np.memmap)
+    assert embeddings[np.array([3, 4])].dtype == np.float32
+    sentence = "the cat sat on the mat"
+    np.testing.assert_allclose(
+        half.attend(sentence).attentions, full.attend(sentence).attentions, atol=tolerance
+    )
+
+
+def test_a_half_precision_header_that_does_not_match_the_config_is_refused(
+    tmp_path: Path,
+) -> None:
+    _write_half(tmp_path / "half", "F16", {"hidden_size": 16, "num_attention_heads": 4})
+    with pytest.raises(ModelError, match=r"has shape \[20, 8\], config.json implies \[20, 16\]"):
+        load_model(tmp_path / "half")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"model_type": "bert", "vocab_size": ' + "9" * 5001 + "}",
+        '{"model_type": "bert", "layer_norm_eps": 1e999}',
+    ],
+)
+def test_a_config_with_an_impossible_number_is_one_line(tiny: Path, text: str) -> None:
+    (tiny / "config.json").write_text(text, encoding="utf-8")
+    with pytest.raises(ModelError, match=r"config\.json: "):
+        load_model(tiny)

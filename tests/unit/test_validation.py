@@ -17,7 +17,8 @@ EXPECTED = [
     "lessons/bad-block-key.md:11: pe-table block: unknown key 'dims' "
     "(allowed: decimals, dim, positions, shaded, similarity, start, table)",
     "lessons/bad-lesson-block.md:11: unknown block 'attentoin' "
-    "(blocks: attention, heads, key-dim, params, pe-table, real-attention, score-spread; "
+    "(blocks: attention, digit-data, heads, key-dim, params, pe-table, real-attention, "
+    "score-spread; "
     "or a code language such as python)",
     "lessons/no-front-matter.md:1: a lesson must start with '+++' front matter (id, title)",
     "lessons/unclosed-fence.md:7: fenced block 'python' is never closed",
@@ -40,7 +41,8 @@ EXPECTED = [
     "quizzes/unknown-key.toml:15: question 2: unknown key 'tolerence' (allowed: answer, "
     "answer_from, explanation, hints, kind, mistake, options, prompt, rel_tolerance, tolerance,"
     " tries)",
-    "quizzes/unknown-kind.toml:5: question 1: unknown kind 'essay' (choice, multi, numeric, text)",
+    "quizzes/unknown-kind.toml:5: question 1: unknown kind 'essay'"
+    " (choice, multi, numeric, text, code)",
     "quizzes/wrong-type.toml:10: question 1: 'hints' must be a list of strings",
 ]
 
@@ -68,7 +70,7 @@ def test_shipped_course_is_valid_and_counted(course_root: Path) -> None:
     report = validate(course_root)
     assert report.problems == ()
     assert report.summary() == (
-        "11 lessons, 3 quizzes, 24 questions, 15 computed figures: all valid"
+        "11 lessons, 4 quizzes, 28 questions, 16 computed figures: all valid"
     )
 
 

@@ -21,6 +21,7 @@ SITE_CONFIG_PATH = Path("/etc/attn-tui/config.toml")
 CLASS_FILE = "class.toml"
 MAX_SLOTS = 1024
 MAX_CONFIG_BYTES = 64 * 1024
+MAX_RUN_MINUTES = 7 * 24 * 60
 
 
 class ConfigError(Exception):
@@ -33,6 +34,10 @@ class SiteConfig:
     class_dir: Path | None = None
     training_slots: int | None = None
     slots_dir: Path | None = None  # where slot locks live when there is no class folder
+    student_shell: bool = False  # students also have a shell here ($EDITOR may open)
+    # a class server runs student code only under bwrap unless this says otherwise
+    allow_code_without_bwrap: bool = False
+    runs_per_user: int | None = None  # training runs one account may hold or wait for at once
 
 
 @dataclass(frozen=True)
@@ -41,12 +46,20 @@ class ClassConfig:
     course: str
     training_slots: int | None = None
     deadlines: Mapping[str, dt.datetime] = field(default_factory=dict)
+    students_group: str | None = None  # every member gets a row in the report
+    runs_per_user: int | None = None
+    max_run_minutes: int | None = None  # a run holding a slot longer is stopped
 
 
 def site_config_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     chosen = env.get(SITE_CONFIG_ENV)
-    return Path(chosen).expanduser() if chosen else SITE_CONFIG_PATH
+    if not chosen:
+        return SITE_CONFIG_PATH
+    try:
+        return Path(chosen).expanduser()
+    except RuntimeError:  # ~nosuchuser/...: read as written, and found missing
+        return Path(chosen)
 
 
 def _read_table(path: Path) -> tuple[dict[str, Any], TomlLines, str]:
@@ -75,21 +88,38 @@ def _check(
         raise ConfigError(str(error)) from None
 
 
-def _slots(table: Mapping[str, Any], lines: TomlLines, shown: str) -> int | None:
-    value = table.get("training_slots")
-    if value is not None and not 1 <= value <= MAX_SLOTS:
-        line = lines.line_of((), "training_slots")
-        raise ConfigError(f"{shown}:{line}: 'training_slots' must be from 1 to {MAX_SLOTS}")
+def _slots(
+    table: Mapping[str, Any],
+    lines: TomlLines,
+    shown: str,
+    key: str = "training_slots",
+    highest: int = MAX_SLOTS,
+) -> int | None:
+    value = table.get(key)
+    if value is not None and not 1 <= value <= highest:
+        line = lines.line_of((), key)
+        raise ConfigError(f"{shown}:{line}: '{key}' must be from 1 to {highest}")
     return value
+
+
+def _expand_user(value: str, key: str, line: int | None, shown: str) -> Path:
+    """`~/x` and `~user/x` resolved against the password database, or refused with the
+    line: Path.expanduser raises RuntimeError for an unknown user, and start-up, submit
+    and doctor all read this file."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError:
+        user = value[1:].split("/", 1)[0] or "(this user)"
+        raise ConfigError(f"{shown}:{line}: '{key}': no user named {user!r}") from None
 
 
 def _absolute(table: Mapping[str, Any], key: str, lines: TomlLines, shown: str) -> Path | None:
     value = table.get(key)
     if value is None:
         return None
-    path = Path(value).expanduser()
-    if not value.strip() or not path.is_absolute():
-        line = lines.line_of((), key)
+    line = lines.line_of((), key)
+    path = _expand_user(value, key, line, shown)
+    if not value.strip() or not path.is_absolute() or "\0" in value:
         raise ConfigError(f"{shown}:{line}: '{key}' must be an absolute path, got {value!r}")
     return path
 
@@ -98,6 +128,11 @@ SITE_FIELDS = {
     "class_dir": Field((str,), "the class folder made by `attn-tui class init` (a path)"),
     "training_slots": Field((int,), "how many training runs may run at once (a number)"),
     "slots_dir": Field((str,), "where slot locks live when there is no class folder (a path)"),
+    "student_shell": Field((bool,), "true when students also log in with a shell (true/false)"),
+    "allow_code_without_bwrap": Field(
+        (bool,), "true to check students' code with time and memory limits alone (true/false)"
+    ),
+    "runs_per_user": Field((int,), "training runs one account may have at once (default 1)"),
 }
 
 
@@ -115,6 +150,9 @@ def load_site_config(path: Path | None = None) -> SiteConfig:
         class_dir=_absolute(table, "class_dir", lines, shown),
         training_slots=_slots(table, lines, shown),
         slots_dir=_absolute(table, "slots_dir", lines, shown),
+        student_shell=table.get("student_shell", False),
+        allow_code_without_bwrap=bool(table.get("allow_code_without_bwrap", False)),
+        runs_per_user=_slots(table, lines, shown, "runs_per_user"),
     )
 
 
@@ -122,6 +160,9 @@ CLASS_FIELDS = {
     "course": Field((str,), "the course name shown in reports (text)", required=True),
     "training_slots": Field((int,), "how many training runs may run at once (a number)"),
     "deadlines": Field((dict,), "a table of quiz id = date and time"),
+    "students_group": Field((str,), "the students' Unix group: each member gets a report row"),
+    "runs_per_user": Field((int,), "training runs one account may have at once (default 1)"),
+    "max_run_minutes": Field((int,), "minutes one training run may hold a slot"),
 }
 
 
@@ -139,12 +180,20 @@ def load_class_config(class_dir: Path) -> ClassConfig:
                 f"{shown}:{line}: deadline for '{quiz_id}' must be a date or date-time"
                 " (e.g. 2026-12-15T23:59:00Z)"
             )
-        deadlines[quiz_id] = when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+        when = when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+        try:
+            when.astimezone(dt.UTC)
+        except OverflowError:  # 0001-01-01T00:00:00+23:59 has no UTC time to compare
+            raise ConfigError(f"{shown}:{line}: deadline for '{quiz_id}' is out of range") from None
+        deadlines[quiz_id] = when
     return ClassConfig(
         path,
         course=table["course"],
         training_slots=_slots(table, lines, shown),
         deadlines=deadlines,
+        students_group=table.get("students_group"),
+        runs_per_user=_slots(table, lines, shown, "runs_per_user"),
+        max_run_minutes=_slots(table, lines, shown, "max_run_minutes", MAX_RUN_MINUTES),
     )
 
 

@@ -6,6 +6,7 @@ A blocker (the app cannot run or save) makes the command exit non-zero.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import stat
@@ -13,7 +14,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_course.classroom.config import ConfigError, SiteConfig, load_site_config, site_config_path
+from tui_course.classroom.config import (
+    CLASS_FILE,
+    ConfigError,
+    SiteConfig,
+    load_site_config,
+    site_config_path,
+)
 
 OK, WARN, BLOCKER = "ok", "warn", "blocker"
 MIN_SIZE = (80, 24)  # the layout the course is designed for
@@ -32,7 +39,12 @@ def terminal_checks(
     env: Mapping[str, str], size: os.terminal_size | None, utf8: bool
 ) -> Iterator[Check]:
     if size is None:
-        yield Check("terminal", WARN, "not a terminal (output is redirected): size unknown")
+        yield Check(
+            "terminal",
+            WARN,
+            "not a terminal (output is redirected): attn-tui starts in plain mode, lines of text",
+            "ssh -t for the full-screen app; attn-tui --plain asks for plain mode anywhere",
+        )
     elif size.columns < SMALLEST[0] or size.lines < SMALLEST[1]:
         yield Check(
             "terminal",
@@ -52,11 +64,13 @@ def terminal_checks(
         yield Check("terminal", OK, f"{size.columns}x{size.lines}")
     term = env.get("TERM", "")
     if term in ("", "dumb", "unknown"):
+        # A screen reader's terminal or emacs' shell: plain mode is what it can use.
         yield Check(
             "TERM",
-            BLOCKER,
-            f"TERM={term or '(unset)'}: the app cannot draw on this terminal",
-            "export TERM=xterm-256color",
+            WARN if term != "unknown" else BLOCKER,
+            f"TERM={term or '(unset)'}: the full-screen app cannot draw here; attn-tui"
+            " starts in plain mode (lines of text, for screen readers and braille)",
+            "export TERM=xterm-256color for the full-screen app (or attn-tui --plain)",
         )
     else:
         yield Check("TERM", OK, term)
@@ -202,9 +216,19 @@ def slot_check(site: SiteConfig) -> Check:
         slots = training_slots(site, make=False)
         state = slots.state()
     except ConfigError as error:
-        return Check("training slots", WARN, str(error), "fix that line of class.toml")
+        fix = (
+            f"fix that line of {CLASS_FILE}"
+            if ".toml:" in str(error)
+            else f"set slots_dir in {site_config_path()} to a folder root made with mode 1777"
+        )
+        return Check("training slots", WARN, str(error), fix)
     except FileNotFoundError:
-        return Check("training slots", OK, "none taken yet (the lock folder is made on first use)")
+        return Check(
+            "training slots",
+            WARN if os.geteuid() != 0 else OK,
+            "no lock folder yet: training runs are not limited",
+            f"set class_dir (attn-tui class init) or slots_dir in {site_config_path()}",
+        )
     except OSError as error:
         return Check(
             "training slots",
@@ -214,33 +238,244 @@ def slot_check(site: SiteConfig) -> Check:
         )
     found = (
         f"{state.in_use} of {state.slots} in use, {state.waiting} waiting"
-        f" (locks in {slots.slots_dir})"
+        f" (locks in {slots.queue_dir})"
     )
     if state.unusable:
         return Check(
             "training slots",
             WARN,
-            f"{found}; {state.unusable} slot file(s) missing or unreadable",
-            f"attn-tui class init {shlex.quote(str(slots.slots_dir.parent))} --group GROUP"
-            f" --training-slots {state.slots}",
+            f"{found}; this account cannot join the line",
+            f"ls -ld {shlex.quote(str(slots.queue_dir))}  (mode 1777 expected)",
         )
-    if slots.create:  # the system folder: whoever made it could remove it
-        try:
-            info = slots.slots_dir.stat()
-        except OSError:
-            info = None
-        if info is not None:
-            foreign = info.st_uid not in (0, os.geteuid())
-            unguarded = bool(info.st_mode & 0o002) and not info.st_mode & stat.S_ISVTX
-            if foreign or unguarded:
-                why = "belongs to another user" if foreign else "lets anyone delete its locks"
-                return Check(
-                    "training slots",
-                    WARN,
-                    f"{found}; the lock folder {why}",
-                    f"set slots_dir in {site_config_path()} to a folder root made with mode 1777",
-                )
     return Check("training slots", OK, found)
+
+
+# what a teacher needs
+
+
+def _group_name(gid: int) -> str:
+    import grp
+
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
+
+
+def is_teacher(site: SiteConfig) -> bool:
+    """This account owns the class folder or is in the drop-box's group right now."""
+    from tui_course.classroom.folder import DROPBOX
+
+    if site.class_dir is None:
+        return False
+    try:
+        info = (site.class_dir / DROPBOX).lstat()
+        owner = site.class_dir.lstat().st_uid
+    except OSError:
+        return False
+    return os.geteuid() in (owner, info.st_uid) or info.st_gid in os.getgroups()
+
+
+def session_limits(
+    cgroup_file: Path = Path("/proc/self/cgroup"), root: Path = Path("/sys/fs/cgroup")
+) -> dict[str, str] | None:
+    """The memory, task and CPU limits in force on this session's cgroup (v2, or v1's
+    memory and pids controllers); None when they cannot be read."""
+    try:
+        lines = cgroup_file.read_text(encoding="ascii", errors="replace").splitlines()
+    except OSError:
+        return None
+    paths: dict[str, str] = {}
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) == 3:
+            for controller in parts[1].split(",") if parts[1] else [""]:
+                paths[controller] = parts[2]
+    found: dict[str, str] = {}
+
+    def read(path: Path) -> str | None:
+        try:
+            return path.read_text(encoding="ascii").strip()
+        except OSError:
+            return None
+
+    if "" in paths and (root / "cgroup.controllers").exists():  # v2
+        base = root / paths[""].lstrip("/")
+        for name, key in (("memory", "memory.max"), ("tasks", "pids.max"), ("cpu", "cpu.max")):
+            value = read(base / key)
+            if value is not None:
+                found[name] = value
+    else:  # v1
+        if "memory" in paths:
+            value = read(root / "memory" / paths["memory"].lstrip("/") / "memory.limit_in_bytes")
+            if value is not None:
+                found["memory"] = "max" if not value.isdigit() or int(value) >= 1 << 60 else value
+        if "pids" in paths:
+            value = read(root / "pids" / paths["pids"].lstrip("/") / "pids.max")
+            if value is not None:
+                found["tasks"] = value
+    return found or None
+
+
+def limits_check(limits: dict[str, str] | None) -> Check:
+    name = "session limits"
+    fix = (
+        "the README's user-.slice drop-in (Limit each student): systemctl daemon-reload,"
+        " then log in again"
+    )
+    if limits is None:
+        return Check(name, WARN, "cannot read this session's cgroup limits", fix)
+
+    def shown(key: str) -> str:
+        value = limits.get(key, "?")
+        if key == "memory" and value.isdigit():
+            return f"{int(value) / 2**30:.1f} GiB"
+        if key == "cpu" and value != "max" and " " in value:
+            quota, period = value.split()
+            return "max" if quota == "max" else f"{100 * int(quota) / int(period):.0f}%"
+        return value
+
+    text = ", ".join(f"{key} {shown(key)}" for key in ("memory", "tasks", "cpu") if key in limits)
+    if limits.get("memory", "max") == "max" or limits.get("tasks", "max") == "max":
+        return Check(name, WARN, f"not limited: {text} (students get the same)", fix)
+    return Check(name, OK, f"{text} (students' sessions get the same drop-in)")
+
+
+def teacher_checks(site: SiteConfig) -> Iterator[Check]:
+    """What a teacher needs: the group, a readable drop-box, submissions, editable
+    settings, the right to clean, and the per-student limits in force."""
+    import grp
+    import pwd
+
+    from tui_course.classroom.config import load_class_config
+    from tui_course.classroom.folder import DROPBOX
+
+    me = pwd.getpwuid(os.geteuid()).pw_name if os.geteuid() >= 0 else "?"
+    if site.class_dir is None:
+        yield Check(
+            "teacher",
+            BLOCKER,
+            f"no class_dir in {site_config_path()}",
+            "attn-tui class init DIR --group GROUP, then add its class_dir line",
+        )
+        return
+    dropbox = site.class_dir / DROPBOX
+    try:
+        info = dropbox.lstat()
+    except OSError as error:
+        yield Check("teachers' group", BLOCKER, f"{dropbox}: {error.strerror or error}")
+        return
+    group = _group_name(info.st_gid)
+    if os.geteuid() == 0 or info.st_gid in os.getgroups():
+        yield Check("teachers' group", OK, f"{me} is in '{group}'")
+    else:
+        try:
+            listed = me in grp.getgrgid(info.st_gid).gr_mem
+        except KeyError:
+            listed = False
+        if listed:
+            yield Check(
+                "teachers' group",
+                BLOCKER,
+                f"{me} was added to '{group}' after this login",
+                "log out and in again (a new group counts from the next login)",
+            )
+        else:
+            yield Check(
+                "teachers' group",
+                BLOCKER,
+                f"{me} is not in '{group}', which reads the drop-box",
+                f"sudo usermod -aG {group} {me}, then log in again",
+            )
+    try:
+        files = unreadable = 0
+        seen: set[int] = set()
+        with os.scandir(dropbox) as entries:
+            for files, entry in enumerate(entries, 1):
+                if files > 200_000:
+                    break
+                with contextlib.suppress(OSError):
+                    seen.add(entry.stat(follow_symlinks=False).st_uid)
+                if files <= 5 and entry.is_file(follow_symlinks=False):
+                    try:
+                        flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW
+                        os.close(os.open(entry.path, flags))
+                    except PermissionError:
+                        unreadable += 1
+                    except OSError:
+                        pass
+        if unreadable:
+            yield Check(
+                "drop-box",
+                BLOCKER,
+                f"{dropbox}: listed, but cannot read the submissions (they are the"
+                f" '{group}' group's)",
+                "join the teachers' group (above)",
+            )
+        else:
+            yield Check("drop-box", OK, f"readable: {files} file(s) from {len(seen)} account(s)")
+    except OSError as error:
+        yield Check(
+            "drop-box",
+            BLOCKER,
+            f"{dropbox}: cannot list: {error.strerror or error}",
+            "join the teachers' group (above)",
+        )
+    if os.geteuid() not in (0, info.st_uid):
+        yield Check(
+            "class clean",
+            WARN,
+            f"the drop-box belongs to {_owner(info.st_uid)}: only its owner or root may"
+            " clean it (it is sticky)",
+            f"sudo attn-tui class init {shlex.quote(str(site.class_dir))} --group {group}"
+            f" --owner {me}",
+        )
+    toml = site.class_dir / CLASS_FILE
+    if not os.access(toml, os.W_OK):
+        yield Check(
+            "class.toml",
+            WARN,
+            f"{toml}: not writable by {me} (deadlines, slots)",
+            f"sudo attn-tui class init {shlex.quote(str(site.class_dir))} --group {group}"
+            f" --owner {me}",
+        )
+    try:
+        settings = load_class_config(site.class_dir)
+    except ConfigError as error:
+        yield Check("class.toml", WARN, str(error), "fix that line")
+        settings = None
+    if settings is not None and settings.students_group:
+        try:
+            members = len(grp.getgrnam(settings.students_group).gr_mem)
+            yield Check(
+                "students' group",
+                OK,
+                f"'{settings.students_group}': {members} listed member(s), each a report row",
+            )
+        except KeyError:
+            yield Check(
+                "students' group",
+                WARN,
+                f"no group '{settings.students_group}' (class.toml students_group)",
+                f"groupadd {settings.students_group}",
+            )
+    elif settings is not None:
+        yield Check(
+            "students' group",
+            WARN,
+            "none set: students who never submitted are missing from the report",
+            f'add students_group = "GROUP" to {toml}',
+        )
+    yield limits_check(session_limits())
+
+
+def _owner(uid: int) -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
 
 
 def _writable_by_others(path: Path) -> bool:
@@ -264,13 +499,32 @@ def site_check(site: SiteConfig) -> Check:
     return Check("site config", OK, str(site.path))
 
 
+def sandbox_check(site: SiteConfig) -> Check:
+    """Which sandbox students' code runs in, and the line that raises it."""
+    from tui_course.sandbox.level import Level, sandbox_level
+
+    report = sandbox_level()
+    if report.level is Level.BWRAP:
+        return Check("code sandbox", OK, f"bwrap: {report.detail}")
+    if report.level is Level.NONE:
+        return Check(
+            "code sandbox", WARN, f"none: {report.detail}; code questions cannot be checked"
+        )
+    if site.class_dir is not None and not site.allow_code_without_bwrap:
+        found = f"limits only ({report.detail}): code checks are off on this class server"
+        return Check("code sandbox", WARN, found, report.fix)
+    return Check("code sandbox", WARN, f"limits only: {report.detail}", report.fix)
+
+
 def run_checks(
     env: Mapping[str, str],
     size: os.terminal_size | None,
     utf8: bool,
     data_dir: Path,
     train_installed: Callable[[], bool],
+    teacher: bool | None = None,
 ) -> list[Check]:
+    """Every check; `teacher` None: the teacher's too when this account is one."""
     checks = list(terminal_checks(env, size, utf8))
     checks += data_checks(data_dir)
     checks.append(train_check(train_installed))
@@ -280,8 +534,11 @@ def run_checks(
         checks.append(Check("site config", BLOCKER, str(error), "fix that line (an admin's job)"))
         return checks
     checks.append(site_check(site))
+    checks.append(sandbox_check(site))
     checks += class_checks(site, data_dir)
     checks.append(slot_check(site))
+    if teacher or (teacher is None and is_teacher(site)):
+        checks += teacher_checks(site)
     return checks
 
 

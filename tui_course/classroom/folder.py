@@ -1,6 +1,6 @@
 """The class folder: made by `attn-tui class init`, checked before anyone relies on it.
 
-CLASS/            0755  the teacher's; class.toml 0644
+CLASS/            0755  the teacher's (--owner); class.toml 0664, the teachers' group
   dropbox/        3773  group = the teachers' group, which lists and reads it.
                         Students (others) may create files (write + search) but
                         not list the folder or read a file; setgid gives every
@@ -53,13 +53,21 @@ def slot_name(number: int) -> str:
     return f"slot-{number}"
 
 
-def class_toml(course: str, slots: int) -> str:
+def class_toml(course: str, slots: int, students_group: str | None = None) -> str:
     import json
 
+    group_line = (
+        f"students_group = {json.dumps(students_group)}\n"
+        if students_group
+        else '# students_group = "attn-students"   # every member gets a row in the report\n'
+    )
     return (
         "# The class folder's settings, read by attn-tui (students read it too).\n"
         f"course = {json.dumps(course)}\n"
         f"training_slots = {slots}\n"
+        + group_line
+        + "# runs_per_user = 1        # training runs one student may have at once\n"
+        "# max_run_minutes = 30     # a run holding a slot longer is stopped\n"
         "\n"
         "# Optional: a deadline per quiz id; `attn-tui class report` marks later submissions.\n"
         "[deadlines]\n"
@@ -67,10 +75,27 @@ def class_toml(course: str, slots: int) -> str:
     )
 
 
-def init_class(directory: Path, group: str, slots: int, course: str) -> list[str]:
+CLASS_TOML_MODE = 0o664  # the teachers' group edits deadlines without root
+
+
+def init_class(
+    directory: Path,
+    group: str,
+    slots: int,
+    course: str,
+    owner: str | None = None,
+    students_group: str | None = None,
+) -> list[str]:
     """Make (or repair) the class folder; returns what was done, one line each.
 
-    Raises ClassFolderError for an unknown group or a folder this user cannot set up."""
+    `owner` (a teacher) owns the folder and the drop-box: the drop-box is sticky, so
+    only its owner (or root) can remove students' files with `class clean`.
+    Raises ClassFolderError for an unknown group or user, or a folder this user
+    cannot set up."""
+    import pwd
+
+    from tui_course.paths import write_file_safely
+
     if not 1 <= slots <= MAX_SLOTS:
         raise ClassFolderError(f"--training-slots must be from 1 to {MAX_SLOTS}")
     try:
@@ -79,37 +104,70 @@ def init_class(directory: Path, group: str, slots: int, course: str) -> list[str
         raise ClassFolderError(
             f"--group: no group named '{group}'; make it with: groupadd {group}"
         ) from None
+    uid = -1
+    if owner is not None:
+        try:
+            uid = pwd.getpwnam(owner).pw_uid
+        except KeyError:
+            raise ClassFolderError(
+                f"--owner: no user named '{owner}'; make the teacher's account first"
+                f" (useradd -m {owner})"
+            ) from None
+    if students_group is not None:
+        try:
+            grp.getgrnam(students_group)
+        except KeyError:
+            raise ClassFolderError(
+                f"--students-group: no group named '{students_group}';"
+                f" make it with: groupadd {students_group}"
+            ) from None
     done: list[str] = []
     try:
         directory.mkdir(parents=True, exist_ok=True)
+        if directory.is_symlink():
+            raise ClassFolderError(f"{directory}: is a symbolic link; name the real folder")
+        os.chown(directory, uid, gid, follow_symlinks=False)
         directory.chmod(0o755)
         toml = directory / CLASS_FILE
+        if toml.is_symlink() or (toml.exists() and not toml.is_file()):
+            raise ClassFolderError(f"{toml}: is not a plain file; remove it and run again")
         if not toml.exists():
-            toml.write_text(class_toml(course, slots), encoding="utf-8")
+            text = class_toml(course, slots, students_group)
+            write_file_safely(toml, text.encode("utf-8"), CLASS_TOML_MODE)
             done.append(f"wrote {toml}")
         else:
-            _set_slots_in_toml(toml, slots)
+            _set_in_toml(toml, "training_slots", str(slots))
+            if students_group is not None:
+                import json
+
+                _set_in_toml(toml, "students_group", json.dumps(students_group))
             done.append(f"kept {toml} (training_slots = {slots})")
-        toml.chmod(0o644)
+        os.chown(toml, uid, gid, follow_symlinks=False)
+        toml.chmod(CLASS_TOML_MODE)
         for name, mode in ((DROPBOX, DROPBOX_MODE), (SLOTS, SLOTS_MODE), (QUEUE, QUEUE_MODE)):
             sub = directory / name
             if sub.is_symlink():
                 raise ClassFolderError(f"{sub}: is a symbolic link; remove it and run again")
             sub.mkdir(exist_ok=True)
-            os.chown(sub, -1, gid)
+            os.chown(sub, uid, gid, follow_symlinks=False)
             sub.chmod(mode)
             done.append(f"{sub} mode {mode:04o} group {group}")
         slot_dir = directory / SLOTS
         for number in range(1, slots + 1):
             path = slot_dir / slot_name(number)
+            if path.is_symlink():
+                path.unlink()
             if not path.exists():
                 path.touch(mode=SLOT_FILE_MODE)
+            os.chown(path, uid, gid, follow_symlinks=False)
             path.chmod(SLOT_FILE_MODE)
         for extra in slot_dir.glob("slot-*"):
             suffix = extra.name.removeprefix("slot-")
             if not suffix.isdigit() or int(suffix) > slots:
                 extra.unlink()
         done.append(f"{slots} training slot(s) in {slot_dir}")
+        if owner is not None:
+            done.append(f"owner {owner}: may edit class.toml and clean the drop-box")
     except PermissionError as error:
         raise ClassFolderError(
             f"{error.filename or directory}: permission denied; run as a member of '{group}'"
@@ -122,17 +180,17 @@ def init_class(directory: Path, group: str, slots: int, course: str) -> list[str
     return done
 
 
-def _set_slots_in_toml(toml: Path, slots: int) -> None:
+def _set_in_toml(toml: Path, key: str, value: str) -> None:
     import re
 
+    from tui_course.paths import write_file_safely
+
     text = toml.read_text(encoding="utf-8")
-    updated, count = re.subn(
-        r"(?m)^training_slots\s*=.*$", f"training_slots = {slots}", text, count=1
-    )
+    updated, count = re.subn(rf"(?m)^#? ?{key}\s*=.*$", f"{key} = {value}", text, count=1)
     if not count:
-        updated = f"training_slots = {slots}\n" + text
+        updated = f"{key} = {value}\n" + text
     if updated != text:
-        toml.write_text(updated, encoding="utf-8")
+        write_file_safely(toml, updated.encode("utf-8"), CLASS_TOML_MODE)
 
 
 def site_config_lines(directory: Path) -> str:

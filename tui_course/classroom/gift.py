@@ -4,17 +4,21 @@ Moodle reads GIFT like this (question/format/gift in Moodle): questions are
 separated by blank lines; lines starting with `//` are comments; `~ = # { } :`
 and the backslash are escaped with a backslash and `\\n` is a newline; the answers
 sit between the first `{` and the first `}`; `####` starts the general feedback;
-`[markdown]` at the start of a text names its format. This module writes exactly
-that and reads it back.
+`[html]` or `[markdown]` at the start of a text names its format. This module writes
+exactly that and reads it back.
 
-GIFT has no syntax for hints (and the app's other per-question fields), so they
-travel in a `// attn-tui: {...}` comment line before the question: Moodle ignores
-it and `attn-tui import` restores them.
+Every prompt, option and feedback goes out as `[html]` built by lms_answers (the Moodle XML
+writer's HTML), never as `[markdown]`: Moodle's GIFT Markdown (Markdown Extra) passes raw
+HTML and any link scheme through, and Moodle shows question text uncleaned.
+
+GIFT has no syntax for hints (and the app's other per-question fields), and HTML cannot be
+read back into the author's Markdown, so those travel in a `// attn-tui: {...}` comment
+line before the question: Moodle ignores it and `attn-tui import` restores them (the
+Markdown only where it still renders to the HTML beside it).
 """
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import itertools
 import json
@@ -22,6 +26,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from typing import Any
 
 from tui_course.classroom.lms_answers import (
@@ -29,11 +34,19 @@ from tui_course.classroom.lms_answers import (
     ExportError,
     MoodleAnswer,
     MoodleQuestion,
+    exact_tolerance,
+    explanation_notes,
     number_text,
     percent_text,
+    plain_html,
+    prompt_notes,
     quiz_questions,
+    safe_html,
+    with_notes,
+    without_last_note,
 )
 from tui_course.content.errors import ContentError
+from tui_course.content.grading import normalise_text
 from tui_course.content.models import Kind, Question, Quiz
 from tui_course.content.quizzes import MAX_OPTIONS, QUESTION_FIELDS, QUIZ_FIELDS
 from tui_course.content.text import strip_control
@@ -50,23 +63,35 @@ _SPECIAL = {
     "\n": "\\n",
 }
 _UNESCAPE = {"\\": "\\", "~": "~", "=": "=", "#": "#", "{": "{", "}": "}", ":": ":", "n": "\n"}
-_BACKTICKS = re.compile("`+")
 _FORMAT_TAG = re.compile(r"^\[(markdown|html|plain|moodle)\]")
 _WEIGHT = re.compile(r"^%(-?\d{1,3}(?:\.\d*)?)%")
-_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+# One way to read each digit run (not \d+\.?\d*, which tries every split of a long run):
+# the pattern stays linear on a 20 KB line of digits.
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMERIC_ANSWER = re.compile(
     rf"^(?P<value>{_NUMBER})\s*(?::\s*(?P<tol>{_NUMBER}))?$|^(?P<low>{_NUMBER})\s*\.\.\s*(?P<high>{_NUMBER})$"
 )
 _MOODLE_PLACEHOLDER = re.compile(r"&&(?:058;|035;|061;|123;|125;|126;|092;|010)")
-_ENTITY = re.compile(r"&(lt|gt|amp);")
-_ENTITIES = {"lt": "<", "gt": ">", "amp": "&"}
-_HTML_UNSAFE = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _META = "// attn-tui:"
+# An attn-tui comment holds a few short fields: whole numbers fit 18 digits (a TOML integer),
+# and the whole comment fits the Markdown of one question many times over.
+_JSON_INT_DIGITS = 18
+_JSON_MAX_CHARS = 1_000_000
 _QUIZ_META = "// attn-tui quiz:"
+# The comment's entry holding each field's Markdown (prompt, explanation, feedback per answer).
+_MARKDOWN = "markdown"
+# The comment's mark that a numeric key has tolerance 0 in the app (Moodle gets its margin).
+_EXACT = "exact"
 # Quiz fields in the `// attn-tui quiz:` header; only those the quiz loader knows are read.
 _QUIZ_FIELDS = ("id", "title", "after", "intro", "tries")
 # Whether the quiz loader takes a list of numbers as a numeric key (Question.also_accepted).
 SEVERAL_NUMERIC_KEYS = "also_accepted" in {f.name for f in dataclasses.fields(Question)}
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """Text quoted in a one-line error: a 20 KB answer is cut to its start."""
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 # --- escaping -------------------------------------------------------------------------
@@ -78,59 +103,19 @@ def escape(text: str) -> str:
     return "".join(_SPECIAL.get(char, char) for char in text)
 
 
-def _code_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of Markdown code spans and fences: a run of n backticks up to the next
-    run of exactly n (Moodle's Markdown shows what is inside literally).
-
-    Each run is looked at once, so a text full of unmatched backticks stays linear.
-    """
-    runs = [(match.start(), match.end() - match.start()) for match in _BACKTICKS.finditer(text)]
-    by_length: dict[int, list[int]] = {}
-    for index, (_, length) in enumerate(runs):
-        by_length.setdefault(length, []).append(index)
-    spans: list[tuple[int, int]] = []
-    index = 0
-    while index < len(runs):
-        start, length = runs[index]
-        if start > 0 and text[start - 1] == "\\":  # \` is a literal backtick, not an opener
-            start, length = start + 1, length - 1
-        same = by_length.get(length, [])
-        later = bisect.bisect_right(same, index)
-        if length == 0 or later == len(same):
-            index += 1
-            continue
-        closer = same[later]
-        spans.append((start, runs[closer][0] + length))
-        index = closer + 1
-    return spans
+def _html_field(html: str) -> str:
+    """HTML (built by lms_answers, never taken from the text) as a GIFT field."""
+    return f"[html]{escape(html)}"
 
 
-def _outside_code(text: str, change: Any) -> str:
-    """Apply `change` to the parts of Markdown text outside code spans."""
-    out: list[str] = []
-    last = 0
-    for start, end in _code_spans(text):
-        out += [change(text[last:start]), text[start:end]]
-        last = end
-    out.append(change(text[last:]))
-    return "".join(out)
+def _text(markdown: str, notes: Sequence[str] = ()) -> str:
+    """A Markdown field (prompt, feedback): Moodle gets the writers' safe HTML, not Markdown."""
+    return _html_field(with_notes(safe_html(markdown), notes))
 
 
-def markdown_safe(text: str) -> str:
-    """Markdown whose raw HTML shows as text: & < > become entities outside code spans."""
-    return _outside_code(text, lambda part: "".join(_HTML_UNSAFE.get(c, c) for c in part))
-
-
-def markdown_unsafe(text: str) -> str:
-    """The inverse of markdown_safe (only the three entities it writes are read back)."""
-    return _outside_code(text, lambda part: _ENTITY.sub(lambda m: _ENTITIES[m.group(1)], part))
-
-
-def _text(text: str) -> str:
-    """A Markdown field (prompt, option, feedback) ready to sit inside GIFT."""
-    body = escape(markdown_safe(text))
-    # A leading [html] would be taken as a format tag, and a leading %50% as a weight.
-    return f"[markdown]{body}" if body.startswith(("[", "%")) else body
+def _option(text: str) -> str:
+    """An option: plain text in the app, so escaped plain text in Moodle."""
+    return _html_field(plain_html(text))
 
 
 def _plain_answer(text: str) -> str:
@@ -138,7 +123,8 @@ def _plain_answer(text: str) -> str:
     if _MOODLE_PLACEHOLDER.search(text):
         raise ExportError(f"the text answer {text!r} holds a sequence Moodle's reader rewrites")
     body = escape(text.replace("*", "\\*"))
-    return f"[markdown]{body}" if body.startswith(("[", "%")) else body
+    # A leading [html] would be taken as a format tag (Moodle drops it from a short answer).
+    return f"[plain]{body}" if body.startswith(("[", "%")) else body
 
 
 def _json(value: Any) -> str:
@@ -174,7 +160,8 @@ def export_gift(quizzes: Sequence[Quiz]) -> str:
     # Inside the first category's block: a block of comments alone is no question to Moodle.
     intro = (
         "// GIFT written by attn-tui. Lines starting with '// attn-tui' keep what GIFT has\n"
-        "// no syntax for (hints); Moodle ignores them, `attn-tui import` reads them.\n"
+        "// no syntax for (hints, the Markdown behind the HTML); Moodle ignores them,\n"
+        "// `attn-tui import` reads them.\n"
     )
     return intro + "\n\n".join(blocks) + "\n"
 
@@ -189,22 +176,28 @@ def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
         meta["mistakes"] = [
             {"answer": sorted(m.answer), "feedback": m.feedback} for m in moodle.unplaced
         ]
+    if moodle.kind is Kind.NUMERIC and question.tolerance == question.rel_tolerance == 0:
+        meta[_EXACT] = True  # the tolerance written is lms_answers.exact_tolerance
+    meta[_MARKDOWN] = {
+        "prompt": moodle.prompt,
+        "explanation": moodle.explanation,
+        "feedback": [answer.feedback or None for answer in moodle.answers],
+    }
     return meta
 
 
 def _question_block(quiz: Quiz, number: int, question: Question, moodle: MoodleQuestion) -> str:
-    lines = []
-    meta = _carried(question, moodle)
-    if meta:
-        lines.append(f"{_META} {_json(meta)}")
+    lines = [f"{_META} {_json(_carried(question, moodle))}"]
     name = escape(f"{quiz.id} q{number}")
-    lines.append(f"::{name}::[markdown]{escape(markdown_safe(moodle.prompt))}{{")
+    lines.append(f"::{name}::{_text(moodle.prompt, prompt_notes(moodle))}{{")
     if moodle.kind is Kind.NUMERIC:
         lines[-1] += "#"
     answers = [f"\t{_answer(moodle.kind, answer)}" for answer in moodle.answers]
     if moodle.kind is Kind.TEXT and any("->" in answer for answer in answers):
         raise ExportError("'->' in a text answer or its feedback reads as matching in Moodle")
-    lines += [*answers, f"\t####{_text(moodle.explanation)}", "}"]
+    # GIFT has no hints: Moodle's interactive mode gives such a question one try.
+    general = _text(moodle.explanation, explanation_notes(moodle, 1))
+    lines += [*answers, f"\t####{general}", "}"]
     return "\n".join(lines)
 
 
@@ -216,10 +209,57 @@ def _answer(kind: Kind, answer: MoodleAnswer) -> str:
     if kind is Kind.TEXT:
         return f"=%{percent_text(answer.percent)}%{_plain_answer(answer.text)}{feedback}"
     if kind is Kind.CHOICE and answer.percent == 100:
-        return f"={_text(answer.text)}{feedback}"
+        return f"={_option(answer.text)}{feedback}"
     if kind is Kind.CHOICE:
-        return f"~{_text(answer.text)}{feedback}"
-    return f"~%{percent_text(answer.percent)}%{_text(answer.text)}{feedback}"
+        return f"~{_option(answer.text)}{feedback}"
+    return f"~%{percent_text(answer.percent)}%{_option(answer.text)}{feedback}"
+
+
+# --- import: HTML written elsewhere, as the app's text ----------------------------------------
+
+_BLOCK_TAGS = {"p", "br", "div", "li", "tr", "pre", "blockquote", *(f"h{n}" for n in range(1, 7))}
+_HIDDEN_TAGS = {"script", "style"}
+
+
+class _TextOfHtml(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.hidden += tag in _HIDDEN_TAGS
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.hidden -= tag in _HIDDEN_TAGS and self.hidden > 0
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def html_to_text(html: str) -> str:
+    """What a browser shows of HTML, as text: tags dropped, entities read, blocks as lines."""
+    parser = _TextOfHtml()
+    parser.feed(html)
+    parser.close()
+    # An entity can spell a control character (&#27; is ESC): cleaned like the file itself.
+    lines = strip_control("".join(parser.parts)).split("\n")
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(line.strip() for line in lines)).strip()
+
+
+_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>&~|])")
+_MARKDOWN_LINE_START = re.compile(r"^(\s*(?:\d+)?)([#>+=.)-])", re.MULTILINE)
+
+
+def markdown_escape(text: str) -> str:
+    """Text the app's Markdown shows exactly as written (`2*3*4`, `__init__`, `1. fit`)."""
+    escaped = _MARKDOWN_INLINE.sub(r"\\\1", text)
+    return _MARKDOWN_LINE_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", escaped)
 
 
 # --- import: source text with escapes resolved ---------------------------------------
@@ -310,6 +350,7 @@ class ImportedQuiz:
 
     data: dict[str, Any]
     question_lines: list[int] = field(default_factory=list)
+    line: int | None = None  # its `// attn-tui quiz:` header, if it has one
 
 
 @dataclass
@@ -325,6 +366,9 @@ class _Reader:
     notes: list[str] = field(default_factory=list)
     quizzes: list[ImportedQuiz] = field(default_factory=list)
     category: str | None = None
+    # The current question's Markdown from its attn-tui comment (prompt, explanation, feedback).
+    markdown: dict[str, Any] = field(default_factory=dict)
+    exact: bool = False
 
     def error(self, line: int, message: str) -> ContentError:
         return ContentError(self.shown, line or None, message)
@@ -361,6 +405,8 @@ def parse_gift(text: str, shown: str, default_id: str = "imported") -> GiftImpor
         if source.chars.startswith("$CATEGORY:"):
             reader.category = source.chars[len("$CATEGORY:") :].strip().rsplit("/", 1)[-1]
             continue
+        reader.markdown = _markdown_sources(reader, block[0][0], meta.pop(_MARKDOWN, {}))
+        reader.exact = meta.pop(_EXACT, False) is True
         question = _question(reader, source, meta)
         meta = {}
         if question is not None:
@@ -386,13 +432,41 @@ def _blocks(text: str) -> Iterable[list[tuple[int, str]]]:
         yield block
 
 
+class _JsonNumberError(ValueError):
+    """A number in an attn-tui comment that no quiz field can hold."""
+
+
+def _json_int(text: str) -> int:
+    # Checked on the digits, before int(): 5,000 digits would raise Python's own limit.
+    if len(text.lstrip("-")) > _JSON_INT_DIGITS:
+        raise _JsonNumberError(f"the number {text[:12]}... has more than {_JSON_INT_DIGITS} digits")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _JsonNumberError(f"the number {_short(text)} is too large")
+    return value
+
+
+def _json_constant(name: str) -> float:
+    raise _JsonNumberError(f"{name} is not a number a quiz can hold")
+
+
 def _read_json(reader: _Reader, line: int, text: str) -> dict[str, Any]:
+    if len(text) > _JSON_MAX_CHARS:
+        raise reader.error(line, f"attn-tui comment is longer than {_JSON_MAX_CHARS} characters")
     try:
-        value = json.loads(text)
+        value = json.loads(
+            text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant
+        )
     except json.JSONDecodeError as error:
         raise reader.error(line, f"attn-tui comment is not valid JSON: {error.msg}") from None
     except RecursionError:
         raise reader.error(line, "attn-tui comment is nested too deeply") from None
+    except ValueError as error:  # _JsonNumberError, or any other number json cannot make
+        raise reader.error(line, f"attn-tui comment: {error}") from None
     if not isinstance(value, dict):
         raise reader.error(line, "attn-tui comment must hold a JSON object")
     return value
@@ -410,7 +484,7 @@ def _start_quiz(reader: _Reader, line: int, header: dict[str, Any]) -> None:
             data[name] = strip_control(value) if isinstance(value, str) else value
     data.setdefault("id", reader.stem_id)
     data.setdefault("title", data["id"])
-    reader.quizzes.append(ImportedQuiz(data))
+    reader.quizzes.append(ImportedQuiz(data, line=line))
 
 
 def _format_of(source: _Src, default: str) -> tuple[str, _Src]:
@@ -420,15 +494,54 @@ def _format_of(source: _Src, default: str) -> tuple[str, _Src]:
     return default, source
 
 
-def _field(source: _Src, default: str) -> str:
+def _markdown_sources(reader: _Reader, line: int, value: Any) -> dict[str, Any]:
+    feedback = value.get("feedback", []) if isinstance(value, dict) else None
+    if not (
+        isinstance(value, dict)
+        and all(isinstance(value.get(k, ""), str) for k in ("prompt", "explanation"))
+        and isinstance(feedback, list)
+        and all(isinstance(item, str | None) for item in feedback)
+    ):
+        message = "attn-tui comment: 'markdown' must be {prompt, explanation, feedback}"
+        raise reader.error(line, message)
+    return value
+
+
+# A field's role, to find its Markdown in the comment: "prompt", "explanation",
+# ("feedback", answer number from 0), or OPTION (plain text, no Markdown).
+Role = str | tuple[str, int]
+OPTION: Role = "option"
+
+
+def _field(reader: _Reader, source: _Src, default: str, role: Role) -> str:
     """A text field (option, feedback): its own format tag read, then decoded."""
     fmt, body = _format_of(source.strip(), default)
-    return _decoded(body, fmt)
+    return _decoded(reader, body, fmt, role)
 
 
-def _decoded(source: _Src, fmt: str) -> str:
-    """Markdown gets back the & < > that markdown_safe wrote as entities; others stay as is."""
-    return markdown_unsafe(source.chars) if fmt == "markdown" else source.chars
+def _decoded(reader: _Reader, source: _Src, fmt: str, role: Role) -> str:
+    """The field as the app's text: HTML gets back the Markdown it was written from (when the
+    comment's Markdown still renders to it), or else its text; other formats stay as they are.
+    """
+    if fmt != "html":
+        return source.chars
+    if role == OPTION:
+        return html_to_text(source.chars)
+    if isinstance(role, tuple):
+        listed = reader.markdown.get(role[0], [])
+        markdown = listed[role[1]] if role[1] < len(listed) else None
+    else:
+        markdown = reader.markdown.get(role)
+    # Take off the notes the export appended one by one (an author's own last paragraph
+    # may read like one): the Markdown counts where it renders to what is left.
+    html = source.chars
+    while True:
+        if isinstance(markdown, str) and safe_html(markdown) == html:
+            return markdown
+        shorter = without_last_note(html)
+        if shorter == html:
+            return markdown_escape(html_to_text(html))
+        html = shorter
 
 
 def _question(reader: _Reader, source: _Src, meta: dict[str, Any]) -> dict[str, Any] | None:
@@ -449,13 +562,13 @@ def _question(reader: _Reader, source: _Src, meta: dict[str, Any]) -> dict[str, 
     prompt_src = source[:opening].strip()
     answers = source[opening + 1 : closing].strip()
     fmt, prompt_src = _format_of(prompt_src, "moodle")
-    prompt = _decoded(prompt_src, fmt)
+    prompt = _decoded(reader, prompt_src, fmt, "prompt")
     if after.chars:
-        prompt = f"{prompt} _____ {_decoded(after, fmt)}".strip()
+        prompt = f"{prompt} _____ {_decoded(reader, after, fmt, 'prompt')}".strip()
     explanation = ""
     general = answers.rfind("####")
     if general >= 0:
-        explanation = _field(answers[general + 4 :], fmt)
+        explanation = _field(reader, answers[general + 4 :], fmt, "explanation")
         answers = answers[:general].strip()
     line = source.line(opening)
     if not answers.chars:
@@ -469,7 +582,7 @@ def _question(reader: _Reader, source: _Src, meta: dict[str, Any]) -> dict[str, 
         reader.note(line, "skipped a matching question: the app has no such kind")
         return None
     elif _true_false_word(answers) in _TRUE_FALSE:
-        table = _true_false(answers, fmt)
+        table = _true_false(reader, answers, fmt)
     else:
         table = _short_answer(reader, answers, fmt)
     question: dict[str, Any] = {"kind": table.pop("kind"), "prompt": prompt}
@@ -493,11 +606,11 @@ def _weight(piece: _Src) -> tuple[float | None, _Src]:
     return None, piece
 
 
-def _feedback(piece: _Src, fmt: str) -> tuple[_Src, str]:
+def _feedback(reader: _Reader, piece: _Src, fmt: str, index: int) -> tuple[_Src, str]:
     cut = piece.find("#")
     if cut < 0:
         return piece.strip(), ""
-    return piece[:cut].strip(), _field(piece[cut + 1 :], fmt)
+    return piece[:cut].strip(), _field(reader, piece[cut + 1 :], fmt, ("feedback", index))
 
 
 def _multichoice(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
@@ -512,8 +625,8 @@ def _multichoice(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
         # Moodle reads a %weight% after '~' only; '=' is always 100 %.
         weight, rest = _weight(piece[1:].strip()) if marker == "~" else (None, piece[1:].strip())
         percent = 100.0 if marker == "=" else (weight or 0.0)
-        text, note = _feedback(rest, fmt)
-        options.append(_field(text, fmt))
+        text, note = _feedback(reader, rest, fmt, number - 1)
+        options.append(_field(reader, text, fmt, OPTION))
         if single and marker == "~" and percent > 0:
             reader.note(piece.line(), f"option {number}: partial credit {percent:g}% graded wrong")
         if percent > 0 and (marker == "=" or not single):
@@ -544,14 +657,14 @@ def _true_false_word(answers: _Src) -> str:
     return (answers[:cut] if cut >= 0 else answers).chars.strip()
 
 
-def _true_false(answers: _Src, fmt: str) -> dict[str, Any]:
+def _true_false(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     """{T} or {FALSE#feedback for a wrong answer#feedback for a right one}: a two-option choice."""
     cut = answers.find("#")
     feedback = ""
     if cut >= 0:
         rest = answers[cut + 1 :]
         second = rest.find("#")
-        feedback = _field(rest[:second] if second >= 0 else rest, fmt)
+        feedback = _field(reader, rest[:second] if second >= 0 else rest, fmt, ("feedback", 0))
     truth = _TRUE_FALSE[_true_false_word(answers)]
     table: dict[str, Any] = {"kind": "choice", "options": ["True", "False"]}
     table["answer"] = 1 if truth else 2
@@ -563,12 +676,15 @@ def _true_false(answers: _Src, fmt: str) -> dict[str, Any]:
 def _short_answer(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     keys: list[str] = []
     mistakes: list[dict[str, Any]] = []
-    for piece in answers.split_before("="):
+    # attn-tui writes each key's forms as more answers (lms_answers.text_variants): a form
+    # that reads as an answer already taken adds nothing.
+    read_as: set[str] = set()
+    for index, piece in enumerate(answers.split_before("=")):
         if piece.literal[0] or piece.chars[0] != "=":  # {answer} alone: right, as in Moodle
             piece = _Src("=", (False,), (piece.line(),)) + piece
         weight, rest = _weight(piece[1:].strip())
         percent = 100.0 if weight is None else weight
-        text_src, feedback = _feedback(rest, fmt)
+        text_src, feedback = _feedback(reader, rest, fmt, index)
         _, text_src = _format_of(text_src, fmt)
         text = text_src.chars
         if re.search(r"(?<!\\)\*", text):
@@ -577,6 +693,10 @@ def _short_answer(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
         text = text.replace("\\*", "*")
         if not text.strip():
             raise reader.error(piece.line(), "an empty short answer")
+        if percent >= 100 or feedback:
+            if normalise_text(text) in read_as:
+                continue
+            read_as.add(normalise_text(text))
         if percent >= 100:
             keys.append(text)
             if feedback:
@@ -602,12 +722,12 @@ def _numeric(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     key: tuple[float, float] | None = None
     also: list[float] = []
     mistakes: list[dict[str, Any]] = []
-    for piece in pieces:
+    for index, piece in enumerate(pieces):
         if piece.chars.startswith("=") and not piece.literal[0]:
             piece = piece[1:].strip()
         weight, rest = _weight(piece)
         percent = 100.0 if weight is None else weight
-        value_src, feedback = _feedback(rest, fmt)
+        value_src, feedback = _feedback(reader, rest, fmt, index)
         value, tolerance = _numeric_value(reader, value_src)
         if percent >= 100 and key is None:
             key = (value, tolerance)
@@ -624,7 +744,8 @@ def _numeric(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     if key is None:
         raise reader.error(answers.line(), "no number is fully right (=value or =%100%value)")
     table: dict[str, Any] = {"kind": "numeric", "answer": [key[0], *also] if also else key[0]}
-    if key[1]:
+    # attn-tui writes a key of tolerance 0 with the margin the app grades it with.
+    if key[1] and not (reader.exact and key[1] == exact_tolerance(key[0])):
         table["tolerance"] = key[1]
     table["mistake"] = mistakes
     return table
@@ -634,7 +755,7 @@ def _numeric_value(reader: _Reader, source: _Src) -> tuple[float, float]:
     match = _NUMERIC_ANSWER.match(source.chars.strip())
     if not match:
         raise reader.error(
-            source.line(), f"'{source.chars.strip()}' is not a number, number:tolerance or min..max"
+            source.line(), f"'{_short(source.chars)}' is not a number, number:tolerance or min..max"
         )
     if match.group("value") is not None:
         value = float(match.group("value"))
@@ -645,7 +766,7 @@ def _numeric_value(reader: _Reader, source: _Src) -> tuple[float, float]:
     if tolerance < 0:
         raise reader.error(source.line(), "a tolerance must not be negative")
     if not (math.isfinite(value) and math.isfinite(tolerance)):
-        raise reader.error(source.line(), f"'{source.chars.strip()}' is too large a number")
+        raise reader.error(source.line(), f"'{_short(source.chars)}' is too large a number")
     return value, tolerance
 
 
@@ -737,8 +858,19 @@ def checked_toml(quiz: ImportedQuiz, shown: str) -> str:
         except ContentError as error:
             problems = [error]
     if problems:
-        message = problems[0].message
-        match = re.match(r"question (\d+)", message)
-        line = quiz.question_lines[int(match.group(1)) - 1] if match else None
-        raise ContentError(shown, line, message)
+        raise ContentError(shown, _gift_line(quiz, text, problems[0]), problems[0].message)
     return text
+
+
+def _gift_line(quiz: ImportedQuiz, toml: str, problem: ContentError) -> int | None:
+    """The GIFT line behind a problem the loader found in the TOML written from it: the
+    question it names, else the question whose table holds its TOML line, else the
+    quiz header."""
+    match = re.match(r"question (\d+)", problem.message)
+    number = int(match.group(1)) if match else None
+    if number is None and problem.line is not None:
+        above = toml.split("\n")[: problem.line]
+        number = sum(line == "[[question]]" for line in above) or None
+    if number is not None and 0 < number <= len(quiz.question_lines):
+        return quiz.question_lines[number - 1]
+    return quiz.line

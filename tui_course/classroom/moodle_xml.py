@@ -1,25 +1,27 @@
 """Quizzes as Moodle XML, built with ElementTree so every text is escaped by the XML writer.
 
-Prompts, options and feedback are the app's Markdown turned into HTML by markdown-it
-with raw HTML switched off, so `<script>` in a quiz arrives in Moodle as the text
-"<script>", never as a tag. Hints go in <hint> (Moodle shows one per extra try in
-interactive mode), the explanation in <generalfeedback>.
+Prompts and feedback are the app's Markdown as HTML from lms_answers.safe_html (raw HTML,
+images and links other than http/https stay text), options are escaped plain text as the
+app shows them. Hints go in <hint> (Moodle shows one per extra try in interactive mode),
+the explanation in <generalfeedback>, with a sentence where Moodle grades differently.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from functools import cache
-
-from markdown_it import MarkdownIt
 
 from tui_course.classroom.lms_answers import (
     MoodleQuestion,
+    explanation_notes,
     number_text,
     percent_text,
+    plain_html,
+    prompt_notes,
     quiz_questions,
+    safe_html,
+    with_notes,
+    xml_text,
 )
 from tui_course.content.models import Kind, Quiz
 
@@ -29,28 +31,14 @@ _MOODLE_TYPE = {
     Kind.NUMERIC: "numerical",
     Kind.TEXT: "shortanswer",
 }
-# Characters XML 1.0 cannot hold at all (ElementTree would write them and break the file).
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-@cache
-def _markdown() -> MarkdownIt:
-    # commonmark with html off: raw HTML is escaped; images off so no text loads a remote file.
-    return MarkdownIt("commonmark", {"html": False}).disable("image")
 
 
 def html(text: str) -> str:
     """Markdown as HTML with any raw HTML in it shown as text."""
-    return str(_markdown().render(_xml_text(text))).strip()
+    return safe_html(text)
 
 
-def inline_html(text: str) -> str:
-    """An option's Markdown as HTML without a wrapping paragraph."""
-    return str(_markdown().renderInline(_xml_text(text))).strip()
-
-
-def _xml_text(text: str) -> str:
-    return _NOT_XML.sub("", text)
+_xml_text = xml_text
 
 
 def _text_element(parent: ET.Element, tag: str, text: str, fmt: str = "html") -> ET.Element:
@@ -77,8 +65,11 @@ def export_moodle_xml(quizzes: Sequence[Quiz]) -> str:
 def _question(name: str, question: MoodleQuestion) -> ET.Element:
     element = ET.Element("question", {"type": _MOODLE_TYPE[question.kind]})
     ET.SubElement(ET.SubElement(element, "name"), "text").text = _xml_text(name)
-    _text_element(element, "questiontext", html(question.prompt))
-    _text_element(element, "generalfeedback", html(question.explanation))
+    prompt = with_notes(html(question.prompt), prompt_notes(question))
+    _text_element(element, "questiontext", prompt)
+    # Interactive mode: one try, plus one per hint.
+    notes = explanation_notes(question, len(question.hints) + 1)
+    _text_element(element, "generalfeedback", with_notes(html(question.explanation), notes))
     ET.SubElement(element, "defaultgrade").text = "1"
     ET.SubElement(element, "penalty").text = "0.3333333"
     ET.SubElement(element, "hidden").text = "0"
@@ -102,7 +93,7 @@ def _question(name: str, question: MoodleQuestion) -> ET.Element:
             row = _text_element(element, "answer", answer.text, "moodle_auto_format")
             row.attrib.update(attributes)
         else:
-            row = _text_element(element, "answer", inline_html(answer.text))
+            row = _text_element(element, "answer", plain_html(answer.text))
             row.attrib.update(attributes)
         _text_element(row, "feedback", html(answer.feedback) if answer.feedback else "")
         if question.kind is Kind.NUMERIC:

@@ -2,16 +2,19 @@
 
 Every file is read with a size cap, without following links and without blocking on
 a FIFO; a file that is not a valid submission, or whose owner is not the student it
-names, is listed and left out of the grades. Nothing in the drop-box can crash it.
+names, is listed and left out of the grades. Nothing in the drop-box can crash it or
+hide another student's grades: files are grouped by the owner the kernel records, each
+owner's newest files are read up to a count and a byte cap, each inode once (hard
+links), and a submission's time is when the file arrived (its ctime, which no student
+can set back), never the date written inside it.
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import os
 import pwd
+import re
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,7 +30,11 @@ from tui_course.classroom.submission import (
 )
 from tui_course.content.text import strip_control
 
-MAX_FILES = 100_000
+MAX_FILES = 200_000  # entries looked at in all (one lstat each); past it the report is partial
+MAX_FILES_PER_OWNER = 2_000  # a term of submissions is a few hundred
+MAX_BYTES_PER_OWNER = 32 * 1024 * 1024
+MAX_LISTED = 200  # problem files kept by name; the rest are counted
+MAX_UNKNOWN_QUIZZES = 50  # quiz ids not in the course, kept by name
 
 
 @dataclass(frozen=True)
@@ -48,10 +55,16 @@ class StudentRow:
     # and a second go (or a lost database) make a new first pass, which must not replace it
     graded: dict[str, tuple[int, dt.datetime]] = field(default_factory=dict)
 
-    def add(self, submission: Submission) -> None:
+    def add(
+        self, submission: Submission, arrived: dt.datetime, known: Iterable[str] | None = None
+    ) -> None:
+        """Count one submission that arrived at `arrived`; only quiz ids in `known` are kept."""
+        keep = None if known is None else set(known)
         self.submissions += 1
-        when = submission.submitted_at
+        when = arrived
         for quiz in submission.quizzes:
+            if keep is not None and quiz.id not in keep:
+                continue
             held = self.quizzes.get(quiz.id)
             if held is None or held[1] <= when:
                 self.quizzes[quiz.id] = (quiz, when)
@@ -85,6 +98,11 @@ class ClassReport:
     impostors: list[Rejected] = field(default_factory=list)  # owner is not the named user
     unknown_quizzes: set[str] = field(default_factory=set)
     deadlines: dict[str, dt.datetime] = field(default_factory=dict)
+    unlisted: int = 0  # problem files past MAX_LISTED, counted only
+    unknown_more: int = 0  # mentions of unknown quiz ids past MAX_UNKNOWN_QUIZZES
+    skipped: dict[str, int] = field(default_factory=dict)  # owner -> files not read (caps)
+    not_looked_at: bool = False  # more than MAX_FILES entries: the rest was never seen
+    hard_links: int = 0  # extra names of a file already read (counted once)
 
     def late(self, row: StudentRow, quiz_id: str) -> bool:
         """Judged on the submission whose first-try score counts: a retry or review sent
@@ -92,6 +110,38 @@ class ClassReport:
         deadline = self.deadlines.get(quiz_id)
         held = row.graded.get(quiz_id) or row.quizzes.get(quiz_id)
         return deadline is not None and held is not None and held[1] > deadline
+
+    def late_quizzes(self, row: StudentRow) -> list[str]:
+        return [quiz_id for quiz_id in self.quiz_ids if self.late(row, quiz_id)]
+
+    def problem(self, entry: Rejected, impostor: bool = False) -> None:
+        if len(self.rejected) + len(self.impostors) >= MAX_LISTED:
+            self.unlisted += 1
+        else:
+            (self.impostors if impostor else self.rejected).append(entry)
+
+    def note_unknown(self, quiz_id: str) -> None:
+        if quiz_id in self.unknown_quizzes:
+            return
+        if len(self.unknown_quizzes) < MAX_UNKNOWN_QUIZZES:
+            self.unknown_quizzes.add(quiz_id)
+        else:
+            self.unknown_more += 1
+
+    def partial(self) -> list[str]:
+        """Why some files were left out of the grades (empty: every file counted)."""
+        reasons = []
+        problems = len(self.rejected) + len(self.impostors) + self.unlisted
+        if problems:
+            reasons.append(f"{problems} file(s) not valid or not the named student's")
+        for owner, count in sorted(self.skipped.items()):
+            reasons.append(
+                f"{count} file(s) of {owner} not read (over the cap of {MAX_FILES_PER_OWNER}"
+                f" files or {MAX_BYTES_PER_OWNER // (1024 * 1024)} MiB per student)"
+            )
+        if self.not_looked_at:
+            reasons.append(f"more than {MAX_FILES} files in the drop-box; the rest not read")
+        return reasons
 
 
 def shown_name(name: str) -> str:
@@ -102,9 +152,20 @@ def shown_name(name: str) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
+def natural_key(name: str) -> list[Any]:
+    """c1, c2, c10: digit runs compare as numbers (re.split alternates text and digits)."""
+    return [int(part) if i % 2 else part.lower() for i, part in enumerate(re.split(r"(\d+)", name))]
+
+
 def _time(stamp: str) -> dt.datetime:
     when = dt.datetime.fromisoformat(stamp)
     return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def arrival_time(info: os.stat_result) -> dt.datetime:
+    """When the file reached the drop-box as the kernel saw it: ctime, which touch and
+    utime cannot set back (a student can only make it later)."""
+    return dt.datetime.fromtimestamp(info.st_ctime_ns / 1e9, dt.UTC)
 
 
 def owner_name(uid: int) -> str:
@@ -114,8 +175,8 @@ def owner_name(uid: int) -> str:
         return f"uid {uid}"
 
 
-def read_capped(directory: Path, name: str) -> tuple[bytes, int]:
-    """The bytes of a regular file and its owner's uid; OSError/SubmissionError otherwise."""
+def read_capped(directory: Path, name: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file and its fstat; OSError/SubmissionError otherwise."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(directory / name, flags)
     try:
@@ -135,9 +196,61 @@ def read_capped(directory: Path, name: str) -> tuple[bytes, int]:
         data = b"".join(chunks)
         if len(data) > MAX_SUBMISSION_BYTES:
             raise SubmissionError("too large (grew while read)")
-        return data, info.st_uid
+        return data, info
     finally:
         os.close(fd)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    name: str  # as listed (bytes-safe str)
+    ctime_ns: int
+    size: int
+
+
+def _list_owners(dropbox: Path, report: ClassReport) -> dict[int, list[_Entry]]:
+    """Regular files per owner uid, each inode once; anything else is listed as a problem."""
+    owners: dict[int, list[_Entry]] = {}
+    seen: set[tuple[int, int]] = set()
+    with os.scandir(dropbox) as entries:
+        for count, entry in enumerate(entries):
+            if count >= MAX_FILES:
+                report.not_looked_at = True
+                break
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError as error:
+                report.problem(Rejected(shown_name(entry.name), f"cannot read: {error.strerror}"))
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                report.problem(Rejected(shown_name(entry.name), "cannot read: a symbolic link"))
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                report.problem(Rejected(shown_name(entry.name), "not a regular file"))
+                continue
+            if (info.st_dev, info.st_ino) in seen:
+                report.hard_links += 1
+                continue
+            seen.add((info.st_dev, info.st_ino))
+            owners.setdefault(info.st_uid, []).append(
+                _Entry(entry.name, info.st_ctime_ns, info.st_size)
+            )
+    return owners
+
+
+def _within_caps(files: list[_Entry]) -> tuple[list[_Entry], int]:
+    """An owner's newest files up to the count and byte caps (oldest first), and how many
+    were left out."""
+    chosen: list[_Entry] = []
+    used = 0
+    for entry in sorted(files, key=lambda e: e.ctime_ns, reverse=True):
+        size = min(entry.size, MAX_SUBMISSION_BYTES + 1)
+        if len(chosen) >= MAX_FILES_PER_OWNER or used + size > MAX_BYTES_PER_OWNER:
+            break
+        chosen.append(entry)
+        used += size
+    chosen.reverse()
+    return chosen, len(files) - len(chosen)
 
 
 def build_report(
@@ -145,74 +258,118 @@ def build_report(
     quiz_ids: Sequence[str],
     quiz_titles: dict[str, str] | None = None,
     deadlines: dict[str, dt.datetime] | None = None,
+    members: Iterable[str] = (),
 ) -> ClassReport:
-    """Read every file of the drop-box; raise OSError only when the folder cannot be listed."""
+    """Read every file of the drop-box; raise OSError only when the folder cannot be listed.
+
+    `members` (the class's student group) get a row even with no submission."""
     report = ClassReport(list(quiz_ids), dict(quiz_titles or {}), deadlines=dict(deadlines or {}))
-    with os.scandir(dropbox) as entries:
-        for count, entry in enumerate(entries):
+    known = set(report.quiz_ids)
+    for uid, files in _list_owners(dropbox, report).items():
+        chosen, left_out = _within_caps(files)
+        owner = owner_name(uid)
+        if left_out:
+            report.skipped[owner] = left_out
+        for entry in chosen:
             name = shown_name(entry.name)
-            if count >= MAX_FILES:
-                report.rejected.append(
-                    Rejected("...", f"more than {MAX_FILES} files; rest skipped")
-                )
-                break
             try:
-                data, uid = read_capped(dropbox, entry.name)
+                data, info = read_capped(dropbox, entry.name)
                 submission = parse_submission(data)
+                arrived = arrival_time(info)
             except SubmissionError as error:
-                report.rejected.append(Rejected(name, str(error)))
+                report.problem(Rejected(name, str(error)))
                 continue
             except OSError as error:
-                report.rejected.append(Rejected(name, f"cannot read: {error.strerror or error}"))
+                report.problem(Rejected(name, f"cannot read: {error.strerror or error}"))
                 continue
-            owner = owner_name(uid)
-            if owner != submission.user:
-                report.impostors.append(
-                    Rejected(name, f"names '{submission.user}' but belongs to '{owner}'")
+            except (ValueError, OverflowError, TypeError, RecursionError) as error:
+                # a value no check above foresaw: this file is out, the report goes on
+                report.problem(Rejected(name, f"not a valid submission ({type(error).__name__})"))
+                continue
+            if owner_name(info.st_uid) != submission.user:
+                report.problem(
+                    Rejected(name, f"names '{submission.user}' but belongs to '{owner}'"),
+                    impostor=True,
                 )
                 continue
             row = report.students.setdefault(submission.user, StudentRow(submission.user))
-            row.add(submission)
-            report.unknown_quizzes.update(
-                quiz.id for quiz in submission.quizzes if quiz.id not in report.quiz_ids
-            )
+            row.add(submission, arrived, known)
+            for quiz in submission.quizzes:
+                if quiz.id not in known:
+                    report.note_unknown(quiz.id)
+    for user in members:
+        report.students.setdefault(user, StudentRow(user))
     report.rejected.sort(key=lambda r: r.name)
     report.impostors.sort(key=lambda r: r.name)
     return report
 
 
+def group_members(group: str) -> list[str]:
+    """Every account in a Unix group: listed members and those whose primary group it is.
+    Raises KeyError for an unknown group."""
+    import grp
+
+    entry = grp.getgrnam(group)
+    names = set(entry.gr_mem)
+    names.update(account.pw_name for account in pwd.getpwall() if account.pw_gid == entry.gr_gid)
+    return sorted(names, key=natural_key)
+
+
+def students_in_order(report: ClassReport) -> list[str]:
+    return sorted(report.students, key=natural_key)
+
+
 # output
+
+
+def graded_only(report: ClassReport, quiz_id: str) -> ClassReport:
+    """The report cut to one quiz and the students with a finished first pass in it.
+
+    Moodle's grade import erases a grade it already holds when the cell is empty, so a CSV
+    for import holds no empty score cell: a grade typed by hand for a student without a
+    finished first pass here stays as it is."""
+    students = {
+        user: row
+        for user, row in report.students.items()
+        if (result := row.result(quiz_id)) is not None and result.first_try is not None
+    }
+    return replace(report, quiz_ids=[quiz_id], students=students)
 
 
 def report_csv(report: ClassReport) -> str:
     """For Moodle's grade import (Grades > Import > CSV file): map `username` to the user
     field and each score column to a grade item. A quiz without a finished first pass
     (not started, or in progress) has empty cells, which Moodle reads as "no grade",
-    never a 0 that would count as a failed quiz."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    header = ["username"]
+    never a 0 that would count as a failed quiz. `late` lists the quizzes whose counted
+    submission arrived after their deadline (map it to nothing, or to a text item)."""
+    from tui_course.csvfile import csv_text
+
+    header: list[object] = ["username"]
     for quiz_id in report.quiz_ids:
         header += [f"{quiz_id} first_try", f"{quiz_id} mastered"]
-    header += ["lessons_read", "last_activity"]
-    writer.writerow(header)
-    for user in sorted(report.students):
+    header += ["lessons_read", "last_activity", "late"]
+    rows: list[list[object]] = [header]
+    for user in students_in_order(report):
         row = report.students[user]
-        cells = [user]
+        cells: list[object] = [user]
         for quiz_id in report.quiz_ids:
             quiz = row.result(quiz_id)
             if quiz is None or quiz.first_try is None:
                 cells += ["", ""]
             else:
-                cells += [str(quiz.first_try), str(quiz.mastered)]
-        cells += [str(len(row.lessons_read)), row.last_activity or ""]
-        writer.writerow(cells)
-    return out.getvalue()
+                cells += [quiz.first_try, quiz.mastered]
+        cells += [
+            len(row.lessons_read) if row.submissions else "",
+            row.last_activity or "",
+            " ".join(report.late_quizzes(row)),
+        ]
+        rows.append(cells)
+    return csv_text(rows)
 
 
 def report_json(report: ClassReport) -> dict[str, Any]:
     students = []
-    for user in sorted(report.students):
+    for user in students_in_order(report):
         row = report.students[user]
         quizzes = {}
         for quiz_id, (latest, when) in sorted(row.quizzes.items()):
@@ -228,7 +385,7 @@ def report_json(report: ClassReport) -> dict[str, Any]:
                 "reveals": quiz.reveals,
                 "seconds": quiz.seconds,
                 "last_activity": quiz.last_activity,
-                "submitted_at": when.isoformat(),
+                "arrived_at": when.isoformat(),  # the file's ctime, not what it says
                 "late": report.late(row, quiz_id),
             }
         students.append(
@@ -245,7 +402,12 @@ def report_json(report: ClassReport) -> dict[str, Any]:
         "students": students,
         "owner_mismatches": [{"file": r.name, "problem": r.reason} for r in report.impostors],
         "rejected": [{"file": r.name, "problem": r.reason} for r in report.rejected],
+        "problems_not_listed": report.unlisted,
+        "skipped": dict(sorted(report.skipped.items())),
+        "hard_links": report.hard_links,
         "unknown_quizzes": sorted(report.unknown_quizzes),
+        "unknown_quizzes_not_listed": report.unknown_more,
+        "partial": report.partial(),
     }
 
 
@@ -253,26 +415,41 @@ def report_table(report: ClassReport) -> str:
     """Plain text: `first-try/mastered of questions` per quiz; `*` marks a late submission."""
     headers = ["student", *report.quiz_ids, "lessons", "last activity (UTC)"]
     rows: list[list[str]] = []
-    for user in sorted(report.students):
+    for user in students_in_order(report):
         row = report.students[user]
         cells = [user]
         for quiz_id in report.quiz_ids:
             cells.append(_table_cell(report, row, quiz_id))
-        cells += [str(len(row.lessons_read)), _utc(row.last_activity)]
+        lessons = str(len(row.lessons_read)) if row.submissions else "-"
+        cells += [lessons, _utc(row.last_activity)]
         rows.append(cells)
     lines = _columns([headers, *rows]) if rows else ["No submissions yet."]
     if rows:
         lines += [
             "",
-            "Each quiz: first-try score / mastered of questions; * after its deadline;",
+            "Each quiz: first-try score / mastered of questions; * arrived after its deadline;",
             "in progress i/n: i of n questions answered in the first pass, no score yet.",
         ]
     lines += _listing(
         "Files whose owner is not the student they name (left out):", report.impostors
     )
     lines += _listing("Files that are not valid submissions (left out):", report.rejected)
+    if report.unlisted:
+        lines.append(f"  and {report.unlisted} more problem file(s), not listed")
+    for owner, count in sorted(report.skipped.items()):
+        lines.append(
+            f"Not read: {count} file(s) of {owner}, over the per-student cap"
+            f" ({MAX_FILES_PER_OWNER} files, {MAX_BYTES_PER_OWNER // (1024 * 1024)} MiB);"
+            " `attn-tui class clean` keeps each student's latest"
+        )
+    if report.not_looked_at:
+        lines.append(f"Not read: the drop-box holds more than {MAX_FILES} files")
     if report.unknown_quizzes:
-        lines += ["", "Quiz ids not in this course: " + ", ".join(sorted(report.unknown_quizzes))]
+        more = f" and {report.unknown_more} more" if report.unknown_more else ""
+        lines += [
+            "",
+            "Quiz ids not in this course: " + ", ".join(sorted(report.unknown_quizzes)) + more,
+        ]
     return "\n".join(lines)
 
 

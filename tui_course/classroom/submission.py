@@ -23,7 +23,7 @@ from typing import Any
 
 from tui_course import __version__
 from tui_course.classroom.folder import DROPBOX, _dropbox_problem
-from tui_course.paths import ensure_private_dir
+from tui_course.paths import ensure_private_dir, write_file_safely
 
 FORMAT = "attn-tui-submission"
 FORMAT_VERSION = 1
@@ -109,6 +109,11 @@ def build_submission(
         if quiz_ids is None or quiz.get("id") in quiz_ids
     ]
     lessons = [_lesson_row(lesson) for lesson in report.get("lessons", [])]
+    code = [
+        {key: entry[key] for key in _CODE_KEYS}
+        for entry in report.get("code", [])
+        if quiz_ids is None or entry.get("quiz_id") in quiz_ids
+    ]
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -117,7 +122,21 @@ def build_submission(
         "submitted_at": _now(),
         "quizzes": quizzes,
         "lessons": lessons,
+        "code": code,
     }
+
+
+_CODE_KEYS = ("quiz_id", "question", "code", "sha256", "outcome", "sandbox", "checked_at")
+MAX_CODE_CHARS = 20 * 1024
+CODE_OUTCOMES = (
+    "passed",
+    "failed",
+    "error",
+    "time limit",
+    "memory limit",
+    "crashed",
+    "sandbox unavailable",
+)
 
 
 def encode_submission(payload: Mapping[str, Any]) -> bytes:
@@ -204,10 +223,7 @@ def keep_pending(data_dir: Path, data: bytes, user: str) -> Path:
     folder = ensure_private_dir(pending_dir(data_dir))
     # sorted by name = by time: the zero-padded nanosecond stamp comes first
     name = f"{dt.datetime.now(dt.UTC).timestamp() * 1e9:020.0f}-{_file_name(user)}"
-    temporary = folder / f".{name}.tmp"
-    temporary.write_bytes(data)
-    temporary.chmod(0o600)
-    temporary.rename(folder / name)
+    write_file_safely(folder / name, data, 0o600)
     for old in pending_files(data_dir)[:-MAX_PENDING]:
         _unlink_quietly(old)
     return folder / name
@@ -271,6 +287,18 @@ class QuizResult:
 
 
 @dataclass(frozen=True)
+class CodeSubmitted:
+    """A code question's final code as the student's app checked it."""
+
+    quiz_id: str
+    question: int
+    code: str
+    sha256: str
+    outcome: str  # the verdict the student's app claims
+    sandbox: str
+
+
+@dataclass(frozen=True)
 class Submission:
     user: str
     submitted_at: dt.datetime
@@ -279,6 +307,7 @@ class Submission:
     lessons_read: frozenset[str]
     lessons_seen: int
     last_activity: str | None
+    code: tuple[CodeSubmitted, ...] = ()
 
 
 def _require(condition: bool, reason: str) -> None:
@@ -302,8 +331,8 @@ def _stamp(value: Any, key: str) -> str | None:
         return None
     _require(isinstance(value, str) and len(value) <= 40, f"'{key}' is not a time")
     try:
-        dt.datetime.fromisoformat(value)
-    except ValueError:
+        _sort_key(value).astimezone(dt.UTC)  # 0001-01-01T00:00+23:59 has no UTC time
+    except (ValueError, OverflowError):
         raise SubmissionError(f"'{key}' is not a time") from None
     return str(value)
 
@@ -312,7 +341,10 @@ def parse_submission(data: bytes) -> Submission:
     """Check every field a report reads; raise SubmissionError saying what is wrong."""
     try:
         payload = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+    except ValueError as error:  # bad UTF-8 or JSON, or an integer past Python's digit limit
+        digits = "integer string conversion" in str(error)
+        raise SubmissionError("not JSON (a number too long)" if digits else "not JSON") from None
+    except RecursionError:
         raise SubmissionError("not JSON") from None
     _require(isinstance(payload, dict), "not a JSON object")
     _require(payload.get("format") == FORMAT, "not an attn-tui submission")
@@ -388,7 +420,33 @@ def parse_submission(data: bytes) -> Submission:
         lessons_read=frozenset(read),
         lessons_seen=len(lessons),
         last_activity=max(latest, key=_sort_key) if latest else None,
+        code=_parse_code(payload.get("code", [])),
     )
+
+
+def _parse_code(entries: Any) -> tuple[CodeSubmitted, ...]:
+    """The optional code list (older apps send none); every field checked, code capped."""
+    _require(isinstance(entries, list) and len(entries) <= MAX_ITEMS, "'code' is not a list")
+    found = []
+    for entry in entries:
+        _require(isinstance(entry, dict), "a code entry is not an object")
+        quiz_id = entry.get("quiz_id")
+        _require(isinstance(quiz_id, str) and bool(ITEM_ID.match(quiz_id)), "bad code quiz id")
+        question = _count(entry, "question") or 0
+        code, digest = entry.get("code"), entry.get("sha256")
+        _require(isinstance(code, str) and len(code) <= MAX_CODE_CHARS, "'code' is not text")
+        _require(
+            isinstance(digest, str) and bool(re.fullmatch(r"[0-9a-f]{64}", digest)),
+            "'sha256' is not a hash",
+        )
+        outcome = entry.get("outcome")
+        _require(outcome in CODE_OUTCOMES, "'outcome' is not a code verdict")
+        sandbox = entry.get("sandbox", "")
+        _require(isinstance(sandbox, str) and len(sandbox) <= 20, "'sandbox' is not text")
+        found.append(
+            CodeSubmitted(quiz_id, question, str(code), str(digest), str(outcome), sandbox)
+        )
+    return tuple(found)
 
 
 def _sort_key(stamp: str) -> dt.datetime:

@@ -23,4 +23,5 @@ COMMANDS = {
     "class": "classroom",
     "submit": "submit",
     "doctor": "doctor",
+    "check": "check",
 }

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 if TYPE_CHECKING:
     from rich.console import Console
 
+from tui_course.paths import expand_user
+
 PROG = "attn-tui"
 
 
@@ -69,7 +71,7 @@ def content_dir(args: argparse.Namespace) -> Path:
     from tui_course.paths import default_content_dir
 
     content = getattr(args, "content", None)
-    return Path(content).expanduser() if content else default_content_dir()
+    return expand_user(content) if content else default_content_dir()
 
 
 def data_dir(args: argparse.Namespace) -> Path:

@@ -10,6 +10,11 @@ from tui_course.commands.common import add_common, data_dir
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser("doctor", help="check this account and server for problems")
+    parser.add_argument(
+        "--teacher",
+        action="store_true",
+        help="also check what a teacher needs (done anyway for members of the class's group)",
+    )
     add_common(parser, argparse.SUPPRESS)
     parser.set_defaults(run=run)
 
@@ -29,6 +34,13 @@ def run(args: argparse.Namespace) -> int:
             break
         except (OSError, ValueError):
             continue
-    checks = run_checks(os.environ, size, locale_is_utf8(), data_dir(args), train_extra_installed)
+    checks = run_checks(
+        os.environ,
+        size,
+        locale_is_utf8(),
+        data_dir(args),
+        train_extra_installed,
+        True if args.teacher else None,
+    )
     print(format_checks(checks))
     return 1 if any(check.status == BLOCKER for check in checks) else 0

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_course.commands.common import PROG, add_common, content_dir, fail
+
+if TYPE_CHECKING:
+    from tui_course.content.models import Quiz
 
 
 def add_parser(commands: Any) -> None:
@@ -42,8 +45,17 @@ def run(args: argparse.Namespace) -> int:
         if not quizzes:
             known = ", ".join(quiz.id for quiz in course.quizzes) or "none found"
             return fail(f"error: no quiz with id '{args.quiz}' in {root} (quizzes: {known})", 2)
+    quizzes, code_only = _without_code(quizzes)
+    if code_only:
+        # Moodle cannot run a student's function in attn-tui's sandbox: code stays in the app
+        print(f"{PROG}: note: code questions are not exported ({code_only})", file=sys.stderr)
     if not quizzes:
-        return fail(f"error: no quiz loaded from {root}")
+        return fail(f"error: no quiz with questions Moodle can take in {root}")
+    from tui_course.classroom.lms_answers import moodle_differences
+
+    for quiz in quizzes:
+        for note in moodle_differences(quiz)[1]:
+            print(f"{PROG}: note: {note}", file=sys.stderr)
     try:
         if args.format == "gift":
             from tui_course.classroom.gift import export_gift
@@ -56,3 +68,19 @@ def run(args: argparse.Namespace) -> int:
     except ExportError as error:
         return fail(f"error: {error}")
     return write_output(text, args.output)
+
+
+def _without_code(quizzes: list[Quiz]) -> tuple[list[Quiz], str]:
+    """The quizzes with their code questions left out, and which quizzes had some."""
+    import dataclasses
+
+    from tui_course.content.models import Kind
+
+    kept, skipped = [], []
+    for quiz in quizzes:
+        questions = tuple(q for q in quiz.questions if q.kind is not Kind.CODE)
+        if len(questions) != len(quiz.questions):
+            skipped.append(quiz.id)
+        if questions:
+            kept.append(dataclasses.replace(quiz, questions=questions))
+    return kept, ", ".join(skipped)

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import gc
+import os
+import sys
 from pathlib import Path
 
 from tui_course.commands.common import fail
 
 
-def run_app(content: Path, data: Path, open_id: str | None) -> int:
+def run_app(
+    content: Path, data: Path, open_id: str | None, plain: bool = False, colour: bool = False
+) -> int:
+    from tui_course.plain.start import nothing_to_read, say_no_terminal, wants_plain
+
+    if plain or wants_plain(os.environ, sys.stdin, sys.stdout):
+        # No terminal (a pipe, ssh -T) or one that cannot be drawn on: lines, not the app.
+        from tui_course.plain.run import check_open_id, run_plain
+
+        if not plain and nothing_to_read(sys.stdin):
+            return check_open_id(content, open_id) or say_no_terminal()
+        return run_plain(content, data, open_id, colour)
     # Start-up builds a few hundred thousand objects (Textual's, the course's) that all
     # stay alive, so cyclic garbage collection before the first frame only re-scans them:
     # about a tenth of the time to the outline. CourseApp turns it back on after the first
@@ -35,6 +48,10 @@ def _run_app(content: Path, data: Path, open_id: str | None) -> int:
         known = ", ".join(item.id for item in app.items) or "none found"
         return fail(f"error: --open: no lesson, quiz or lab with id '{open_id}' (ids: {known})", 2)
     app.run()
+    if app.left_with is not None:  # SIGTERM, SIGHUP, the terminal gone: all saved, go now
+        from tui_course.hangup import end_process
+
+        end_process(app.left_with)
     if app.crash is not None:
         from tui_course.crash import report_crash
 

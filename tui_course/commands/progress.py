@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 from typing import Any
@@ -67,22 +65,23 @@ def _cell(value: object) -> object:
 
 
 def progress_csv(report: dict[str, Any]) -> str:
-    """One row per lesson and quiz, each with the user's login name (for a class sheet)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["user", "kind", "id", "title", "read", *QUIZ_COLUMNS])
+    """One row per lesson and quiz, each with the user's login name (for a class sheet).
+    Titles come from content: csv_text keeps a `=HYPERLINK(...)` title from running."""
+    from tui_course.csvfile import csv_text
+
+    rows: list[list[object]] = [["user", "kind", "id", "title", "read", *QUIZ_COLUMNS]]
     user = report["user"]
-    blank = [""] * len(QUIZ_COLUMNS)
+    blank: list[object] = [""] * len(QUIZ_COLUMNS)
     for lesson in report["lessons"]:
         row = [user, "lesson", lesson["id"], lesson["title"], lesson["read"], *blank]
         row[-1] = _cell(lesson["last_activity"])
-        writer.writerow(row)
+        rows.append(row)
     for quiz in report["quizzes"]:
-        writer.writerow(
+        rows.append(
             [user, "quiz", quiz["id"], quiz["title"], ""]
             + [_cell(quiz[column]) for column in QUIZ_COLUMNS]
         )
-    return out.getvalue()
+    return csv_text(rows)
 
 
 def _score(value: object, total: object) -> str:
@@ -139,4 +138,13 @@ def progress_table(report: dict[str, Any]) -> str:
             f" {_score(quiz['best'], n):>5} {quiz['tries']!s:>5} {quiz['hints']!s:>5}"
             f" {quiz['reveals']!s:>7} {_minutes(quiz['seconds']):>5}"
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", *training_lines(report.get("training_runs", []))])
+
+
+def training_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The same table the training lab shows, from the report's rows."""
+    from tui_course.progress.store import TrainingRecord
+    from tui_course.render.training import runs_table
+
+    records = [TrainingRecord(**{**row, "epochs": tuple(row["epochs"])}) for row in rows]
+    return ["Training", *runs_table(records, 80).splitlines()]

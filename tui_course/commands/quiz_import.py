@@ -6,13 +6,12 @@ The module is not called `import` (a Python keyword); the subcommand is.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 from tui_course.commands.common import PROG, fail
+from tui_course.paths import expand_user
 
 
 def add_parser(commands: Any) -> None:
@@ -28,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from tui_course.content.errors import ContentError
     from tui_course.content.tomlfile import read_text
 
-    path = Path(args.file).expanduser()
+    path = expand_user(args.file)
     shown = path.as_posix()
     try:
         text = read_text(path, shown)
@@ -56,20 +55,19 @@ def _id_from_name(stem: str) -> str:
 
 
 def write_output(text: str, output: str | None) -> int:
-    """Text to a file (written whole, then renamed into place) or to stdout."""
+    """Text to a file (written whole under a new name, then renamed into place: a planted
+    link is replaced, never followed) or to stdout."""
     if output is None or output == "-":
         # The formats are UTF-8 whatever the terminal's locale (the XML says so).
         sys.stdout.flush()
         sys.stdout.buffer.write(text.encode("utf-8"))
         sys.stdout.buffer.flush()
         return 0
-    target = Path(output).expanduser()
-    partial = target.with_name(f".{target.name}.partial")
+    from tui_course.paths import write_file_safely
+
+    target = expand_user(output)
     try:
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(target)
+        write_file_safely(target, text.encode("utf-8"))
     except OSError as error:
-        with contextlib.suppress(OSError):
-            partial.unlink()
         return fail(f"error: -o: cannot write {target}: {error.strerror or error}")
     return 0

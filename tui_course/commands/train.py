@@ -11,7 +11,10 @@ from tui_course.commands.common import PROG, add_common, data_dir, fail
 from tui_course.training.options import add_train_arguments
 
 if TYPE_CHECKING:
-    from tui_course.training.protocol import AttentionSummary, Event
+    from pathlib import Path
+
+    from tui_course.training.options import TrainOptions
+    from tui_course.training.protocol import AttentionSummary, Done, EpochEnd, Event
     from tui_course.training.runner import TrainingRun
 
 
@@ -49,24 +52,68 @@ def run(args: argparse.Namespace) -> int:
         printer = _RichTrainPrinter()
     else:
         printer = _print_plain_training
+    keep = RunKeeper(options)
     try:
-        return asyncio.run(_follow(run, printer))
+        code = asyncio.run(_follow(run, printer, keep))
     except KeyboardInterrupt:
         print(f"{PROG}: train: cancelled", file=sys.stderr)
         return 130
+    keep.save(data)
+    return code
 
 
-async def _follow(run: TrainingRun, printer: Callable[[Event], None]) -> int:
+async def _follow(run: TrainingRun, printer: Callable[[Event], None], keep: RunKeeper) -> int:
     from tui_course.training.protocol import Done, Error
 
     code = 1
     async for event in run.events():
+        keep.see(event)
         printer(event)
         if isinstance(event, Done):
             code = 0
         elif isinstance(event, Error):
             code = 1
     return code
+
+
+class RunKeeper:
+    """Collects what the progress store keeps of a finished run, as the lab does."""
+
+    def __init__(self, options: TrainOptions) -> None:
+        self.options = options
+        self.epochs: list[EpochEnd] = []
+        self.summary: AttentionSummary | None = None
+        self.done: Done | None = None
+
+    def see(self, event: Event) -> None:
+        from tui_course.training.protocol import AttentionSummary, Done, EpochEnd
+
+        if isinstance(event, EpochEnd):
+            self.epochs.append(event)
+        elif isinstance(event, AttentionSummary):
+            self.summary = event
+        elif isinstance(event, Done):
+            self.done = event
+
+    def save(self, data: Path) -> None:
+        """Into the progress store, so the lab's table and `attn-tui progress` list it. A
+        store that cannot be written costs a line on stderr, never the result."""
+        from tui_course.progress.store import ProgressStore, StoreError
+        from tui_course.training.record import training_record
+
+        if self.done is None:
+            return
+        record = training_record("cli", self.options, self.epochs, self.summary, self.done)
+        try:
+            with ProgressStore(data) as store:
+                problems: list[str] = []
+                store.on_problem = problems.append
+                saved = store.record_training_run(record)
+        except (StoreError, OSError) as error:
+            problems, saved = [str(error)], 0
+        if not saved:
+            detail = f": {problems[0]}" if problems else ""
+            print(f"{PROG}: train: the run was not kept in {data}{detail}", file=sys.stderr)
 
 
 def _print_json(event: Event) -> None:
@@ -77,60 +124,22 @@ def _print_json(event: Event) -> None:
 
 def _print_plain_training(event: Event) -> None:
     """One line per epoch: fit for logs and pipes (no carriage returns)."""
-    from tui_course.safe_text import path_text, plain_text
-    from tui_course.training.protocol import (
-        AttentionSummary,
-        Done,
-        EpochEnd,
-        Error,
-        Started,
-        Waiting,
-        waiting_text,
-    )
+    from tui_course.render.training import event_lines
+    from tui_course.safe_text import plain_text
+    from tui_course.training.protocol import Error
 
-    if isinstance(event, Waiting):
-        print(f"{waiting_text(event)}, ctrl+c to leave", flush=True)
-    elif isinstance(event, AttentionSummary):
-        print(_findings_text(event), flush=True)
-    elif isinstance(event, Started):
-        print(
-            f"training {event.model}{'' if event.position else ' without positions'}: "
-            f"{event.params:,} parameters, {event.epochs} epoch{'' if event.epochs == 1 else 's'}"
-            f" of {event.batches} batches "
-            f"(log: {path_text(event.log)})",  # the data dir may hold escape codes
-            flush=True,
-        )
-    elif isinstance(event, EpochEnd):
-        print(
-            f"epoch {event.epoch:>3}/{event.epochs}  loss {event.loss:.4f}  "
-            f"acc {event.accuracy:.4f}  val_loss {event.val_loss:.4f}  "
-            f"val_acc {event.val_accuracy:.4f}  {event.seconds:6.1f} s",
-            flush=True,
-        )
-    elif isinstance(event, Done):
-        print(
-            f"test accuracy {event.test_accuracy:.3f} with {event.params:,} parameters "
-            f"in {event.seconds:.1f} s",
-            flush=True,
-        )
-    elif isinstance(event, Error):
+    if isinstance(event, Error):
         print(f"{PROG}: train: {plain_text(event.message)}", file=sys.stderr)
         for line in event.log_tail:
             print(f"  {plain_text(line)}", file=sys.stderr)
-
-
-def _findings_text(event: AttentionSummary) -> str:
-    """What the trained attention does, computed from the run's averaged weights."""
-    from tui_course.training.findings import describe_findings, find_in_attention
-
-    try:
-        return "\n".join(describe_findings(find_in_attention(event.weights, event.sequences)))
-    except ValueError as error:
-        return f"no attention findings: {error}"
+        return
+    lines = event_lines(event)
+    if lines:
+        print("\n".join(lines), flush=True)
 
 
 class _RichTrainPrinter:
-    """Progress bars on a terminal; the epoch lines are printed above them."""
+    """Progress bars on a terminal; the plain lines (the same words) are printed above them."""
 
     def __init__(self) -> None:
         from rich.progress import (
@@ -152,40 +161,27 @@ class _RichTrainPrinter:
         self.batches: Any = None
 
     def __call__(self, event: Event) -> None:
-        from tui_course.training.protocol import (
-            AttentionSummary,
-            BatchProgress,
-            Done,
-            EpochEnd,
-            Error,
-            Started,
-            Waiting,
-        )
+        from tui_course.render.training import event_lines, metrics_phrase
+        from tui_course.training.protocol import BatchProgress, Done, EpochEnd, Error, Started
 
-        if isinstance(event, Waiting):
-            _print_plain_training(event)  # a new line each time the place in line changes
-        elif isinstance(event, Started):
+        if isinstance(event, Started):
             self.progress.start()
-            _print_plain_training(event)
             self.epochs = self.progress.add_task("epochs", total=event.epochs, detail="")
             self.batches = self.progress.add_task("batches", total=event.batches, detail="")
         elif isinstance(event, BatchProgress):
             self.progress.update(
-                self.batches,
-                completed=event.batch,
-                detail=f"loss {event.loss:.4f} acc {event.accuracy:.3f} "
-                f"{event.samples_per_second:,.0f} samples/s",
+                self.batches, completed=event.batch, detail=metrics_phrase(event, None)
             )
+            return
         elif isinstance(event, EpochEnd):
             self.progress.update(
                 self.epochs, completed=event.epoch, detail=f"val_acc {event.val_accuracy:.3f}"
             )
             self.progress.update(self.batches, completed=0)
-            self.progress.console.print(
-                f"epoch {event.epoch}/{event.epochs}: val_acc {event.val_accuracy:.4f}"
-            )
         elif isinstance(event, Done | Error):
             self.progress.stop()
+        if isinstance(event, Error):
             _print_plain_training(event)
-        elif isinstance(event, AttentionSummary):
-            self.progress.console.print(_findings_text(event), markup=False, highlight=False)
+            return
+        for line in event_lines(event):
+            self.progress.console.print(line, markup=False, highlight=False)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from tui_course.commands.common import content_dir
+from tui_course.paths import expand_user
 
 
 def add_parser(commands: Any) -> None:
@@ -22,10 +22,12 @@ def run(args: argparse.Namespace) -> int:
     from tui_course.safe_text import path_text
     from tui_course.validate import validate
 
-    root = Path(args.dir).expanduser() if args.dir else content_dir(args)
+    root = expand_user(args.dir) if args.dir else content_dir(args)
     report = validate(root)
     for problem in report.problems:
         print(problem)
+    for note in report.notes:
+        print(f"note: {note}")
     for warning in report.warnings:
         print(f"warning: {warning}")
     if not report.ok:

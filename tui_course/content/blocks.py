@@ -66,6 +66,12 @@ BLOCK_FIELDS: dict[str, dict[str, Field]] = {
     "score-spread": {
         "dims": Field((list,), "a list of whole numbers", required=True, items=int),
     },
+    "digit-data": {
+        "seed": _INT,
+        "train": _INT,
+        "test": _INT,
+        "length": _INT,
+    },
     "params": {
         "vocab": _INT,
         "length": _INT,
@@ -98,6 +104,12 @@ BLOCK_SPECS: dict[str, dict[str, specs.IntSpec | specs.ChoiceSpec]] = {
     },
     "key-dim": {"dim": specs.DIM, "heads": specs.SPLIT_HEADS},
     "score-spread": {},
+    "digit-data": {
+        "seed": specs.SEED,
+        "train": specs.TRAIN_SIZE,
+        "test": specs.TEST_SIZE,
+        "length": specs.LENGTH,
+    },
     "params": {
         "vocab": specs.VOCAB,
         "length": specs.LENGTH,

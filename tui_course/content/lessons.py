@@ -14,17 +14,32 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_course.content.errors import ContentError, display_path
-from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment, Segment
+from tui_course.content.models import (
+    BlockSegment,
+    Lesson,
+    ListingRunner,
+    ListingSegment,
+    MarkdownSegment,
+    Segment,
+)
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
 from tui_course.safe_text import one_line
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 CODE_LANGUAGES = frozenset(
     {"", "python", "py", "text", "console", "bash", "sh", "toml", "json", "markdown", "md"}
 )
+PYTHON_FENCES = frozenset({"python", "py"})
+# A runnable listing's fence: ```python run``` (NumPy, in the code sandbox) or
+# ```python run keras``` (Keras, in a child of the train extra's environment).
+LISTING_OPTIONS = {("run",): ListingRunner.NUMPY, ("run", "keras"): ListingRunner.KERAS}
+MAX_LISTING_CHARS = 20_000  # what an attempt keeps of a student's code; listings are far smaller
+# What a NumPy listing cannot import: its sandbox has NumPy and the standard library only.
+_NOT_IN_THE_SANDBOX = frozenset({"keras", "tensorflow", "tui_course", "torch"})
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")  # \Z: `$` also matches before a final newline
 
 MAX_LESSON_BYTES = 256 * 1024  # 50 times the longest shipped lesson; more froze the view
@@ -93,9 +108,9 @@ def _markdown_parser() -> MarkdownIt:
     Only block structure matters here: of the core steps, only normalising the text and
     the block rules run (inline parsing and linkify would triple the time).
     """
-    from markdown_it import MarkdownIt  # on first use: not start-up work
+    from tui_course.content.markdown import markdown_parser
 
-    parser = MarkdownIt("gfm-like")
+    parser = markdown_parser()
     parser.core.ruler.enableOnly(["normalize", "block"])
     return parser
 
@@ -160,9 +175,10 @@ def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
         if not _closed(token.markup, lines, first, end):
             message = f"fenced block '{name or token.markup}' is never closed"
             raise ContentError(shown, first + 1, message)
-        if name in CODE_LANGUAGES:
+        listing = _listing(info, token, lines, first, shown)
+        if listing is None and name in CODE_LANGUAGES:
             continue
-        if name not in BLOCK_FIELDS:
+        if listing is None and name not in BLOCK_FIELDS:
             known = ", ".join(sorted(BLOCK_FIELDS))
             raise ContentError(
                 shown,
@@ -175,12 +191,65 @@ def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
         prose = "\n".join(lines[prose_start:first])
         if prose.strip():
             segments.append(MarkdownSegment(prose.strip("\n")))
-        segments.append(_block(name, token.content.split("\n")[:-1], first + 2, shown))
+        if listing is not None:
+            segments.append(listing)
+        else:
+            segments.append(_block(name, token.content.split("\n")[:-1], first + 2, shown))
         prose_start = end
     prose = "\n".join(lines[prose_start:])
     if prose.strip():
         segments.append(MarkdownSegment(prose.strip("\n")))
     return tuple(segments)
+
+
+def _listing(
+    info: list[str], token: Token, lines: list[str], first: int, shown: str
+) -> ListingSegment | None:
+    """A ```python run``` fence as a runnable listing, checked now: its options, where it
+    stands, that it compiles and that it imports nothing its runner lacks. None for any
+    other fence (plain ```python stays highlighted prose)."""
+    if not info or info[0].lower() not in PYTHON_FENCES or len(info) == 1:
+        return None
+    options = tuple(word.lower() for word in info[1:])
+    runner = LISTING_OPTIONS.get(options)
+    if runner is None:
+        message = (
+            f"python fence: unknown options '{' '.join(info[1:])}' (a runnable listing is"
+            " ```python run```, or ```python run keras``` for Keras code)"
+        )
+        raise ContentError(shown, first + 1, message)
+    if token.level > 0:
+        message = "a runnable listing must start at the margin, not inside a list or quote"
+        raise ContentError(shown, first + 1, message)
+    code = token.content
+    if not code.strip():
+        raise ContentError(shown, first + 1, "a runnable listing has no code")
+    if len(code) > MAX_LISTING_CHARS:
+        message = f"a runnable listing is at most {MAX_LISTING_CHARS:,} characters"
+        raise ContentError(shown, first + 1, message)
+    import ast  # on first use: only lessons with runnable listings need it
+
+    try:
+        tree = ast.parse(code, shown)
+    except SyntaxError as error:
+        line = first + 1 + (error.lineno or 1)
+        raise ContentError(shown, line, f"python listing: {error.msg}") from None
+    if runner is ListingRunner.NUMPY:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            for imported in names:
+                if imported.split(".")[0] in _NOT_IN_THE_SANDBOX:
+                    message = (
+                        f"python listing imports {imported}: a ```python run``` listing runs"
+                        " with NumPy only (fence Keras code as ```python run keras```)"
+                    )
+                    raise ContentError(shown, first + 1 + node.lineno, message)
+    return ListingSegment(code=code, line=first + 1, runner=runner)
 
 
 def _closed(markup: str, lines: list[str], first: int, end: int) -> bool:

@@ -8,6 +8,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
+from tui_course.content.code_model import CodeSpec
 from tui_course.content.errors import ContentError
 
 
@@ -16,6 +17,7 @@ class Kind(StrEnum):
     MULTI = "multi"
     NUMERIC = "numeric"
     TEXT = "text"
+    CODE = "code"  # the student writes a function; see content.code_model
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class Question:
     mistakes: tuple[Mistake, ...] = ()
     tries: int | None = None  # None: the quiz's setting
     also_accepted: tuple[float, ...] = ()  # numeric: other readings graded right
+    code: CodeSpec | None = None  # code questions only
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,21 @@ class BlockSegment:
     line: int
 
 
-Segment = MarkdownSegment | BlockSegment
+class ListingRunner(StrEnum):
+    NUMPY = "numpy"  # the code sandbox: NumPy only
+    KERAS = "keras"  # a child of the train extra's environment (Keras, TensorFlow)
+
+
+@dataclass(frozen=True)
+class ListingSegment:
+    """A Python listing the student can run and edit (a ```python run``` fence)."""
+
+    code: str
+    line: int  # the fence's line (1-based); the code starts on the next
+    runner: ListingRunner = ListingRunner.NUMPY
+
+
+Segment = MarkdownSegment | BlockSegment | ListingSegment
 
 
 def _all_prose(lesson: Lesson) -> tuple[Segment, ...]:

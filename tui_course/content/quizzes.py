@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tui_course.content.code_model import CODE_FIELDS, parse_code
 from tui_course.content.errors import ContentError, display_path
 from tui_course.content.grading import matches_text, normalise_text
 from tui_course.content.lessons import blocks_problem
@@ -34,7 +35,7 @@ QUIZ_FIELDS = {
     "question": Field((list,), "one or more [[question]] tables", required=True, items=dict),
 }
 QUESTION_FIELDS = {
-    "kind": Field((str,), "one of choice, multi, numeric, text", required=True),
+    "kind": Field((str,), "one of choice, multi, numeric, text, code", required=True),
     "prompt": Field((str,), "a string", required=True),
     "explanation": Field((str,), "a string", required=True),
     "options": Field((list,), "a list of strings", items=str),
@@ -46,6 +47,11 @@ QUESTION_FIELDS = {
     "tries": Field((int,), f"a whole number of tries, 1 to {MAX_TRIES}"),
     "mistake": Field((list,), "[[question.mistake]] tables", items=dict),
 }
+CODE_QUESTION_FIELDS = {
+    **{key: spec for key, spec in QUESTION_FIELDS.items() if key not in ("options", "answer")},
+    **CODE_FIELDS,
+}
+del CODE_QUESTION_FIELDS["answer_from"]
 MISTAKE_FIELDS = {
     "answer": Field((int, float, str, list), "the wrong answer this feedback is for"),
     "answer_from": Field((str,), "an expression over tui_course.maths"),
@@ -65,7 +71,11 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
     if not data["question"]:
         raise check.error("a quiz needs at least one [[question]]")
     questions = tuple(
-        _question(table, TableCheck(shown, lines, ("question", index), f"question {index + 1}"))
+        _question(
+            table,
+            TableCheck(shown, lines, ("question", index), f"question {index + 1}"),
+            path.parent,
+        )
         for index, table in enumerate(data["question"])
     )
     _check_blocks(check, "intro", data.get("intro", ""))
@@ -118,14 +128,17 @@ def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
     return value
 
 
-def _question(table: dict[str, Any], check: TableCheck) -> Question:
-    check.check(table, QUESTION_FIELDS)
+def _question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None = None) -> Question:
     try:
-        kind = Kind(table["kind"])
+        kind = Kind(str(table.get("kind", "")))
     except ValueError:
+        check.check(table, QUESTION_FIELDS)
         raise check.error(
-            f"unknown kind '{table['kind']}' (choice, multi, numeric, text)", "kind"
+            f"unknown kind '{table['kind']}' (choice, multi, numeric, text, code)", "kind"
         ) from None
+    if kind is Kind.CODE:
+        return _code_question(table, check, quiz_dir)
+    check.check(table, QUESTION_FIELDS)
     prompt = _nonempty(check, table, "prompt")
     explanation = _nonempty(check, table, "explanation")
     options = tuple(option.strip() for option in table.get("options", []))
@@ -177,6 +190,26 @@ def _question(table: dict[str, Any], check: TableCheck) -> Question:
         mistakes=tuple(mistakes),
         tries=_tries(check, table),
         also_accepted=also_accepted,
+    )
+
+
+def _code_question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
+    check.check(table, CODE_QUESTION_FIELDS)
+    spec = parse_code(table, check, quiz_dir)
+    for key in ("tolerance", "rel_tolerance"):
+        value = float(table.get(key, 1e-6))
+        if not math.isfinite(value) or not 0 <= value <= 1:
+            raise check.error(f"'{key}' must be a number from 0 to 1", key)
+    return Question(
+        kind=Kind.CODE,
+        prompt=_nonempty(check, table, "prompt"),
+        explanation=_nonempty(check, table, "explanation"),
+        line=check.lines.line_of(check.path) or 1,
+        tolerance=spec.tolerance,
+        rel_tolerance=spec.rel_tolerance,
+        hints=tuple(hint.strip() for hint in table.get("hints", [])),
+        tries=_tries(check, table),
+        code=spec,
     )
 
 

@@ -9,12 +9,16 @@ AttemptRecord that the caller saves before applying it.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import re
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from tui_course.content.code_model import CodeAttempt
 from tui_course.content.grading import (
     AnswerFormatError,
     NumberReader,
@@ -63,6 +67,7 @@ class AttemptRecord:
     seconds: float
     pass_kind: PassKind
     final: bool  # this row closed the question for this pass
+    code: CodeAttempt | None = None  # a code question's check
 
 
 @dataclass
@@ -243,6 +248,24 @@ class QuizSession:
             )
         return verdict, self._record(answer, outcome, try_number, final=final)
 
+    def answer_code(
+        self, code: str, passed: bool, feedback: str | None, attempt: CodeAttempt | None = None
+    ) -> tuple[Verdict, AttemptRecord]:
+        """A code check as an answer (the sandbox and the judge ran it already, off this
+        object). Code is fixed, not guessed: a failed check never closes the question (a
+        pass or a reveal does), and the same code checked again, but for trailing spaces,
+        costs no try. The answer kept is the code's hash; `attempt` (the code, its verdict)
+        rides on the record for the store."""
+        if self.phase is not Phase.ASKING or self.question.kind is not Kind.CODE:
+            raise ValueError("this question is not taking code")
+        key = code_key(code)
+        if not passed and key in self.state.tried:
+            raise AnswerFormatError("You checked this code already: it costs no try. Change it.")
+        verdict = Verdict(passed, expected="the model solution", feedback=feedback)
+        outcome = Outcome.RIGHT if passed else Outcome.WRONG
+        record = self._record(key, outcome, self.state.tries_used + 1, final=passed)
+        return verdict, dataclasses.replace(record, code=attempt)
+
     def reveal(self) -> AttemptRecord | None:
         """The record for asking to see the key (None when it already shows)."""
         if self.phase is not Phase.ASKING:
@@ -283,6 +306,8 @@ class QuizSession:
         question = self.questions[index]
         if verdict.read_as is not None:
             return repr(verdict.read_as)
+        if question.kind is Kind.CODE:
+            return code_key(raw)
         if question.kind is Kind.TEXT:
             return normalise_text(raw)
         if question.kind in (Kind.CHOICE, Kind.MULTI) and not stored:
@@ -292,6 +317,8 @@ class QuizSession:
     def _regraded(self, index: int, raw: str) -> str:
         """A stored wrong answer in the form `tried` keeps, for a resumed pass."""
         question = self.shown(index)
+        if question.kind is Kind.CODE:
+            return code_key(raw)  # graded by the sandbox, not here
         typed = raw
         if question.kind in (Kind.CHOICE, Kind.MULTI):
             typed = shown_answer(raw, self.questions[index], self.option_order(index))
@@ -361,3 +388,15 @@ class QuizSession:
             clock=self.clock,
             student_key=self.student_key,
         )
+
+
+_HASH = re.compile(r"[0-9a-f]{64}\Z")
+
+
+def code_key(code: str) -> str:
+    """A code answer as a repeated try is recognised: the sha256 of the code without
+    trailing spaces and blank ends (a stored key is already one)."""
+    if _HASH.match(code):
+        return code
+    normal = "\n".join(line.rstrip() for line in code.strip().splitlines())
+    return hashlib.sha256(normal.encode("utf-8", "surrogatepass")).hexdigest()

@@ -126,6 +126,10 @@ def parse_toml(text: str, shown: str, first_line: int = 1) -> dict[str, Any]:
         line = first_line + int(match.group(1)) - 1 if match else None
         message = _TOML_LINE.sub("", message).strip()
         raise ContentError(shown, line, f"invalid TOML: {message}") from None
+    except ValueError:  # an integer past Python's digit limit (tomllib lets it through)
+        long_number = re.search(r"\d[\d_]{4000,}", text)
+        line = first_line + text.count("\n", 0, long_number.start()) if long_number else None
+        raise ContentError(shown, line, "invalid TOML: a number too long") from None
 
 
 @dataclass

@@ -72,6 +72,7 @@ class QuizRecorder:
             seconds=record.seconds,
             pass_kind=str(record.pass_kind),
             final=record.final,
+            code=record.code,
         )
         if self.schedule is not None and record.final:
             self.schedule.closed(

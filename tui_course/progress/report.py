@@ -3,6 +3,8 @@
 The keys of each row are a contract (see the classroom helpers): lessons have id,
 title, order, read, last_activity; quizzes have id, title, questions, state,
 answered, first_try, mastered, best, tries, hints, reveals, seconds, last_activity.
+Training runs are the store's TrainingRecord fields (options, per-epoch curves, result,
+trained-attention summary).
 """
 
 from __future__ import annotations
@@ -70,4 +72,29 @@ def progress_report(course: Course, store: ProgressStore) -> dict[str, Any]:
         {**asdict(row), "revealed": bool(row.revealed), "final": bool(row.final)}
         for row in store.all_rows()
     ]
-    return {"user": user_name(), "lessons": lessons, "quizzes": quizzes, "attempts": attempts}
+    training_runs = [asdict(record) for record in store.training_runs()]
+    return {
+        "user": user_name(),
+        "lessons": lessons,
+        "quizzes": quizzes,
+        "attempts": attempts,
+        "code": final_code(store),
+        "training_runs": training_runs,
+    }
+
+
+def final_code(store: ProgressStore) -> list[dict[str, Any]]:
+    """Each code question's last checked code, its hash and verdict (the drop-box keeps it,
+    so a teacher can run it again with `attn-tui class recheck`)."""
+    last: dict[tuple[str, int], dict[str, Any]] = {}
+    for row in store.code_checks():
+        last[(row.quiz_id, row.question_index)] = {
+            "quiz_id": row.quiz_id,
+            "question": row.question_index,
+            "code": row.code,
+            "sha256": row.sha256,
+            "outcome": row.outcome,
+            "sandbox": row.sandbox,
+            "checked_at": row.created_at,
+        }
+    return list(last.values())

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import json
 import os
 import sqlite3
 import stat
@@ -33,12 +34,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tui_course.content.code_model import MAX_CODE_BYTES, CodeAttempt
 from tui_course.paths import LinkRefused, create_private_file, ensure_private_dir
 from tui_course.progress.scores import AttemptRow as AttemptRow
 from tui_course.progress.scores import QuizStats as QuizStats
 from tui_course.progress.scores import quiz_stats
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 DB_NAME = "progress.db"
 LOCK_NAME = DB_NAME + ".lock"  # held only while a damaged file is moved aside
 OPEN_TIMEOUT_MS = 5000  # the app's start-up (no screen yet) waits this long for a lock
@@ -121,8 +123,38 @@ CREATE TABLE IF NOT EXISTS review_cards (
 );
 """
 
+# v3: a code question's check keeps the code as typed (up to 20 KB), its sha256, the
+# named outcome, the mistake recognised, the cases failed, the sandbox level and the time.
+_MIGRATE_V2_TO_V3 = """
+ALTER TABLE attempts ADD COLUMN code TEXT;
+ALTER TABLE attempts ADD COLUMN code_sha256 TEXT;
+ALTER TABLE attempts ADD COLUMN code_outcome TEXT;
+ALTER TABLE attempts ADD COLUMN code_mistake INTEGER;
+ALTER TABLE attempts ADD COLUMN code_cases_failed TEXT;
+ALTER TABLE attempts ADD COLUMN code_sandbox TEXT;
+ALTER TABLE attempts ADD COLUMN code_seconds REAL;
+"""
+
+# v4: every finished training run (the lab's or `attn-tui train`'s), so the lab's comparison
+# table and `attn-tui progress` see runs of earlier sessions. Options, the per-epoch curves and
+# the trained-attention summary are JSON: they are read back whole, never queried into.
+_MIGRATE_V3_TO_V4 = """
+CREATE TABLE IF NOT EXISTS training_runs (
+    id INTEGER PRIMARY KEY,
+    finished_at TEXT NOT NULL,
+    source TEXT NOT NULL,
+    options TEXT NOT NULL,
+    params INTEGER NOT NULL,
+    test_accuracy REAL NOT NULL,
+    test_loss REAL NOT NULL,
+    seconds REAL NOT NULL,
+    epochs TEXT NOT NULL,
+    attention TEXT
+);
+"""
+
 # Each step takes the schema from version N to N + 1; a fresh file runs them all.
-_MIGRATIONS = (_SCHEMA_V1, _MIGRATE_V1_TO_V2)
+_MIGRATIONS = (_SCHEMA_V1, _MIGRATE_V1_TO_V2, _MIGRATE_V2_TO_V3, _MIGRATE_V3_TO_V4)
 MAX_STORED_ANSWER = 200
 
 
@@ -156,10 +188,51 @@ class Attempt:
     timestamp: str  # ISO 8601, UTC
 
 
+@dataclass(frozen=True)
+class CodeCheckRow:
+    """One stored code check."""
+
+    quiz_id: str
+    question_index: int  # 1-based
+    code: str
+    sha256: str
+    outcome: str
+    mistake: int | None
+    cases_failed: tuple[str, ...]
+    sandbox: str
+    seconds: float
+    created_at: str
+
+
+def _json_list(text: object) -> list[str]:
+    try:
+        value = json.loads(str(text)) if text else []
+    except ValueError:
+        return []
+    return [str(item) for item in value] if isinstance(value, list) else []
+
+
 _ROW_COLUMNS = (
     "run_id, quiz_id, question_index, answer, verdict, try_number, hints_seen, revealed,"
     " seconds, pass_kind, final, created_at"
 )
+
+
+@dataclass(frozen=True)
+class TrainingRecord:
+    """One finished training run as the store keeps it: plain values only (JSON-able),
+    so this layer knows nothing of the training protocol."""
+
+    source: str  # "lab" or "cli"
+    options: dict[str, Any]  # TrainOptions' fields
+    params: int
+    test_accuracy: float
+    test_loss: float
+    seconds: float
+    epochs: tuple[dict[str, float], ...]  # per epoch: loss, accuracy, val_loss, val_accuracy
+    attention: dict[str, Any] | None = None  # the trained-attention summary, if any
+    finished_at: str = ""
+    id: int = 0
 
 
 def _now() -> str:
@@ -664,15 +737,28 @@ class ProgressStore:
         seconds: float | None = None,
         pass_kind: str = "first",
         final: bool = True,
+        code: CodeAttempt | None = None,
     ) -> Attempt:
         """Write one attempt durably before returning; the caller shows the verdict after.
         Raises StoreWriteError (one line) when it could not be written."""
         stamp = _now()
         answer = answer[:MAX_STORED_ANSWER]
+        code_values: tuple[object, ...] = (None,) * 7
+        if code is not None:
+            code_values = (
+                code.code.encode("utf-8", "replace")[:MAX_CODE_BYTES].decode("utf-8", "ignore"),
+                code.sha256,
+                code.outcome,
+                code.mistake,
+                json.dumps(list(code.cases_failed)),
+                code.sandbox,
+                code.seconds,
+            )
         self._write(
             "INSERT INTO attempts (run_id, quiz_id, question_index, answer, correct, created_at,"
-            " verdict, try_number, hints_seen, revealed, seconds, pass_kind, final)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " verdict, try_number, hints_seen, revealed, seconds, pass_kind, final, code,"
+            " code_sha256, code_outcome, code_mistake, code_cases_failed, code_sandbox,"
+            " code_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 quiz_id,
@@ -687,10 +773,36 @@ class ProgressStore:
                 seconds,
                 pass_kind,
                 int(final),
+                *code_values,
             ),
             essential=True,
         )
         return Attempt(quiz_id, question_index, answer, correct, stamp)
+
+    def code_checks(self, quiz_id: str | None = None) -> list[CodeCheckRow]:
+        """Every stored code check, oldest first (the drop-box summary keeps the last)."""
+        where = "WHERE code_sha256 IS NOT NULL" + (" AND quiz_id = ?" if quiz_id else "")
+        rows = self._read(
+            "SELECT quiz_id, question_index, code, code_sha256, code_outcome, code_mistake,"
+            f" code_cases_failed, code_sandbox, code_seconds, created_at FROM attempts {where}"
+            " ORDER BY id",
+            (quiz_id,) if quiz_id else (),
+        )
+        return [
+            CodeCheckRow(
+                str(row[0]),
+                int(row[1]),
+                str(row[2] or ""),
+                str(row[3]),
+                str(row[4] or ""),
+                None if row[5] is None else int(row[5]),
+                tuple(_json_list(row[6])),
+                str(row[7] or ""),
+                float(row[8] or 0.0),
+                str(row[9]),
+            )
+            for row in rows
+        ]
 
     def finish_run(self, run_id: int, correct: int | None = None) -> None:
         """Mark a pass complete; `correct` is kept for v1 readers only, scores come from rows."""
@@ -771,7 +883,14 @@ class ProgressStore:
 
     def forget_everything(self) -> None:
         with self.transaction():
-            for table in ("attempts", "runs", "review_cards", "lessons", "settings"):
+            for table in (
+                "attempts",
+                "runs",
+                "review_cards",
+                "lessons",
+                "settings",
+                "training_runs",
+            ):
                 self._write(f"DELETE FROM {table}", essential=True)
 
     # the review schedule (tui_course.progress.review owns the FSRS side)
@@ -846,3 +965,51 @@ class ProgressStore:
             " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+    # training runs
+
+    def record_training_run(self, record: TrainingRecord) -> int:
+        """Keep a finished run; 0 when it could not be saved (reported, never raised: a
+        training result is not worth stopping the lab for)."""
+        cursor = self._write(
+            "INSERT INTO training_runs (finished_at, source, options, params, test_accuracy,"
+            " test_loss, seconds, epochs, attention) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.finished_at or _now(),
+                record.source,
+                json.dumps(record.options, sort_keys=True),
+                record.params,
+                record.test_accuracy,
+                record.test_loss,
+                record.seconds,
+                json.dumps(list(record.epochs)),
+                None if record.attention is None else json.dumps(record.attention),
+            ),
+        )
+        return int(cursor.lastrowid or 0) if cursor is not None else 0
+
+    def training_runs(self) -> list[TrainingRecord]:
+        """Every kept run, oldest first. A row whose JSON does not parse is skipped."""
+        rows = self._read(
+            "SELECT id, finished_at, source, options, params, test_accuracy, test_loss, seconds,"
+            " epochs, attention FROM training_runs ORDER BY id"
+        )
+        records = []
+        for run_id, when, source, options, params, accuracy, loss, seconds, epochs, att in rows:
+            try:
+                record = TrainingRecord(
+                    source=str(source),
+                    options=dict(json.loads(options)),
+                    params=int(params),
+                    test_accuracy=float(accuracy),
+                    test_loss=float(loss),
+                    seconds=float(seconds),
+                    epochs=tuple(dict(epoch) for epoch in json.loads(epochs)),
+                    attention=None if att is None else dict(json.loads(att)),
+                    finished_at=str(when),
+                    id=int(run_id),
+                )
+            except (ValueError, TypeError):
+                continue
+            records.append(record)
+        return records

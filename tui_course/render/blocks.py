@@ -33,15 +33,20 @@ class BlockError(ValueError):
     """The block is well-formed but its figure cannot be computed; says why in one line."""
 
 
-def render_block(block: BlockSegment) -> str:
+def render_block(block: BlockSegment, width: int | None = None, ascii_only: bool = True) -> str:
+    """The block's figure as text; `width` (columns) fits a heatmap or PE map to a terminal
+    (`attn-tui --plain`), as the CLI does."""
+    if block.name == "attention":
+        return _attention(block.params, width, ascii_only)
+    if block.name == "pe-table":
+        return _pe_table(block.params, width)
     renderers = {
-        "attention": _attention,
-        "pe-table": _pe_table,
         "heads": _heads,
         "params": _params,
         "key-dim": _key_dim,
         "score-spread": _score_spread,
         "real-attention": _real_attention,
+        "digit-data": _digit_data,
     }
     return renderers[block.name](block.params)
 
@@ -183,7 +188,7 @@ def length_lines(result: AttentionResult, row: int) -> list[str]:
     return lines
 
 
-def _attention(params: dict[str, Any]) -> str:
+def _attention(params: dict[str, Any], width: int | None = None, ascii_only: bool = True) -> str:
     result, row = compute_attention_block(params)
     parts = [attention_summary(result), ""]
     for head in range(result.heads):
@@ -191,14 +196,16 @@ def _attention(params: dict[str, Any]) -> str:
             parts.append(head_title(result, head))
         parts += [
             heatmap_text(
-                heatmap_cells(result.weights[head], result.tokens, result.tokens, selected=row)
+                heatmap_cells(
+                    result.weights[head], result.tokens, result.tokens, selected=row, width=width
+                )
             ),
             "",
         ]
-    return "\n".join(parts + attention_extras(result, row, params)).rstrip()
+    return "\n".join(parts + attention_extras(result, row, params, ascii_only)).rstrip()
 
 
-def _pe_table(params: dict[str, Any]) -> str:
+def _pe_table(params: dict[str, Any], width: int | None = None) -> str:
     return pe_report(
         params.get("positions", specs.POSITIONS.default),
         params.get("dim", specs.DIM.default),
@@ -207,6 +214,7 @@ def _pe_table(params: dict[str, Any]) -> str:
         table=params.get("table", True),
         shaded=params.get("shaded", False),
         similarity=params.get("similarity", False),
+        width=width,
     )
 
 
@@ -225,6 +233,21 @@ SPREAD_SAMPLES = 4000
 def _score_spread(params: dict[str, Any]) -> str:
     dims = params["dims"]
     return "\n".join(spread_lines(dims, dot_product_spread(dims, SPREAD_SAMPLES), SPREAD_SAMPLES))
+
+
+def _digit_data(params: dict[str, Any]) -> str:
+    """The lab's data made just now by its own generator, and its share of "same" rows."""
+    from tui_course.render.training import data_lines
+    from tui_course.training.task import make_data
+
+    seed = params.get("seed", specs.SEED.default)
+    data = make_data(
+        seed,
+        params.get("train", specs.TRAIN_SIZE.default),
+        params.get("test", specs.TEST_SIZE.default),
+        params.get("length", specs.LENGTH.default),
+    )
+    return "\n".join(data_lines(data, seed))
 
 
 def _params(params: dict[str, Any]) -> str:

@@ -38,6 +38,16 @@ def line_plot(
         lines.append(f"{label.rjust(pad)} |{''.join(cells)}".rstrip())
     lines.append(" " * pad + " +" + "-" * width)
     lines.append(" " * pad + f"  1{('epoch ' + str(count)).rjust(width - 1)}")
-    legend = "   ".join(f"{marker} {name}" for marker, name in zip(MARKERS, names, strict=False))
-    lines.append(" " * pad + "  " + legend + ("   # both" if len(names) > 1 else ""))
+    entries = [f"{marker} {name}" for marker, name in zip(MARKERS, names, strict=False)]
+    if len(names) > 1:
+        entries.append("# both")
+    room = width  # the legend keeps within the plot's own width, on as many lines as it needs
+    legend = [""]
+    for entry in entries:
+        joined = f"{legend[-1]}   {entry}" if legend[-1] else entry
+        if len(joined) <= room or not legend[-1]:
+            legend[-1] = joined
+        else:
+            legend.append(entry)
+    lines.extend(" " * pad + "  " + line for line in legend)
     return "\n".join(lines)

@@ -22,6 +22,7 @@ KIND_NAMES = {
     Kind.MULTI: "pick all that apply (1-9, Space), Enter",
     Kind.NUMERIC: "a number, 2/3 or 1/sqrt(2), Enter",
     Kind.TEXT: "type the answer, Enter",
+    Kind.CODE: "write the function, ctrl+r (or F5) checks it",
 }
 BOX_KEYS = "Esc then h hint, v answer, Right skip"
 OPEN_KEYS = "h hint, v answer, Right skip"
@@ -124,6 +125,9 @@ def verdict(run: QuizRun) -> tuple[str, str]:
     if run.phase is Phase.ASKING:
         if run.problem:
             return run.problem, ""
+        if state.tries_used and run.question.kind is Kind.CODE:  # code is fixed, not guessed
+            checks = f"{state.tries_used} check{'s' if state.tries_used > 1 else ''}"
+            return f"Not yet ({checks}): fix it and check again.", "incorrect"
         if state.tries_used:
             left = run.session.tries_left
             return f"Not yet. {left} {'try' if left == 1 else 'tries'} left.", "incorrect"
@@ -175,8 +179,12 @@ def keys(run: QuizRun) -> list[str]:
     if run.phase is Phase.INTRO:
         return ["Enter: start", "Esc: outline"]
     if run.phase is Phase.CLOSED:
+        if run.question.kind is Kind.CODE:  # the editor keeps Enter and Right for the code
+            return ["Esc, then Enter or Right: next question"]
         return ["Enter or Right: next question"]
     if run.phase is Phase.ASKING:
+        if run.question.kind is Kind.CODE:  # a failed check never closes it: no tries to count
+            return [KIND_NAMES[Kind.CODE], BOX_KEYS]
         return [
             KIND_NAMES[run.question.kind],
             f"{session.tries_left} of {session.tries_allowed} tries left",

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tui_course.paths import ensure_private_dir
+from tui_course.training.eta import EtaClock
 from tui_course.training.options import TrainOptions, add_train_arguments, options_from_args
 from tui_course.training.protocol import (
     AttentionSample,
@@ -77,6 +78,8 @@ def limit_resources(threads: int) -> None:
 def make_callback(report: Reporter, options: TrainOptions, batches: int) -> Any:
     import keras
 
+    clock = EtaClock(options.epochs, batches)
+
     class Progress(keras.callbacks.Callback):  # type: ignore[misc]
         def on_train_begin(self, logs: Any = None) -> None:
             self.start = time.perf_counter()
@@ -86,6 +89,7 @@ def make_callback(report: Reporter, options: TrainOptions, batches: int) -> Any:
         def on_epoch_begin(self, epoch: int, logs: Any = None) -> None:
             self.epoch = epoch
             self.epoch_start = time.perf_counter()
+            clock.epoch_begins(self.epoch_start)
 
         def on_train_batch_end(self, batch: int, logs: Any = None) -> None:
             now = time.perf_counter()
@@ -93,8 +97,10 @@ def make_callback(report: Reporter, options: TrainOptions, batches: int) -> Any:
                 return
             self.last = now
             done = batch + 1
-            rate = done / max(now - self.epoch_start, 1e-9)  # batches per second
-            remaining = (options.epochs - self.epoch - 1) * batches + (batches - done)
+            eta = clock.eta(self.epoch, done, now)
+            rate = clock.batch_rate(self.epoch, done, now) or done / max(
+                now - self.epoch_start, 1e-9
+            )
             logs = logs or {}
             report(
                 BatchProgress(
@@ -105,11 +111,12 @@ def make_callback(report: Reporter, options: TrainOptions, batches: int) -> Any:
                     loss=float(logs.get("loss", 0.0)),
                     accuracy=float(logs.get("accuracy", 0.0)),
                     samples_per_second=rate * options.batch_size,
-                    eta_seconds=remaining / rate,
+                    eta_seconds=-1.0 if eta is None else eta,
                 )
             )
 
         def on_epoch_end(self, epoch: int, logs: Any = None) -> None:
+            clock.epoch_ends(time.perf_counter())
             logs = logs or {}
             report(
                 EpochEnd(

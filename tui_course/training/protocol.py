@@ -39,6 +39,17 @@ def waiting_text(event: Waiting) -> str:
 
 
 @dataclass(frozen=True)
+class SlotTaken:
+    """This run won training slot `number` of `slots` and is starting its child now
+    (TensorFlow takes several seconds to load before `started`)."""
+
+    kind: ClassVar[str] = "slot"
+    number: int
+    slots: int
+    waited_seconds: float = 0.0  # in line before the slot was won (0: one was free)
+
+
+@dataclass(frozen=True)
 class Started:
     kind: ClassVar[str] = "started"
     model: str
@@ -65,7 +76,7 @@ class BatchProgress:
     loss: float
     accuracy: float
     samples_per_second: float
-    eta_seconds: float
+    eta_seconds: float  # -1: not known yet (the first report of a run)
 
 
 @dataclass(frozen=True)
@@ -122,12 +133,21 @@ class Error:
 
 
 Event = (
-    Waiting | Started | BatchProgress | EpochEnd | AttentionSample | AttentionSummary | Done | Error
+    Waiting
+    | SlotTaken
+    | Started
+    | BatchProgress
+    | EpochEnd
+    | AttentionSample
+    | AttentionSummary
+    | Done
+    | Error
 )
 EVENT_TYPES: dict[str, type[Any]] = {
     cls.kind: cls
     for cls in (
         Waiting,
+        SlotTaken,
         Started,
         BatchProgress,
         EpochEnd,

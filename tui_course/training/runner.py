@@ -4,7 +4,8 @@ Cancelling (or leaving the `async with`) terminates the child, waits briefly,
 then kills it, and always reaps it: no process is left behind.
 
 On a lab server a run first takes a training slot (tui_course.classroom.slots);
-while every slot is taken it reports Waiting events with its place in line, and
+while every slot is taken it reports Waiting events with its place in line, the
+moment one is won a SlotTaken event (before the child has loaded TensorFlow), and
 a cancel while waiting just leaves the line.
 """
 
@@ -26,7 +27,15 @@ from tui_course.extras import train_extra_installed as train_extra_installed
 from tui_course.paths import ensure_private_dir
 from tui_course.training.lifeline import PARENT_PID_ENV
 from tui_course.training.options import TrainOptions
-from tui_course.training.protocol import Done, Error, Event, ProtocolError, Waiting, decode
+from tui_course.training.protocol import (
+    Done,
+    Error,
+    Event,
+    ProtocolError,
+    SlotTaken,
+    Waiting,
+    decode,
+)
 
 if TYPE_CHECKING:
     from tui_course.classroom.slots import Slot, TrainingSlots
@@ -84,9 +93,12 @@ class TrainingRun:
         self.slot: Slot | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.cancelled = False
+        self.timed_out = False
+        self._stopping: asyncio.Future[None] | None = None
         self._stop_waiting = threading.Event()
         self._handover = threading.Lock()
         self._handed: Slot | None = None  # a slot the line thread took, not yet claimed
+        self._slot_count = 0  # of the server the slot was won on
         self._posted: asyncio.Queue[Waiting | Error | None] | None = None
 
     @classmethod
@@ -107,6 +119,7 @@ class TrainingRun:
                 slots = self.find_slots()
             if slots is None or not slots.usable():
                 return
+            self._slot_count = slots.count
             ticket = slots.join()
         except ConfigError as error:
             post(Error(message=f"{error} (tell your teacher)"))
@@ -134,9 +147,11 @@ class TrainingRun:
         finally:
             ticket.leave()
 
-    async def _wait_for_slot(self) -> AsyncGenerator[Waiting | Error, None]:
-        """Take a slot, reporting the place in line. Ends without a slot when cancelled."""
+    async def _wait_for_slot(self) -> AsyncGenerator[Waiting | SlotTaken | Error, None]:
+        """Take a slot, reporting the place in line, then SlotTaken the moment it is won
+        (the child still has TensorFlow to load). Ends without a slot when cancelled."""
         loop = asyncio.get_running_loop()
+        joined = loop.time()
         posted: asyncio.Queue[Waiting | Error | None] = asyncio.Queue()
         self._posted = posted
 
@@ -157,6 +172,9 @@ class TrainingRun:
                 yield item
             with self._handover:
                 self.slot, self._handed = self._handed, None
+            if self.slot is not None and not self.cancelled:
+                waited = round(loop.time() - joined, 3)
+                yield SlotTaken(self.slot.number, self._slot_count, waited)
         finally:
             with self._handover:
                 self._stop_waiting.set()
@@ -203,6 +221,10 @@ class TrainingRun:
         )
         assert self.process.stdout is not None
         final = False
+        limit = self.slot.max_seconds if self.slot is not None else None
+        timer = None
+        if limit is not None:  # the class's cap on how long one run may hold a slot
+            timer = asyncio.get_running_loop().call_later(limit, self._time_is_up)
         try:
             async for raw in self.process.stdout:
                 try:
@@ -212,13 +234,26 @@ class TrainingRun:
                 final = final or isinstance(event, Done | Error)
                 yield event
             code = await self.process.wait()
-            if not final and not self.cancelled:
+            if self.timed_out and limit is not None:
+                yield Error(
+                    message=f"stopped after {limit / 60:g} minutes: the class's limit for one"
+                    " training run (fewer epochs or a smaller model fit in it)",
+                    log_tail=read_tail(self.log),
+                )
+            elif not final and not self.cancelled:
                 yield Error(
                     message=f"the training process stopped unexpectedly (exit code {code})",
                     log_tail=read_tail(self.log),
                 )
         finally:
+            if timer is not None:
+                timer.cancel()
             await self.stop()
+
+    def _time_is_up(self) -> None:
+        """Terminate, then kill after the grace (stop); the slot goes when events() ends."""
+        self.timed_out = True
+        self._stopping = asyncio.ensure_future(self.stop())
 
     async def cancel(self) -> None:
         self.cancelled = True

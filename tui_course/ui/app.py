@@ -24,10 +24,11 @@ from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
+from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.terminal import locale_is_utf8
-from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved
+from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved, TrainingFinished
 from tui_course.ui.widgets.footer import CourseFooter
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.notices import SEVERITY_WORDS, NoticeLines
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
     from tui_course.ui.widgets.quiz_view import QuizView
     from tui_course.ui.widgets.training_panel import RunFactory, TrainingPanel
 
-LAST_OPENED = "last_opened"
 AnswerKeys = Mapping[str, "tuple[Question, ...] | ContentError"]
 # Footer key names when arrows (⏎, →) cannot be drawn.
 ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "down": "Down"}
@@ -63,31 +63,6 @@ class Settings:
     data_dir: Path
     open_id: str | None = None
     shuffle_options: bool = True  # each student sees quiz options in an order of their own
-
-
-def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
-    """Each item's mark (see outline.MARKS_LEGEND): scores only for a finished first pass."""
-    done = store.lessons_done()
-    marks = {lesson.id: "[x]" if lesson.id in done else "[ ]" for lesson in course.lessons}
-    marks.update({lab.id: "   " for lab in course.labs})
-    for quiz in course.quizzes:
-        total = len(quiz.questions)
-        stats = store.quiz_stats(quiz.id, total)
-        if stats.state == "finished":
-            box = "[x]" if len(stats.mastered) == total else "[=]"
-            marks[quiz.id] = f"{box} {stats.first_try}/{total}"
-        elif stats.state == "in progress":
-            marks[quiz.id] = f"[~] {stats.answered}/{total}"
-        else:
-            marks[quiz.id] = "[ ]"
-    return marks
-
-
-def review_due(store: ProgressStore, now: datetime) -> int | None:
-    """Questions due for review now; None when nothing was ever scheduled (no entry)."""
-    if not store.review_cards_all():
-        return None
-    return len(store.review_cards_due(now.astimezone(UTC).isoformat(timespec="seconds")))
 
 
 def _train_extra_installed() -> bool:
@@ -163,7 +138,7 @@ class CourseApp(App[None]):
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
-        self._answer_keys: asyncio.Future[AnswerKeys] | None = None
+        self._answer_keys: dict[str, asyncio.Future[AnswerKeys]] = {}  # per quiz id
         self._quiz_keys: AnswerKeys = {}
         self.crash: Exception | None = None  # what ended the app, for launch.run_app to report
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # tests fix the clock
@@ -176,6 +151,7 @@ class CourseApp(App[None]):
         self._focus_before_overlay: Widget | None = None
         self._unsent: set[str] = set()  # finished quizzes whose results could not be read yet
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
+        self.left_with: int | None = None  # the exit status when a signal or hangup ended it
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""
@@ -225,6 +201,10 @@ class CourseApp(App[None]):
                 markup=False,
             )
         self._join_class()
+        if not self.is_headless:  # a terminal to lose (Pilot tests have none)
+            from tui_course.hangup import watch
+
+            watch(asyncio.get_running_loop(), self._leave_now)  # SIGTERM, SIGHUP, hangup
         self.call_after_refresh(gc.enable)  # launch.run_app pauses it until the first frame
         self.call_after_refresh(self._check_lesson_blocks)
         if self.settings.open_id == REVIEW_ID:
@@ -273,16 +253,23 @@ class CourseApp(App[None]):
         if self.current is None and self._start_id is not None:
             await self.open_item(self._start_id, focus_content)
 
-    def _compute_answer_keys(self) -> asyncio.Future[AnswerKeys]:
-        """Every quiz's keys, computed once, in a thread, when the first quiz opens.
+    async def _compute_answer_keys(self, quizzes: Sequence[Quiz] | None = None) -> AnswerKeys:
+        """The keys of `quizzes` (default: every quiz), each computed once, in a thread,
+        when a quiz that needs it opens.
 
-        Never on the UI thread (a key is an expression from a content file), and not at
-        start-up, which would load NumPy before the first lesson needs it.
+        Never on the UI thread (a key is an expression from a content file), and never
+        for a quiz not opened: a returning student's finished quiz loads no NumPy.
         """
-        if self._answer_keys is None:
+        wanted = self.course.quizzes if quizzes is None else quizzes
+        missing = [quiz for quiz in wanted if quiz.id not in self._answer_keys]
+        if missing:
             loop = asyncio.get_running_loop()
-            self._answer_keys = loop.run_in_executor(None, resolve_answer_keys, self.course.quizzes)
-        return self._answer_keys
+            future = loop.run_in_executor(None, resolve_answer_keys, missing)
+            self._answer_keys.update((quiz.id, future) for quiz in missing)
+        found = dict(self._quiz_keys)
+        for quiz in wanted:
+            found[quiz.id] = (await self._answer_keys[quiz.id])[quiz.id]
+        return found
 
     # opening things
 
@@ -295,7 +282,7 @@ class CourseApp(App[None]):
             return
         session: QuizSession | None = None
         if isinstance(item, Quiz):
-            self._quiz_keys = await self._compute_answer_keys()
+            self._quiz_keys = await self._compute_answer_keys([item])
             keys = self._quiz_keys[item.id]
             if isinstance(keys, ContentError):
                 title = "This quiz cannot open"
@@ -342,7 +329,13 @@ class CourseApp(App[None]):
         found = self.query(f"#lab-{lab.id}")
         if found:
             return found.first()
-        view = make_lab(lab, self.training_runs, self.training_extra_installed, id=f"lab-{lab.id}")
+        view = make_lab(
+            lab,
+            self.training_runs,
+            self.training_extra_installed,
+            store=self.store,
+            id=f"lab-{lab.id}",
+        )
         await self.query_one(ContentSwitcher).mount(view)
         if self.ascii_only:  # a Select draws its arrows as text, not from a glyph table
             for arrow in view.query(".down-arrow").results(Static):
@@ -361,8 +354,11 @@ class CourseApp(App[None]):
         if found:
             return found.first()
         from tui_course.progress.review import ReviewSchedule
+        from tui_course.ui.widgets.code_exercise import CodeExercises
 
-        view = QuizView(QuizRecorder(self.store, ReviewSchedule(self.store, self.now)), id="quiz")
+        recorder = QuizRecorder(self.store, ReviewSchedule(self.store, self.now))
+        exercises = CodeExercises(self.settings.data_dir)
+        view = QuizView(recorder, exercises=exercises, id="quiz")
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
@@ -382,7 +378,6 @@ class CourseApp(App[None]):
     def _session(self, quiz: Quiz) -> QuizSession:
         """The quiz's first pass: fresh (intro first), resumed, or finished (its summary)."""
         # Keys were computed in a thread by _compute_answer_keys; open_item awaited them.
-        from tui_course.answers import read_number
         from tui_course.content.session import QuizSession
         from tui_course.progress.recorder import open_quiz
 
@@ -391,7 +386,11 @@ class CourseApp(App[None]):
         return open_quiz(
             self.store,
             lambda done: QuizSession.start(
-                quiz, keys, done=done, read_number=read_number, student_key=self._student_key()
+                quiz,
+                keys,
+                done=done,
+                read_number=read_number_lazily,
+                student_key=self._student_key(),
             ),
             quiz.id,
             len(keys),
@@ -399,7 +398,6 @@ class CourseApp(App[None]):
 
     async def open_review(self) -> None:
         """The review queue: due questions from every quiz, in one pass."""
-        from tui_course.answers import read_number
         from tui_course.progress.review import review_session
 
         self._quiz_keys = await self._compute_answer_keys()
@@ -414,7 +412,7 @@ class CourseApp(App[None]):
                 self.store,
                 self.now(),
                 lambda q: resolved.get(id(q)),
-                read_number,
+                read_number_lazily,
                 self._student_key(),
             )
         except StoreError as error:
@@ -525,7 +523,7 @@ class CourseApp(App[None]):
 
         self.run_worker(send, thread=True, group="submit", exit_on_error=False)
 
-    def _submit_part_way(self) -> None:
+    def _submit_part_way(self, wait: float = 2.0) -> None:
         """On quitting with a quiz left part-way, send every quiz: otherwise the report
         never sees "in progress" from a student whose login is the app (ForceCommand)."""
         link = self.class_link
@@ -536,7 +534,7 @@ class CourseApp(App[None]):
         except StoreError:
             return
         if payload and any(quiz["state"] == "in progress" for quiz in payload["quizzes"]):
-            link.send_before_exit(payload, wait=2.0)
+            link.send_before_exit(payload, wait=wait)
 
     def _show_submission(self, outcome: SubmitOutcome) -> None:
         from tui_course.classroom.link import PENDING_LABEL
@@ -608,7 +606,8 @@ class CourseApp(App[None]):
 
     @property
     def overlay_open(self) -> bool:
-        return self.main_screen.has_class("-outline-open")
+        # Focus events still arrive while the app shuts down, after its screens are gone.
+        return bool(self.screen_stack) and self.main_screen.has_class("-outline-open")
 
     def action_toggle_outline(self) -> None:
         if self.narrow:
@@ -714,6 +713,8 @@ class CourseApp(App[None]):
     def action_help(self) -> None:
         from tui_course.ui.screens.help import HelpScreen, focused_first, help_sections
         from tui_course.ui.widgets.attention_view import AttentionView
+        from tui_course.ui.widgets.code_exercise import CodeExerciseView
+        from tui_course.ui.widgets.listing_view import ListingView
         from tui_course.ui.widgets.pe_view import PEView
         from tui_course.ui.widgets.quiz_view import QuizView
         from tui_course.ui.widgets.real_model_view import RealModelView
@@ -726,6 +727,8 @@ class CourseApp(App[None]):
             ("Outline", Outline),
             ("Lesson", LessonView),
             ("Quiz", QuizView),
+            ("Code question (the editor: ctrl and F keys work while you type)", CodeExerciseView),
+            ("Runnable listing (in lessons: Tab to it)", ListingView),
             ("Attention figure (in lessons and the attention lab)", AttentionView),
             ("Positional-encoding figure (in lessons and the PE lab)", PEView),
             ("Real-model lab", RealModelView),
@@ -777,10 +780,16 @@ class CourseApp(App[None]):
         )
         yield SystemCommand("Review", "Go through the questions due for review", self.open_review)
         yield SystemCommand("Help: keys", "Show every key", self.action_help)
+        yield SystemCommand("Doctor", "Check this account, terminal and class", self._doctor)
         yield SystemCommand(
             "Toggle outline", "Hide or show the course outline", self.action_toggle_outline
         )
         yield from super().get_system_commands(screen)
+
+    async def _doctor(self) -> None:
+        from tui_course.ui.screens.doctor import show_doctor
+
+        await show_doctor(self, self.settings.data_dir)
 
     async def action_quit(self) -> None:
         panels = self._training_panels()
@@ -803,6 +812,24 @@ class CourseApp(App[None]):
         self._submit_part_way()
         self.exit()
 
+    def _leave_now(self, why: str, status: int) -> None:
+        """The terminal went away or we were told to stop: save as q does, without asking,
+        and go (hangup.watch ends the process if this takes over a second)."""
+        self.left_with = status  # launch.run_app ends the process with it
+        self.call_next(self._leave, terminal_gone=why != "SIGTERM")
+
+    async def _leave(self, terminal_gone: bool) -> None:
+        self._remember_position()
+        for panel in self._training_panels():
+            await panel.stop()
+        self._submit_part_way(wait=0.3)  # kept in pending/ first; the rest goes next start
+        if terminal_gone:  # nothing left to restore on a terminal that is not there
+            from tui_course.hangup import end_process
+
+            self.store.close()
+            end_process(self.left_with or 0)
+        self.exit()
+
     def _training_panels(self) -> list[TrainingPanel]:
         """The training lab's panel, if it was ever opened (else its module is not loaded)."""
         if "tui_course.ui.widgets.training_panel" not in sys.modules:
@@ -811,15 +838,12 @@ class CourseApp(App[None]):
 
         return list(self.query(TrainingPanel))
 
-    def on_training_panel_finished(self, event: TrainingPanel.Finished) -> None:
+    @on(TrainingFinished)
+    def _training_finished(self, message: TrainingFinished) -> None:
         """Say so wherever the student is: training runs on while they read."""
-        done = event.run.done
-        self.notify(
-            f"Training finished: test accuracy {done.test_accuracy:.3f},"
-            f" {done.params:,} parameters, {done.seconds:.0f} s.",
-            title="Training lab",
-            markup=False,
-        )
+        from tui_course.render.training import finished_notice
+
+        self.notify(finished_notice(message.record), title="Training lab", markup=False)
 
     async def on_event(self, event: events.Event) -> None:
         """Pasted text is cleaned before any box sees it: a paste can carry escape codes,
@@ -841,18 +865,37 @@ class CourseApp(App[None]):
         self.store.close()
 
 
-def resolve_answer_keys(quizzes: Sequence[Quiz]) -> dict[str, tuple[Question, ...] | ContentError]:
+def resolve_answer_keys(quizzes: Sequence[Quiz]) -> AnswerKeys:
     """Each quiz's questions with computed keys, or why they cannot be computed."""
-    # Deferred: NumPy loads here, in the worker thread, when the first quiz opens.
-    from tui_course.answers import resolve_quiz
-
     keys: dict[str, tuple[Question, ...] | ContentError] = {}
     for quiz in quizzes:
+        if not needs_expressions(quiz):
+            keys[quiz.id] = tuple(quiz.questions)  # nothing to compute: NumPy stays unloaded
+            continue
+        # Deferred: NumPy loads here, in the worker thread, when such a quiz opens.
+        from tui_course.answers import resolve_quiz
+
         try:
             keys[quiz.id] = resolve_quiz(quiz)
         except ContentError as error:
             keys[quiz.id] = error
     return keys
+
+
+def needs_expressions(quiz: Quiz) -> bool:
+    """A key or a mistake written as `answer_from`, which the maths (NumPy) computes."""
+    return any(
+        question.answer_from is not None
+        or any(mistake.answer_from is not None for mistake in question.mistakes)
+        for question in quiz.questions
+    )
+
+
+def read_number_lazily(raw: str) -> float:
+    """A numeric answer as the quiz reads it; the reader (and NumPy) load on the first."""
+    from tui_course.answers import read_number
+
+    return read_number(raw)
 
 
 def make_app(settings: Settings) -> CourseApp:

@@ -7,14 +7,19 @@ Every message here has a handler; one that nobody catches is not sent.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from tui_course.progress.store import TrainingRecord
+    from tui_course.training.options import TrainOptions
+    from tui_course.ui.widgets.code_exercise import CodeExerciseView
     from tui_course.ui.widgets.heatmap_view import HeatmapView
     from tui_course.ui.widgets.lesson_view import LessonView
     from tui_course.ui.widgets.quiz_view import QuizView
+    from tui_course.ui.widgets.training_form import TrainingForm
+    from tui_course.ui.widgets.training_panel import TrainingPanel
 
 
 class QuizMessage(Message):
@@ -63,3 +68,68 @@ class HeatmapRowClicked(Message):
     @property
     def control(self) -> HeatmapView:
         return self.view
+
+
+class TrainingRequested(Message):
+    """The training form was submitted with valid options (Train, ctrl+t or Enter)."""
+
+    def __init__(self, form: TrainingForm, options: TrainOptions) -> None:
+        super().__init__()
+        self.form = form
+        self.options = options
+
+    @property
+    def control(self) -> TrainingForm:
+        return self.form
+
+
+class TrainingRefused(Message):
+    """The training form was submitted with a field that is wrong; `reason` names it."""
+
+    def __init__(self, form: TrainingForm, reason: str) -> None:
+        super().__init__()
+        self.form = form
+        self.reason = reason
+
+    @property
+    def control(self) -> TrainingForm:
+        return self.form
+
+
+class TrainingCancelRequested(Message):
+    """The form's Cancel button."""
+
+    def __init__(self, form: TrainingForm) -> None:
+        super().__init__()
+        self.form = form
+
+    @property
+    def control(self) -> TrainingForm:
+        return self.form
+
+
+class TrainingFinished(Message):
+    """A run ended with a result (and has been kept); the app says so wherever the student is."""
+
+    def __init__(self, panel: TrainingPanel, record: TrainingRecord) -> None:
+        super().__init__()
+        self.panel = panel
+        self.record = record
+
+    @property
+    def control(self) -> TrainingPanel:
+        return self.panel
+
+
+class CodeChecked(Message):
+    """A check of a code question finished: the quiz records it as an attempt."""
+
+    def __init__(self, exercise: CodeExerciseView, code: str, verdict: Any) -> None:
+        super().__init__()
+        self.exercise = exercise
+        self.code = code
+        self.verdict = verdict
+
+    @property
+    def control(self) -> CodeExerciseView:
+        return self.exercise

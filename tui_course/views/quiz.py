@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from tui_course.content.code_model import CodeAttempt
 from tui_course.content.grading import AnswerFormatError, Verdict
 from tui_course.content.models import Kind, Question
 from tui_course.content.session import AttemptRecord, PassKind, Phase, QuizSession
@@ -62,6 +63,17 @@ class QuizRun:
         return self.phase is Phase.ASKING and self.question.kind in (Kind.NUMERIC, Kind.TEXT)
 
     @property
+    def shows_code(self) -> bool:
+        """A code question on screen (open or closed): its editor shows."""
+        return self.phase in (Phase.ASKING, Phase.CLOSED) and self.question.kind is Kind.CODE
+
+    @property
+    def code_key(self) -> tuple[str, int]:
+        """Whose draft the editor holds: the question's own quiz and number (in review too)."""
+        session = self.session
+        return session.review_of.get(session.index, session.quiz.id), session.number
+
+    @property
     def asks_choice(self) -> bool:
         return self.phase is Phase.ASKING and self.question.kind in (Kind.CHOICE, Kind.MULTI)
 
@@ -83,6 +95,16 @@ class QuizRun:
             raw = ",".join(str(n) for n in sorted(self.picked))
         try:
             return self.session.answer(raw)
+        except AnswerFormatError as problem:
+            return str(problem)
+
+    def code_graded(
+        self, attempt: CodeAttempt, feedback: str | None = None
+    ) -> tuple[Verdict, AttemptRecord] | str:
+        """A finished code check as an answer (the record to save), or why it is not one."""
+        try:
+            passed = attempt.outcome == "passed"
+            return self.session.answer_code(attempt.code, passed, feedback, attempt)
         except AnswerFormatError as problem:
             return str(problem)
 

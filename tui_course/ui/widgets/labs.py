@@ -13,6 +13,7 @@ from textual.widgets import Input, Static
 from tui_course import specs
 from tui_course.content.models import Lab
 from tui_course.maths.explore import AttentionSetup
+from tui_course.progress.store import ProgressStore
 from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.pe_view import PEView
 from tui_course.ui.widgets.training_panel import RunFactory, TrainingPanel
@@ -63,6 +64,7 @@ def make_lab(
     lab: Lab,
     training_runs: RunFactory | None = None,
     extra_installed: Callable[[], bool] | None = None,
+    store: ProgressStore | None = None,
     **kwargs: object,
 ) -> LabView | TrainingPanel:
     """`extra_installed` answers "can Keras run here?" (default: look for the train extra);
@@ -85,5 +87,5 @@ def make_lab(
             raise ValueError("the training lab needs a way to start runs")
         installed = (extra_installed or train_extra_installed)()
         missing = None if installed else f"Training {TRAIN_EXTRA_MISSING}."
-        return TrainingPanel(training_runs, missing, **kwargs)
+        return TrainingPanel(training_runs, missing, store, **kwargs)  # type: ignore[arg-type]
     raise ValueError(f"no lab called {lab.id}")

@@ -11,7 +11,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_course.content.errors import ContentError
-from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment
+from tui_course.content.models import BlockSegment, Lesson, ListingSegment, MarkdownSegment
 from tui_course.safe_text import one_line
 from tui_course.ui.messages import LessonFinished
 
@@ -68,17 +68,24 @@ class LessonView(VerticalScroll):
         await self.remove_children()
         from textual.widgets import Markdown  # markdown-it loads after the first frame
 
+        from tui_course.content.markdown import markdown_parser
+
         widgets: list[Widget] = []
         prose: list[tuple[Markdown, str]] = []
         for segment in segments:
             if isinstance(segment, MarkdownSegment):
                 # A lesson's links are never opened: on a lab server the "browser" may be
                 # lynx taking over the terminal, and the link comes from a content file.
-                markdown = Markdown(classes="prose", open_links=False)
+                # Raw HTML in a lesson (<eos>, <pad>) is text: see content/markdown.py.
+                markdown = Markdown(
+                    classes="prose", open_links=False, parser_factory=markdown_parser
+                )
                 prose.append((markdown, segment.text))
                 widgets.append(markdown)
             elif isinstance(segment, BlockSegment):
                 widgets.append(_figure(segment))
+            elif isinstance(segment, ListingSegment):
+                widgets.append(_listing(segment))
         await self.mount_all(widgets)
         for markdown, text in prose:
             await markdown.update(text)  # returns once its blocks are mounted
@@ -142,6 +149,20 @@ class LessonView(VerticalScroll):
         if at_end:
             self._finished_sent = True
             self.post_message(LessonFinished(self, self.lesson.id))
+
+
+def _listing(segment: ListingSegment) -> Widget:
+    """A runnable listing: NumPy ones edit freely (they run in the code sandbox); Keras ones
+    run outside it, so they are edited only where the student has a shell anyway."""
+    from tui_course.content.models import ListingRunner
+    from tui_course.ui.widgets.listing_view import ListingView
+
+    may_edit = True
+    if segment.runner is ListingRunner.KERAS:
+        from tui_course.shell_access import shell_access
+
+        may_edit = shell_access().allowed
+    return ListingView(segment, may_edit=may_edit, classes="figure listing")
 
 
 def _figure(segment: BlockSegment) -> Widget:

@@ -10,7 +10,7 @@ what the student typed is shown as plain Text with control characters removed.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rich.text import Text
 from textual import on
@@ -22,10 +22,12 @@ from textual.reactive import var
 from textual.widgets import Input, Markdown, Static
 
 from tui_course.content.grading import Verdict
+from tui_course.content.markdown import markdown_parser
 from tui_course.content.models import Kind
 from tui_course.content.session import (
     MAX_ANSWER_CHARS,
     AttemptRecord,
+    Outcome,
     PassKind,
     Phase,
     QuizSession,
@@ -34,12 +36,17 @@ from tui_course.content.text import strip_control
 from tui_course.progress.store import StoreError
 from tui_course.render import quiz as render
 from tui_course.render.quiz import OptionLine
-from tui_course.ui.messages import QuizFinished, QuizSaved
+from tui_course.ui.messages import CodeChecked, QuizFinished, QuizSaved
 from tui_course.ui.widgets.item_line import ItemLine
 from tui_course.views.quiz import QuizRun
 
+if TYPE_CHECKING:
+    from tui_course.ui.widgets.code_exercise import CodeExercises, CodeExerciseView
+
 ENTER_TOOLTIP = "Start; submit; after the answer, go on"
 ENTER_LABELS = (("intro", "Start"), ("asking", "Submit"), ("closed", "Next question"))
+# Code checks that cost no try: the starter left as it is, or code that does not parse.
+FREE_STAGES = frozenset({"unfinished", "syntax"})
 RIGHT_TOOLTIP = "Next question (skips an unanswered one)"
 
 
@@ -192,24 +199,36 @@ class QuizView(VerticalScroll, can_focus=True):
         self,
         recorder: Recorder,
         *,
+        exercises: CodeExercises | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.recorder = recorder
+        self.exercises = exercises  # builds a code question's editor (None: no code here)
+        self.exercise: CodeExerciseView | None = None  # the code question's editor on screen
         self._drawn: QuizRun | None = None  # the run on screen now
         self._shown: dict[str, object] = {}  # each part's text as last drawn
 
     def compose(self) -> ComposeResult:
         yield Static(classes="quiz-title", markup=False, id="quiz-title")
-        yield Markdown(id="quiz-prompt", classes="quiz-prompt", open_links=False)
+        yield Markdown(
+            id="quiz-prompt",
+            classes="quiz-prompt",
+            open_links=False,
+            parser_factory=markdown_parser,
+        )
         yield Vertical(id="quiz-options")
         yield Input(placeholder="your answer", id="quiz-answer", max_length=MAX_ANSWER_CHARS)
         yield Static(classes="quiz-read-as", markup=False, id="quiz-read-as")
-        yield Markdown(id="quiz-hints", classes="quiz-hints", open_links=False)
+        yield Markdown(
+            id="quiz-hints", classes="quiz-hints", open_links=False, parser_factory=markdown_parser
+        )
         yield Static(classes="quiz-verdict", markup=False, id="quiz-verdict")
-        yield Markdown(id="quiz-teach", classes="quiz-teach", open_links=False)
+        yield Markdown(
+            id="quiz-teach", classes="quiz-teach", open_links=False, parser_factory=markdown_parser
+        )
         yield ItemLine(separator="  |  ", classes="quiz-keys", id="quiz-keys")
 
     @property
@@ -251,6 +270,7 @@ class QuizView(VerticalScroll, can_focus=True):
         for row, line in zip(holder.query_children(OptionRow), options, strict=True):
             row.show(line)
         holder.display = bool(options)
+        await self._draw_code(run)
         box = self.query_one("#quiz-answer", Input)
         box.display = run.phase in (Phase.ASKING, Phase.CLOSED) and run.question.kind in (
             Kind.NUMERIC,
@@ -274,6 +294,45 @@ class QuizView(VerticalScroll, can_focus=True):
         await self._markdown("#quiz-hints", render.hints(run))
         await self._markdown("#quiz-teach", render.teach(run))
 
+    async def _draw_code(self, run: QuizRun) -> None:
+        """A code question's editor, made when its question shows (TextArea is not start-up
+        work) and told when the question closes (the solution then shows)."""
+        wanted = self.exercises is not None and run.shows_code
+        key = run.code_key if wanted else None
+        if self.exercise is not None and self.exercise.draft_key != key:
+            await self.exercise.remove()
+            self.exercise = None
+        if wanted and self.exercise is None and self.exercises is not None and key is not None:
+            self.exercise = self.exercises.view(run.question, key)
+            await self.mount(self.exercise, after="#quiz-options")
+        if self.exercise is not None and run.phase is Phase.CLOSED:
+            self.exercise.close(passed=run.session.state.outcome is Outcome.RIGHT)
+
+    @on(CodeChecked)
+    def _code_checked(self, event: CodeChecked) -> None:
+        """A finished check is an answer (a sandbox that could not run is not one)."""
+        event.stop()
+        run = self.run
+        if run is None or run.phase is not Phase.ASKING or event.exercise is not self.exercise:
+            return  # a closed question: checking goes on as practice, unrecorded
+        if str(getattr(event.verdict, "outcome", "")) == "sandbox unavailable":
+            return
+        if getattr(event.verdict, "stage", "") in FREE_STAGES:
+            return  # like an answer that cannot be read: said, and it costs no try
+        from tui_course.code_check_service import attempt_of
+
+        # No feedback of its own: the editor shows the judge's words; the quiz adds a hint.
+        graded = run.code_graded(attempt_of(event.code, event.verdict))
+        if isinstance(graded, str):
+            self.run = run.with_problem(graded)
+        else:
+            verdict, record = graded
+            self.run = self._saved(run, record, verdict)
+
+    def on_unmount(self) -> None:
+        if self.exercises is not None:
+            self.exercises.close()
+
     def _text(self, selector: str, text: str, hide_empty: bool = False) -> None:
         widget = self.query_one(selector, Static)
         widget.display = bool(text) or not hide_empty
@@ -293,9 +352,14 @@ class QuizView(VerticalScroll, can_focus=True):
         """Focus and scrolling follow the run: a new question or summary starts at the top
         with the keys in its answer box (or the view); an answer taken scrolls to what it
         says, and a closed question hands the keys to the view."""
+        typing_code = self.exercise is not None and self.exercise.editor.has_focus
         if moved:
             if run.asks_typed:
                 self.query_one("#quiz-answer", Input).focus()
+            elif self.exercise is not None and run.phase is Phase.ASKING:
+                self.exercise.editor.focus()
+            elif typing_code:
+                pass  # a check closed it mid-typing: the next letters must not be commands
             else:
                 self.focus()
             if run.phase is not Phase.CLOSED:
@@ -382,6 +446,8 @@ class QuizView(VerticalScroll, can_focus=True):
             self.run = run.begin()
         elif run.phase is Phase.CLOSED:
             await self.action_next()
+        elif self.exercise is not None:
+            self.exercise.request_check()  # its verdict comes back as CodeChecked
         else:
             graded = run.graded()
             if isinstance(graded, str):

@@ -1,10 +1,14 @@
-"""The training lab: a form, a live progress panel, a comparison of runs, and what the
-trained model attends to. TensorFlow runs in a child process; this widget only reads events."""
+"""The training lab: runs the job the form asks for and draws its state.
+
+TensorFlow runs in a child process; this widget reads its events, folds each into one
+TrainingLab state (tui_course.views.training) held in one reactive, and draws that state
+in one watcher with the words of tui_course.render.training (the CLI's words too).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 from rich.text import Text
@@ -12,61 +16,46 @@ from textual import on, work
 from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
-from textual.widgets import Button, Checkbox, Input, ProgressBar, Select, Static
+from textual.containers import Vertical, VerticalScroll
+from textual.reactive import var
+from textual.widgets import Checkbox, Input, ProgressBar, Select, Static
 
-from tui_course import specs
-from tui_course.render.plot import line_plot
-from tui_course.safe_text import clean, one_line
-from tui_course.training.findings import describe_findings, find_in_attention
-from tui_course.training.options import TrainOptions
-from tui_course.training.protocol import (
-    AttentionSample,
-    AttentionSummary,
-    BatchProgress,
-    Done,
-    EpochEnd,
-    Error,
-    Event,
-    Started,
-    Waiting,
-    waiting_text,
+from tui_course.progress.store import ProgressStore, StoreError, TrainingRecord
+from tui_course.render.training import (
+    VAL_NOTE,
+    TrainingCurves,
+    estimate_text,
+    findings_lines,
+    log_tail_lines,
+    sample_labels,
+    sample_title,
+    sample_weights,
+    status_text,
 )
+from tui_course.training.options import TrainOptions
+from tui_course.training.record import training_record
 from tui_course.training.runner import TrainingRun
+from tui_course.ui.messages import (
+    TrainingCancelRequested,
+    TrainingFinished,
+    TrainingRefused,
+    TrainingRequested,
+)
 from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.training_form import TrainingForm
+from tui_course.ui.widgets.training_runs import TrainingRunsTable
+from tui_course.views.training import Phase, TrainingLab
 
 RunFactory = Callable[[TrainOptions], TrainingRun]
 
-# The form's number boxes: (spec, label); ranges and defaults live in tui_course.specs.
-_NUMBER_FIELDS = tuple(
-    zip(specs.TRAINING_FORM, ("digits", "epochs", "batch", "seed", "threads"), strict=True)
+GUIDE = (
+    "Is the first of N digits equal to the last? Choose a model and press Train "
+    "(ctrl+t); ctrl+x cancels. Lessons stay usable while it runs. Every finished run "
+    "is kept in the table below, with what an epoch took."
 )
 
 
-FIELD_LABEL_WIDTH = 14  # a number box's width at 80 columns, less its frame
-
-
-def field_label(spec: specs.IntSpec, label: str) -> str:
-    """The box's name with its range when that fits above the box ('epochs 1-1,000'):
-    a student learnt the limits only from the error after pressing Train."""
-    with_range = f"{label} {spec.low:,}-{spec.high:,}"
-    return with_range if len(with_range) <= FIELD_LABEL_WIDTH else label
-
-
-@dataclass(frozen=True)
-class FinishedRun:
-    options: TrainOptions
-    done: Done
-
-
-def format_eta(seconds: float) -> str:
-    seconds = max(int(seconds), 0)
-    return f"{seconds // 60}:{seconds % 60:02d}"
-
-
 class TrainingPanel(VerticalScroll, can_focus=True):
-    # Under 60 columns the form goes two fields to a row: see Screen.-tiny in app.tcss.
     DEFAULT_CSS = """
     TrainingPanel {
         padding: 0 1 0 0;
@@ -78,27 +67,10 @@ class TrainingPanel(VerticalScroll, can_focus=True):
     TrainingPanel .lab-guide {
         margin-bottom: 1;
     }
-    TrainingPanel .train-form, TrainingPanel #train-progress {
+    TrainingPanel #train-progress {
         height: auto;
     }
-    TrainingPanel .train-field {
-        width: 1fr;
-        height: auto;
-    }
-    TrainingPanel .train-field Input {
-        width: 100%;
-    }
-    TrainingPanel #train-model {
-        width: 24;
-    }
-    TrainingPanel .train-buttons {
-        height: auto;
-        margin: 1 0;
-    }
-    TrainingPanel .train-buttons Button {
-        margin-right: 2;
-    }
-    TrainingPanel #train-status, TrainingPanel #train-plot, TrainingPanel #train-results,
+    TrainingPanel #train-status, TrainingPanel #train-plot,
     TrainingPanel #train-attention-title {
         margin: 1 0 0 0;
     }
@@ -116,94 +88,126 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         ),
     ]
 
-    class Finished(Message):
-        def __init__(self, run: FinishedRun) -> None:
-            super().__init__()
-            self.run = run
+    lab: var[TrainingLab] = var(TrainingLab, init=False)
 
-    def __init__(self, runs: RunFactory, extra_missing: str | None = None, **kwargs: object):
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self,
+        runs: RunFactory,
+        extra_missing: str | None = None,
+        store: ProgressStore | None = None,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
         self.runs = runs
-        self.extra_missing = extra_missing
+        self.store = store
         self.current: TrainingRun | None = None
-        self.started: Started | None = None
-        self.epochs: list[EpochEnd] = []
-        self.finished: list[FinishedRun] = []
-        self.samples: list[AttentionSample] = []
+        self._blocked = extra_missing or ""
+        self.form = TrainingForm(id="train-options")
+        self.status = Static(classes="train-status", markup=False, id="train-status")
+        self.estimate = Static(classes="train-label", markup=False, id="train-estimate")
+        self.progress_box = Vertical(id="train-progress")
+        self.epoch_bar = ProgressBar(total=1, id="train-epoch-bar", show_eta=False)
+        self.batch_bar = ProgressBar(total=1, id="train-batch-bar", show_eta=False)
+        self.plot = Static(classes="train-plot", markup=False, id="train-plot")
+        self.table = TrainingRunsTable(id="train-results")
+        self.attention_title = Static(markup=False, id="train-attention-title")
+        self.heatmap = HeatmapView(np.zeros((1, 1)), ["-"], id="train-attention", max_rows=8)
+        self.findings = Static(classes="train-findings", markup=False, id="train-findings")
+        self.log_lines = Static(classes="train-log", markup=False, id="train-log")
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            "Is the first of N digits equal to the last? Choose a model and press Train "
-            "(ctrl+t); ctrl+x cancels. Lessons stay usable while it runs.",
-            classes="lab-guide",
-            markup=False,
-        )
-        with Horizontal(classes="train-form"):
-            yield Select(
-                [(name, name) for name in specs.MODELS.choices],
-                value="transformer",
-                allow_blank=False,
-                id="train-model",
-            )
-            yield Checkbox("positions", value=True, id="train-position")
-        with Horizontal(classes="train-form"):
-            defaults = TrainOptions()
-            for spec, label in _NUMBER_FIELDS:
-                with Vertical(classes="train-field"):
-                    yield Static(field_label(spec, label), classes="train-label", markup=False)
-                    yield Input(
-                        str(getattr(defaults, spec.name)),
-                        type="integer",
-                        id=f"train-{spec.name}",
-                        tooltip=spec.flag_help(),
-                    )
-        with Horizontal(classes="train-buttons"):
-            yield Button("Train", id="train-start", variant="primary")
-            yield Button("Cancel", id="train-cancel", disabled=True)
-        yield Static(classes="train-status", markup=False, id="train-status")
+        yield Static(GUIDE, classes="lab-guide", markup=False)
+        yield self.form
+        yield self.estimate
+        yield self.status
         # Hidden until a run starts, and never without a total: a bar with no total
         # animates (even hidden, its timer ticks), and idle should be idle.
-        with Vertical(id="train-progress"):
+        with self.progress_box:
             yield Static("epochs", classes="train-label", markup=False)
-            yield ProgressBar(total=1, id="train-epoch-bar", show_eta=False)
+            yield self.epoch_bar
             yield Static("batches in this epoch", classes="train-label", markup=False)
-            yield ProgressBar(total=1, id="train-batch-bar", show_eta=False)
-        yield Static(classes="train-plot", markup=False, id="train-plot")
-        yield Static(
-            "val acc is the accuracy on the test sequences, which the model never trains on "
-            "(Keras calls them validation data); the final test accuracy is the same measurement.",
-            classes="train-label",
-            markup=False,
-            id="train-val-note",
-        )
-        yield Static(classes="train-results", markup=False, id="train-results")
-        yield Static(classes="train-attention-title", markup=False, id="train-attention-title")
-        yield HeatmapView(np.zeros((1, 1)), ["-"], id="train-attention", max_rows=8)
-        yield Static(classes="train-findings", markup=False, id="train-findings")
-        yield Static(classes="train-log", markup=False, id="train-log")
+            yield self.batch_bar
+        yield self.plot
+        yield Static(VAL_NOTE, classes="train-label", markup=False, id="train-val-note")
+        yield self.table
+        yield self.attention_title
+        yield self.heatmap
+        yield self.findings
+        yield self.log_lines
 
     def on_mount(self) -> None:
-        self.query_one("#train-attention").display = False
-        self.query_one("#train-progress").display = False
-        if self.extra_missing:
-            self.query_one("#train-start", Button).disabled = True
-            self._status(self.extra_missing)
-        else:
-            self._status("Ready. The defaults are the lesson's model: 30 epochs, batch 64.")
+        self.heatmap.display = False
+        self.progress_box.display = False
+        self.form.blocked = bool(self._blocked)
+        self.lab = TrainingLab(
+            blocked=self._blocked, history=self._kept_runs(), draft=TrainOptions()
+        )
 
-    # the form
+    def _kept_runs(self) -> tuple[TrainingRecord, ...]:
+        if self.store is None:
+            return ()
+        try:
+            return tuple(self.store.training_runs())
+        except StoreError:
+            return ()  # a locked or damaged store: the table starts empty, training still works
 
-    def options(self) -> TrainOptions:
-        """Options from the form; raises ValueError naming the field that is wrong."""
-        values: dict[str, int] = {}
-        for spec, label in _NUMBER_FIELDS:
-            text = self.query_one(f"#train-{spec.name}", Input).value.strip()
-            if not text.lstrip("-").isdigit() or spec.problem(int(text)) is not None:
-                raise ValueError(f"{label} must be a whole number {spec.allowed()}")
-            values[spec.name] = int(text)
-        model = str(self.query_one("#train-model", Select).value)
-        position = self.query_one("#train-position", Checkbox).value
-        return TrainOptions(model=model, position=position, **values)
+    # the one place the screen is drawn
+
+    def watch_lab(self, old: TrainingLab, new: TrainingLab) -> None:
+        self.status.update(Text(status_text(new)))
+        self.form.running = new.running
+        if new.history is not old.history:
+            self.table.records = new.history
+        self.estimate.update(Text(estimate_text(new)))
+        run, before = new.run, old.run
+        if run is None:
+            return
+        if before is None or run.options is not before.options:
+            self._new_run(run.options)
+        if run.phase is Phase.WAITING and (before is None or before.phase is not Phase.WAITING):
+            self.status.scroll_visible(animate=False)  # below the form at 24 rows
+        total = run.started.epochs if run.started else run.options.epochs
+        self.epoch_bar.update(total=total, progress=len(run.epochs))
+        if run.progress is not None:
+            self.batch_bar.update(total=run.progress.batches, progress=run.progress.batch)
+        elif run.started is not None:
+            self.batch_bar.update(total=run.started.batches, progress=0)
+        if before is None or run.epochs is not before.epochs:
+            self.plot.update(TrainingCurves(run.epochs, total) if run.epochs else "")
+        if run.sample is not None and (before is None or run.sample is not before.sample):
+            self.attention_title.update(Text(sample_title(run.sample)))
+            self.heatmap.display = True
+            self.heatmap.keep_columns = (0, len(run.sample.digits) - 1)  # the two compared
+            labels = sample_labels(run.sample)
+            self.heatmap.show(sample_weights(run.sample), labels, len(labels) - 1)
+        if run.summary is not None and (before is None or run.summary is not before.summary):
+            self.findings.update(Text("\n".join(findings_lines(run.summary))))
+        if run.error is not None and (before is None or run.error is not before.error):
+            self.log_lines.update(Text("\n".join(log_tail_lines(run.error))))
+
+    def _new_run(self, options: TrainOptions) -> None:
+        """A fresh run: nothing of the last one stays on screen."""
+        self.progress_box.display = True
+        self.batch_bar.update(total=1, progress=0)
+        self.plot.update("")
+        self.log_lines.update("")
+        self.findings.update("")
+        self.attention_title.update("")
+        self.heatmap.display = False
+        self.status.scroll_visible(animate=False)  # the run's first words, below the form
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    def _form_changed(self) -> None:
+        try:
+            draft: TrainOptions | None = self.form.read_options()
+        except ValueError:
+            draft = None
+        self.lab = self.lab.drafted(draft)
 
     # running
 
@@ -212,55 +216,65 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         return self.current is not None
 
     def action_start(self) -> None:
-        if self.running or self.extra_missing:
+        self.form.submit()
+
+    @on(TrainingRefused)
+    def _refused(self, message: TrainingRefused) -> None:
+        self.lab = self.lab.refuse(message.reason)
+
+    @on(TrainingRequested)
+    def _requested(self, message: TrainingRequested) -> None:
+        self.start(message.options)
+
+    def start(self, options: TrainOptions) -> None:
+        """A new run once the last one has ended (its child may still be exiting: starting
+        this worker cancels the last one's, which stops and reaps that child)."""
+        if self.lab.running or self.lab.blocked:
             return
         try:
-            options = self.options()
-        except ValueError as error:
-            self._status(f"Cannot start: {error}.")
-            return
-        self.epochs, self.samples, self.started = [], [], None
-        self.query_one("#train-log", Static).update("")
-        self.query_one("#train-attention").display = False
-        self.query_one("#train-attention-title", Static).update("")
-        self.query_one("#train-findings", Static).update("")
-        try:
-            self.current = self.runs(options)
+            run = self.runs(options)
         except OSError as error:  # the logs folder cannot be made (read-only, quota, a link)
-            self._status(f"Cannot start: the training log cannot be written ({error}).")
+            self.lab = self.lab.abandon(
+                f"Cannot start: the training log cannot be written ({error})."
+            )
             return
-        for bar in self.query(ProgressBar).results(ProgressBar):
-            bar.update(total=options.epochs if bar.id == "train-epoch-bar" else 1, progress=0)
-        self.query_one("#train-progress").display = True
-        self._set_running(True)
-        self._status(f"Starting {options.describe()} (TensorFlow takes a few seconds to load)...")
-        self._follow(self.current, options)
+        self.current = run
+        self.lab = self.lab.start(options)
+        self._follow(run, options)
 
     @work(exclusive=True, group="training")
     async def _follow(self, run: TrainingRun, options: TrainOptions) -> None:
         try:
             async for event in run.events():
-                self.apply(event, options)
+                self.lab = self.lab.apply(event)
+            state = self.lab.run
+            if state is not None and state.done is not None:
+                self._keep(training_record("lab", options, state.epochs, state.summary, state.done))
         finally:
             if self.current is run:
                 self.current = None
-                self._set_running(False)
+
+    def _keep(self, record: TrainingRecord) -> None:
+        if self.store is not None:
+            record = replace(record, id=self.store.record_training_run(record))
+        self.lab = self.lab.kept(record)
+        self.post_message(TrainingFinished(self, record))
 
     async def action_cancel(self) -> None:
         if self.current is None:
             raise SkipAction()
         await self.cancel()
 
+    @on(TrainingCancelRequested)
+    async def _cancel_pressed(self) -> None:
+        await self.cancel()
+
     async def cancel(self) -> None:
         run = self.current
         if run is None:
             return
-        waiting = run.process is None  # still in line for a training slot
+        self.lab = self.lab.cancel()  # first: events the stopping child still sends are ignored
         await run.cancel()
-        if waiting:
-            self._status("Cancelled. You left the line for a training slot.")
-        else:
-            self._status("Cancelled. The training process has been stopped.")
 
     async def stop(self) -> None:
         """Stop any running child (used when the app quits)."""
@@ -269,127 +283,3 @@ class TrainingPanel(VerticalScroll, can_focus=True):
 
     async def on_unmount(self) -> None:
         await self.stop()  # however the app ends, no training is left behind
-
-    @on(Button.Pressed, "#train-start")
-    @on(Input.Submitted)
-    def _start_pressed(self) -> None:
-        """The Train button, or Enter in any number box."""
-        self.action_start()
-
-    @on(Button.Pressed, "#train-cancel")
-    async def _cancel_pressed(self) -> None:
-        await self.cancel()
-
-    def _set_running(self, running: bool) -> None:
-        # query, not query_one: when the app is closing the buttons may already be gone
-        for button in self.query("#train-start").results(Button):
-            button.disabled = running or bool(self.extra_missing)
-        for button in self.query("#train-cancel").results(Button):
-            button.disabled = not running
-
-    def _status(self, text: str) -> None:
-        # Errors quote the data folder's path and the child's messages: text, never escapes.
-        self.query_one("#train-status", Static).update(Text(clean(text)))
-
-    # events -> screen
-
-    def apply(self, event: Event, options: TrainOptions) -> None:
-        if isinstance(event, Waiting):
-            self._status(f"{waiting_text(event).capitalize()}. ctrl+x cancels.")
-            self.query_one("#train-status").scroll_visible(
-                animate=False
-            )  # below the form at 24 rows
-        elif isinstance(event, Started):
-            self.started = event
-            self.query_one("#train-epoch-bar", ProgressBar).update(total=event.epochs, progress=0)
-            self.query_one("#train-batch-bar", ProgressBar).update(total=event.batches, progress=0)
-            self._status(f"Training {options.describe()}: {event.params:,} parameters.")
-        elif isinstance(event, BatchProgress):
-            self.query_one("#train-batch-bar", ProgressBar).update(
-                total=event.batches, progress=event.batch
-            )
-            last = self.epochs[-1] if self.epochs else None
-            validation = (
-                f" | val_loss {last.val_loss:.3f} val_acc {last.val_accuracy:.3f}" if last else ""
-            )
-            self._status(
-                f"epoch {event.epoch}/{event.epochs} | batch {event.batch}/{event.batches}"
-                f" | ETA {format_eta(event.eta_seconds)}"
-                f" | {event.samples_per_second:,.0f} samples/s\n"
-                f"loss {event.loss:.3f} acc {event.accuracy:.3f}{validation}"
-            )
-        elif isinstance(event, EpochEnd):
-            self.epochs.append(event)
-            self.query_one("#train-epoch-bar", ProgressBar).update(
-                total=event.epochs, progress=event.epoch
-            )
-            self._draw_plot(event.epochs)
-        elif isinstance(event, AttentionSample):
-            self.samples.append(event)
-            if len(self.samples) == 1:
-                self._draw_attention(event)
-        elif isinstance(event, AttentionSummary):
-            self._draw_findings(event)
-        elif isinstance(event, Done):
-            finished = FinishedRun(options, event)
-            self.finished.append(finished)
-            self._status(
-                f"Done: test accuracy {event.test_accuracy:.3f} with {event.params:,} parameters"
-                f" in {event.seconds:.1f} s."
-            )
-            self._draw_results()
-            self.post_message(self.Finished(finished))
-        elif isinstance(event, Error):
-            self._status(f"Training failed: {event.message}")
-            if event.log_tail:
-                tail = "\n".join(f"  {one_line(line)}" for line in event.log_tail)
-                self.query_one("#train-log", Static).update(Text(f"Last lines of the log:\n{tail}"))
-
-    def _draw_plot(self, total: int) -> None:
-        series = {
-            "train acc": [e.accuracy for e in self.epochs],
-            "val acc": [e.val_accuracy for e in self.epochs],
-        }
-        width = max(20, (self.content_region.width or 60) - 12)
-        plot = line_plot(series, width=width, height=7, low=0.4, high=1.0, total=total)
-        self.query_one("#train-plot", Static).update(Text(plot))
-
-    def _draw_results(self) -> None:
-        lines = [
-            "This session's runs:",
-            f"{'model':<20} {'test acc':>8} {'params':>7} {'time':>7}",
-        ]
-        for run in self.finished:
-            done = run.done
-            lines.append(
-                f"{run.options.describe():<20} {done.test_accuracy:>8.3f} {done.params:>7,}"
-                f" {done.seconds:>6.1f}s"
-            )
-        self.query_one("#train-results", Static).update(Text("\n".join(lines)))
-
-    def _draw_attention(self, sample: AttentionSample) -> None:
-        weights = np.asarray(sample.weights, dtype=np.float64).mean(axis=0)
-        labels = [f"{i + 1}:{digit}" for i, digit in enumerate(sample.digits)]
-        last = len(labels) - 1
-        verdict = "the same" if sample.label else "different"
-        self.query_one("#train-attention-title", Static).update(
-            Text(
-                f"Trained attention for one test sequence whose first and last digits are"
-                f" {verdict} (model says {sample.prediction:.2f}), mean of the heads; rows are"
-                f" query positions, columns key positions (position:digit)."
-            )
-        )
-        heatmap = self.query_one("#train-attention", HeatmapView)
-        heatmap.display = True
-        heatmap.keep_columns = (0, last)  # the two digits the task compares stay on screen
-        heatmap.show(weights, labels, last)
-
-    def _draw_findings(self, summary: AttentionSummary) -> None:
-        try:
-            findings = find_in_attention(summary.weights, summary.sequences)
-        except ValueError as error:
-            self.query_one("#train-findings", Static).update(Text(f"No attention summary: {error}"))
-            return
-        self.query_one("#train-findings", Static).update(
-            Text("\n".join(describe_findings(findings)))
-        )

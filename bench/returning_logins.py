@@ -1,0 +1,150 @@
+"""Thirty returning students at once against thirty bare Textual apps, as ratios.
+
+Each attn-tui session is the real entry point on its own pseudo-terminal (80x24),
+with its own data folder holding a finished first pass of `checkpoint`, the item
+last opened: the app starts on that quiz's summary, as a student who comes back
+sees it. The baseline is thirty bare Textual apps (Header, Static, Footer) on
+ptys of the same size. The thirty of one kind are launched together; "paint" is
+the time from the launch until the last of them shows its text, "quit" the time
+from ctrl+q sent to all until the last has exited. All ptys are read by one
+select loop, so no session stalls on a full terminal buffer. Kinds alternate
+over the rounds in this one invocation; the ratios are medians of each round's.
+
+Targets (issue 18): paint <= 1.5x, quit <= 1.5x; no NumPy in a returning
+session at first paint.
+
+    python bench/returning_logins.py [--sessions 30] [--rounds 3] [--first-logins]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import select
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from pty_session import PtySession, plain
+from startup import BARE_APP, BARE_TEXT, byte_compile, entry_point, markers
+
+SIZE = (80, 24)
+RETURNING_TEXT = "First-try score"
+
+
+def returning_data(folder: Path) -> None:
+    """A finished first pass of checkpoint, opened last (what a returning student has)."""
+    from tui_course.progress.store import ProgressStore
+    from tui_course.ui.app import LAST_OPENED
+
+    with ProgressStore(folder) as store:
+        run_id = store.start_run("checkpoint", 3)
+        store.record_attempt(run_id, "checkpoint", 1, "2", True, seconds=4.0)
+        store.record_attempt(run_id, "checkpoint", 2, "2", True, seconds=5.0)
+        store.record_attempt(run_id, "checkpoint", 3, "1", True, seconds=3.0)
+        store.finish_run(run_id)
+        store.set_setting(LAST_OPENED, "checkpoint")
+
+
+def pump(sessions: list[PtySession], timeout: float) -> None:
+    """Read whatever any session wrote, waiting up to `timeout` for the first byte."""
+    masters = {session.master: session for session in sessions}
+    ready, _, _ = select.select(list(masters), [], [], timeout)
+    for fd in ready:
+        with contextlib.suppress(OSError):
+            masters[fd].output.extend(os.read(fd, 65536))
+
+
+def one_round(argvs: list[list[str]], envs: list[dict[str, str]], text: str) -> dict[str, float]:
+    sessions = [PtySession(argv, SIZE, env) for argv, env in zip(argvs, envs, strict=True)]
+    launched = min(session.started for session in sessions)
+    painted: dict[int, float] = {}
+    deadline = time.perf_counter() + 120
+    try:
+        while len(painted) < len(sessions):
+            if time.perf_counter() > deadline:
+                missing = len(sessions) - len(painted)
+                raise TimeoutError(f"{missing} session(s) never showed {text!r}")
+            pump(sessions, 0.05)
+            for index, session in enumerate(sessions):
+                if index not in painted and text in plain(bytes(session.output)):
+                    painted[index] = time.perf_counter()
+        paint = max(painted.values()) - launched
+        rss = statistics.median(session.rss_kib() for session in sessions)
+        numpy = sum(bool(session.loaded(("numpy",))) for session in sessions)
+        sent = time.perf_counter()
+        for session in sessions:
+            session.send("\x11")  # ctrl+q, what both apps quit on
+        while any(session.process.poll() is None for session in sessions):
+            if time.perf_counter() - sent > 60:
+                raise TimeoutError("sessions did not quit within 60 s")
+            pump([s for s in sessions if s.process.poll() is None] or sessions, 0.02)
+        quit_time = time.perf_counter() - sent
+    finally:
+        for session in sessions:
+            session.close()
+    return {"paint": paint, "quit": quit_time, "rss": rss, "numpy": numpy}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--first-logins", action="store_true", help="also time new students (empty data folders)"
+    )
+    args = parser.parse_args()
+    byte_compile()
+    course = entry_point()
+    bare = [sys.executable, "-c", BARE_APP]
+    results: dict[str, list[dict[str, float]]] = {"bare": [], "attn-tui": [], "first": []}
+    _, lesson_text = markers()
+    with tempfile.TemporaryDirectory() as name:
+        folders = [Path(name) / f"s{number}" for number in range(1, args.sessions + 1)]
+        for folder in folders:
+            returning_data(folder)
+        envs = [{**os.environ, "ATTN_TUI_DATA_DIR": str(folder)} for folder in folders]
+        one_round([course], envs[:1], RETURNING_TEXT)  # warm the page cache
+        for round_number in range(args.rounds):
+            results["bare"].append(one_round([bare] * args.sessions, envs, BARE_TEXT))
+            results["attn-tui"].append(one_round([course] * args.sessions, envs, RETURNING_TEXT))
+            if args.first_logins:  # new students, for comparison: an empty data folder each
+                fresh = [
+                    {**env, "ATTN_TUI_DATA_DIR": str(Path(name) / f"new{round_number}-{i}")}
+                    for i, env in enumerate(envs)
+                ]
+                results["first"].append(one_round([course] * args.sessions, fresh, lesson_text))
+
+    def ratio(key: str, kind: str = "attn-tui") -> float:
+        pairs = zip(results[kind], results["bare"], strict=True)
+        return statistics.median(course[key] / bare[key] for course, bare in pairs)
+
+    print(f"entry point: {' '.join(course)}   sessions: {args.sessions}   rounds: {args.rounds}")
+    for kind, runs in results.items():
+        if not runs:
+            continue
+        print(
+            f"{kind:9} all painted median {statistics.median(r['paint'] for r in runs):6.2f} s"
+            f"   all quit median {statistics.median(r['quit'] for r in runs):5.2f} s"
+            f"   RSS median {statistics.median(r['rss'] for r in runs) / 1024:5.1f} MiB"
+        )
+    numpy = max(int(r["numpy"]) for r in results["attn-tui"])
+    paint, quit_ratio = ratio("paint"), ratio("quit")
+    print(f"paint ratio (returning attn-tui / bare): {paint:.2f}  (target <= 1.50)")
+    print(f"quit ratio  (returning attn-tui / bare): {quit_ratio:.2f}  (target <= 1.50)")
+    print(f"RSS ratio: {ratio('rss'):.2f}   sessions with NumPy at first paint: {numpy}")
+    if results["first"]:
+        print(
+            f"first logins, for comparison: paint {ratio('paint', 'first'):.2f},"
+            f" quit {ratio('quit', 'first'):.2f}, RSS {ratio('rss', 'first'):.2f}"
+        )
+    ok = paint <= 1.5 and quit_ratio <= 1.5 and numpy == 0
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,244 @@
+"""Issue 18: what one student can do to the class report, and the teacher's clean-up.
+
+Files owned by another student are made by chown (root) or by that student's own
+process (as_user); skipped with the reason when not root.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import pwd
+from pathlib import Path
+
+import pytest
+
+from tests.classroom.conftest import (
+    PUPILS,
+    STUDENTS,
+    TEACHER,
+    TEACHERS,
+    as_user,
+    drop,
+)
+from tests.classroom.conftest import submission as payload
+from tui_course.classroom.folder import init_class
+from tui_course.classroom.report import (
+    MAX_FILES_PER_OWNER,
+    MAX_UNKNOWN_QUIZZES,
+    build_report,
+    group_members,
+    report_csv,
+    report_json,
+    report_table,
+)
+from tui_course.classroom.submission import encode_submission, login_name
+from tui_course.cli import main
+
+QUIZZES = ["checkpoint", "exercises"]
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: files of another owner")
+
+
+def hostile(me: str, **change: object) -> bytes:
+    data = payload(me, "2026-11-30T08:00:00Z", checkpoint=(5, 5))
+    data.update(change)
+    return encode_submission(data)
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b'{"format": "attn-tui-submission", "n": ' + b"9" * 5001 + b"}", "a number too long"),
+        ("last_activity", "'last_activity' is not a time"),
+        ("wrong types", "is not a count"),
+        ("quizzes object", "'quizzes' is not a list"),
+        ("deep", "not JSON"),
+    ],
+)
+def test_an_unusable_value_makes_that_file_invalid_never_a_crash(
+    class_dir: Path, capsys: pytest.CaptureFixture[str], content: bytes | str, reason: str
+) -> None:
+    me = login_name()
+    dropbox = class_dir / "dropbox"
+    drop(dropbox, "honest.json", payload(me, "2026-11-30T07:00:00Z", exercises=(3, 4)))
+    if content == "last_activity":
+        data = payload(me, "2026-11-30T08:00:00Z", checkpoint=(5, 5))
+        data["quizzes"][0]["last_activity"] = "0001-01-01T00:00:00+23:59"
+        content = encode_submission(data)
+    elif content == "wrong types":
+        data = payload(me, "2026-11-30T08:00:00Z", checkpoint=(5, 5))
+        data["quizzes"][0]["questions"] = "5"
+        content = encode_submission(data)
+    elif content == "quizzes object":
+        content = hostile(me, quizzes={"checkpoint": 5})
+    elif content == "deep":
+        content = (
+            b'{"format": "attn-tui-submission", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+        )
+    assert isinstance(content, bytes)
+    drop(dropbox, "evil.json", content)
+    report = build_report(dropbox, QUIZZES)
+    assert [(r.name, reason in r.reason) for r in report.rejected] == [("evil.json", True)]
+    assert report.students[me].result("exercises") is not None
+    for form in ("table", "json"):
+        assert main(["class", "report", str(class_dir), "--format", form]) == 0
+    out = capsys.readouterr().out
+    assert "evil.json" in out
+    # CSV: a grades file from a subset says so and fails, unless the teacher allows it
+    assert main(["class", "report", str(class_dir), "--format", "csv"]) == 3
+    captured = capsys.readouterr()
+    assert "1 file(s) not valid" in captured.err and captured.out.startswith("username,")
+    assert main(["class", "report", str(class_dir), "--format", "csv", "--allow-partial"]) == 0
+    assert "warning" in capsys.readouterr().err
+
+
+@needs_root
+def test_a_flood_of_one_student_hides_no_one_elses_grades(
+    class_dir: Path, accounts: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    for number in range(21):
+        drop(dropbox, f"mine-{number}.json", payload(me, "2026-11-30T08:00:00Z", checkpoint=(2, 3)))
+    bob = pwd.getpwnam(STUDENTS[1]).pw_uid
+    for number in range(MAX_FILES_PER_OWNER + 500):  # 150,000 in the issue: same rule
+        path = dropbox / f"junk-{number:06d}"
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.chown(path, bob, -1)
+    report = build_report(dropbox, QUIZZES)
+    assert report.students[me].submissions == 21  # every one of the honest student's files
+    assert report.skipped == {STUDENTS[1]: 500}
+    assert len(report.rejected) + report.unlisted == MAX_FILES_PER_OWNER  # read, and invalid
+    assert len(report_table(report).splitlines()) < 260  # the listing is capped
+    data = report_json(report)
+    assert data["skipped"] == {STUDENTS[1]: 500} and data["partial"]
+    assert main(["class", "report", str(class_dir), "--format", "csv"]) == 3
+    err = capsys.readouterr().err
+    assert f"500 file(s) of {STUDENTS[1]} not read" in err
+
+
+def test_hard_links_to_one_big_file_are_read_once(class_dir: Path) -> None:
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    data = payload(me, "2026-11-30T08:00:00Z", checkpoint=(2, 3))
+    data["padding"] = "x" * (508 * 1024)
+    original = drop(dropbox, "big.json", data)
+    for number in range(1999):
+        os.link(original, dropbox / f"link-{number}.json")
+    report = build_report(dropbox, QUIZZES)
+    assert report.hard_links == 1999
+    assert report.students[me].submissions == 1 and not report.partial()
+
+
+def test_unknown_quiz_ids_are_capped_in_what_is_kept_and_printed(class_dir: Path) -> None:
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    for number in range(10):
+        data = payload(me, "2026-11-30T08:00:00Z", checkpoint=(1, 1))
+        template = data["quizzes"][0]
+        data["quizzes"] += [{**template, "id": f"fake-{number}-{index}"} for index in range(999)]
+        drop(dropbox, f"many-{number}.json", data)
+    report = build_report(dropbox, QUIZZES)
+    assert len(report.unknown_quizzes) == MAX_UNKNOWN_QUIZZES
+    assert report.unknown_more == 10 * 999 - MAX_UNKNOWN_QUIZZES
+    assert set(report.students[me].quizzes) == {"checkpoint"}  # nothing unknown kept per row
+    assert len(report_table(report)) < 10_000
+    assert len(json.dumps(report_json(report))) < 10_000
+
+
+def test_rows_are_in_natural_order_and_absent_members_are_blank(class_dir: Path) -> None:
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    drop(dropbox, "a.json", payload(me, "2026-11-30T08:00:00Z", checkpoint=(2, 3)))
+    report = build_report(dropbox, QUIZZES, members=["c10", "c2", "c1", me])
+    rows = list(csv.DictReader(io.StringIO(report_csv(report))))
+    names = [row["username"] for row in rows]
+    assert names[:3] == ["c1", "c2", "c10"] and me in names
+    blank = rows[0]
+    assert blank["checkpoint first_try"] == "" and blank["lessons_read"] == ""
+    assert blank["late"] == ""
+    assert [line.split()[0] for line in report_table(report).splitlines()[1:4]] == [
+        "c1",
+        "c2",
+        "c10",
+    ]
+
+
+@needs_root
+def test_every_member_of_the_students_group_gets_a_row(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert set(STUDENTS) <= set(group_members(PUPILS))
+    class_dir = shared / "class"
+    init_class(class_dir, TEACHERS, 1, "Attention", owner=TEACHER, students_group=PUPILS)
+    assert main(["class", "report", str(class_dir), "--format", "csv"]) == 0
+    names = [row["username"] for row in csv.DictReader(io.StringIO(capsys.readouterr().out))]
+    assert names == list(STUDENTS)  # nobody submitted; everybody is listed
+
+
+@needs_root
+def test_the_teacher_cleans_the_drop_box_after_a_root_run_init(shared: Path) -> None:
+    """Issue 18: after `class init` run as root the teacher could not delete a hostile
+    file ("Operation not permitted"). With --owner the teacher owns the sticky drop-box."""
+    from tui_course.classroom.submission import deliver
+
+    class_dir = shared / "class"
+    init_class(class_dir, TEACHERS, 1, "Attention", owner=TEACHER, students_group=PUPILS)
+    dropbox = class_dir / "dropbox"
+    ann, bob = STUDENTS
+
+    def send(user: str, *versions: tuple[int, int]) -> list[str]:
+        sent = []
+        for first, mastered in versions:
+            data = payload(user, "2026-11-30T08:00:00Z", checkpoint=(first, mastered))
+            sent.append(deliver(dropbox, encode_submission(data), user).name)
+        return sent
+
+    ann_files = as_user(ann, lambda: send(ann, (1, 2), (4, 5), (3, 5)))
+    bob_files = as_user(bob, lambda: send(bob, (2, 2)))
+
+    def plant() -> None:
+        (dropbox / "evil.json").write_bytes(b'{"n": ' + b"9" * 5001 + b"}")
+        os.mkfifo(dropbox / "fifo")
+
+    as_user(bob, plant)
+    before = report_csv(build_report(dropbox, QUIZZES))
+
+    def clean(*flags: str) -> int:
+        return main(["class", "clean", str(class_dir), *flags])
+
+    assert as_user(TEACHER, lambda: clean("--dry-run"), groups=(TEACHERS,)) == 0
+    assert len(os.listdir(dropbox)) == 6
+    assert as_user(TEACHER, clean, groups=(TEACHERS,)) == 0
+    left = set(os.listdir(dropbox))
+    # ann's first file holds her first-try score, her last the latest numbers
+    assert left == {ann_files[0], ann_files[2], bob_files[0]}
+    after = build_report(dropbox, QUIZZES)
+    assert report_csv(after) == before and not after.partial()  # the same grades, no junk
+
+
+@needs_root
+def test_without_an_owner_a_teacher_cannot_clean_and_is_told_why(shared: Path) -> None:
+    class_dir = shared / "class"
+    init_class(class_dir, TEACHERS, 1, "Attention")  # root-owned, as before the fix
+    dropbox = class_dir / "dropbox"
+    as_user(STUDENTS[0], lambda: (dropbox / "junk").write_bytes(b"x") and None)
+
+    def clean() -> list[object]:
+        import contextlib
+        import sys
+
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = main(["class", "clean", str(class_dir)])
+        sys.stderr.flush()
+        return [code, err.getvalue()]
+
+    code, err = as_user(TEACHER, clean, groups=(TEACHERS,))
+    assert code == 1 and "only its owner or root" in str(err)
+    assert os.listdir(dropbox) == ["junk"]
+    archive = class_dir.parent / "archive"
+    assert main(["class", "clean", str(class_dir), "--archive", str(archive)]) == 0  # root
+    assert os.listdir(dropbox) == [] and os.listdir(archive) == ["junk"]

@@ -1,0 +1,374 @@
+"""Hostile student code: each attack gets a named outcome and the machine keeps what it had.
+
+Run on the real bwrap and on rlimits alone (bwrap made unavailable), with small limits.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.conftest import CODE_QUIZ
+from tui_course.code_check_service import CodeChecker
+from tui_course.content.code_check import Outcome
+from tui_course.content.models import Question
+from tui_course.render.code import verdict_text
+from tui_course.sandbox.level import Level
+
+GOOD = """import numpy as np
+
+def attention_weights(Q, K):
+    s = Q @ K.T / np.sqrt(Q.shape[-1])
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+"""
+
+
+def body(lines: str) -> str:
+    """A student file whose attention_weights runs `lines` first, then returns the right answer."""
+    indented = "\n".join("    " + line for line in lines.strip().splitlines())
+    return (
+        "import numpy as np\nimport os, sys\n\ndef attention_weights(Q, K):\n"
+        f"{indented}\n"
+        "    s = Q @ K.T / np.sqrt(Q.shape[-1])\n"
+        "    e = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+        "    return e / e.sum(axis=-1, keepdims=True)\n"
+    )
+
+
+def test_a_correct_solution_passes(checker: CodeChecker, attention_question: Question) -> None:
+    verdict = checker.check(attention_question, GOOD)
+    assert verdict.outcome is Outcome.PASSED, verdict.message
+    assert verdict.level is checker.level
+
+
+def test_a_loop_forever_is_stopped_by_the_clock(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    verdict = checker.check(attention_question, body("while True:\n    pass"))
+    assert verdict.outcome is Outcome.TIME_LIMIT
+    assert "stopped after" in verdict.message
+
+
+def test_forking_without_end_is_refused(checker: CodeChecker, attention_question: Question) -> None:
+    verdict = checker.check(attention_question, body("while True:\n    os.fork()"))
+    assert verdict.outcome is Outcome.ERROR
+    assert "PermissionError" in verdict.message
+
+
+def test_a_setsid_daemon_cannot_outlive_the_check(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    mark = uuid.uuid4().hex
+    code = body(
+        f"import subprocess\nsubprocess.Popen(['sleep', '60', '{mark}'], start_new_session=True)"
+    )
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.ERROR  # spawning is refused
+    assert not _processes_with(mark)
+
+
+def _processes_with(mark: str) -> list[int]:
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if mark.encode() in Path(f"/proc/{entry.name}/cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_allocating_10_gb_is_a_memory_limit(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    verdict = checker.check(attention_question, body("big = np.ones(10 * 1024**3 // 8)"))
+    assert verdict.outcome is Outcome.MEMORY_LIMIT
+
+
+def test_writing_a_10_gb_file_is_stopped(
+    checker: CodeChecker, attention_question: Question, tmp_path: Path
+) -> None:
+    code = body(
+        "with open('big.bin', 'wb') as f:\n"
+        "    for _ in range(10 * 1024):\n"
+        "        f.write(b'x' * 1024 * 1024)"
+    )
+    verdict = checker.check(attention_question, code)
+    # the file-size limit: SIGXFSZ, or (with the signal ignored) an OSError the student sees
+    assert verdict.outcome in (Outcome.CRASHED, Outcome.ERROR)
+    assert "file" in verdict.message.lower() or "File" in verdict.message
+
+
+def test_printing_100_mb_is_capped(checker: CodeChecker, attention_question: Question) -> None:
+    code = body("sys.stdout.write('y' * (100 * 1024 * 1024))\nsys.stdout.flush()")
+    verdict = checker.check(attention_question, code)
+    # passed (all of it drained, the rest cut) or stopped by a limit on a loaded machine
+    named = (Outcome.PASSED, Outcome.TIME_LIMIT, Outcome.MEMORY_LIMIT)
+    assert verdict.outcome in named, verdict
+    assert len(verdict.stdout) <= checker.limits.output_bytes
+    assert verdict.output_truncated
+
+
+def test_escape_codes_in_output_never_reach_the_terminal(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    code = body(r"print('\x1b]52;c;c2VjcmV0\x07\x1b]0;pwned\x07\x1b[2J visible')")
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.PASSED
+    text = verdict_text(verdict)
+    assert "visible" in text
+    assert "\x1b" not in text and "\x07" not in text
+
+
+def test_sys_exit_before_returning_is_an_error(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    verdict = checker.check(attention_question, body("sys.exit(0)"))
+    assert verdict.outcome is Outcome.ERROR
+    assert "sys.exit" in verdict.message
+    verdict = checker.check(attention_question, body("os._exit(0)"))
+    assert verdict.outcome is Outcome.CRASHED
+
+
+def test_a_segfault_through_ctypes_is_a_crash(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    verdict = checker.check(attention_question, body("import ctypes\nctypes.string_at(0)"))
+    assert verdict.outcome is Outcome.CRASHED
+    assert "SIGSEGV" in verdict.message
+
+
+def test_killing_its_parent_leaves_the_checker_alive(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    me = os.getpid()
+    verdict = checker.check(attention_question, body("os.kill(os.getppid(), 9)"))
+    assert os.getpid() == me  # still here to read the verdict
+    assert verdict.outcome in (Outcome.PASSED, Outcome.CRASHED)
+    if checker.level is Level.BWRAP:  # with limits only, a pid it knows is fair game
+        verdict = checker.check(attention_question, body(f"os.kill({me}, 9)"))
+        assert verdict.outcome is Outcome.ERROR  # our pid means nothing in its namespace
+
+
+def test_a_huge_result_is_refused(checker: CodeChecker, attention_question: Question) -> None:
+    code = "import numpy as np\ndef attention_weights(Q, K):\n    return np.zeros((4096, 4096))\n"
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.FAILED
+    assert "too large" in verdict.message
+
+
+@pytest.mark.parametrize(
+    ("returned", "words"),
+    [
+        ("[[0.5, 0.5]]", "returned list"),
+        ("None", "returns None"),
+        ("type('Liar', (), {'__eq__': lambda s, o: True, 'shape': (3, 5)})()", "returned Liar"),
+        ("np.array([['a']])", "not a NumPy array"),
+    ],
+)
+def test_what_is_not_an_array_of_numbers_never_passes(
+    checker: CodeChecker, attention_question: Question, returned: str, words: str
+) -> None:
+    code = f"import numpy as np\ndef attention_weights(Q, K):\n    return {returned}\n"
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.FAILED
+    assert words in verdict.message
+
+
+def test_nan_fails_the_finite_property(checker: CodeChecker, attention_question: Question) -> None:
+    code = (
+        "import numpy as np\ndef attention_weights(Q, K):\n"
+        "    return np.full((Q.shape[0], K.shape[0]), np.nan)\n"
+    )
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.FAILED
+    assert verdict.stage == "property" and "nan" in verdict.message
+
+
+def test_changing_the_inputs_in_place_is_named(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    code = GOOD.replace("    return e /", "    Q[...] = 0.0\n    return e /")
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.FAILED
+    assert verdict.stage == "mutated" and "Q" in verdict.message
+
+
+def test_tui_course_cannot_be_imported(checker: CodeChecker, attention_question: Question) -> None:
+    verdict = checker.check(attention_question, "import tui_course\n" + GOOD)
+    assert verdict.outcome is Outcome.ERROR
+    assert "Only NumPy" in verdict.message
+
+
+def test_bwrap_hides_files_home_and_network(
+    attention_question: Question, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.sandbox.conftest import bwrap_report
+    from tui_course.sandbox.limits import TEST_LIMITS
+
+    report = bwrap_report()
+    if report is None:
+        pytest.skip("no bwrap")
+    home = tmp_path / "home"
+    home.mkdir()
+    secret = home / "progress.db"
+    secret.write_bytes(b"SQLite format 3\0 saved answers")
+    monkeypatch.setenv("HOME", str(home))
+    with CodeChecker(TEST_LIMITS, report, minimum=Level.BWRAP, warm=False) as checker:
+        for attack in (
+            f"open({str(secret)!r}, 'rb').read()",
+            f"open({str(secret)!r}, 'wb').write(b'')",
+            f"os.remove({str(secret)!r})",
+            "open('/etc/passwd').read()",
+            f"open({str(CODE_QUIZ.with_name('code_exercises.py'))!r}).read()",  # the references
+            "os.listdir('/home')",
+            f"os.listdir({str(Path.home())!r})",
+        ):
+            verdict = checker.check(attention_question, body(attack))
+            assert verdict.outcome is Outcome.ERROR, attack
+            assert "FileNotFoundError" in verdict.message or "Error" in verdict.message
+        connect = "import socket\nsocket.create_connection(('1.1.1.1', 53), timeout=1)"
+        verdict = checker.check(attention_question, body(connect))
+        assert verdict.outcome is Outcome.ERROR
+        assert "OSError" in verdict.message or "unreachable" in verdict.message.lower()
+    assert secret.read_bytes() == b"SQLite format 3\0 saved answers"
+
+
+def test_an_unusable_bwrap_falls_back_to_limits_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tui_course.sandbox.level import BWRAP_ENV, forget_probe, sandbox_level
+
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv(BWRAP_ENV, str(fake))
+    forget_probe()
+    try:
+        report = sandbox_level()
+        assert report.level is Level.LIMITS
+        assert "Permission denied" in report.detail
+        assert report.warning is not None and "\n" not in report.warning
+        monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+        monkeypatch.delenv(BWRAP_ENV)
+        forget_probe()
+        report = sandbox_level()
+        assert report.level is Level.LIMITS and "not installed" in report.detail
+        assert "apt-get install bubblewrap" in report.fix
+    finally:
+        forget_probe()
+
+
+def test_a_class_server_refuses_to_run_code_without_bwrap(
+    attention_question: Question,
+) -> None:
+    from tests.sandbox.conftest import LIMITS_ONLY
+    from tui_course.sandbox.limits import TEST_LIMITS
+
+    with CodeChecker(TEST_LIMITS, LIMITS_ONLY, minimum=Level.BWRAP, warm=False) as checker:
+        verdict = checker.check(attention_question, GOOD)
+    assert verdict.outcome is Outcome.UNAVAILABLE
+    assert "bubblewrap" in verdict.message
+
+
+def test_sockets_are_not_reachable_in_bwrap_even_locally(attention_question: Question) -> None:
+    from tests.sandbox.conftest import bwrap_report
+    from tui_course.sandbox.limits import TEST_LIMITS
+
+    report = bwrap_report()
+    if report is None:
+        pytest.skip("no bwrap")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    try:
+        with CodeChecker(TEST_LIMITS, report, minimum=Level.BWRAP, warm=False) as checker:
+            code = body(
+                f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=1)"
+            )
+            verdict = checker.check(attention_question, code)
+        assert verdict.outcome is Outcome.ERROR
+        assert "ConnectionRefusedError" in verdict.message
+    finally:
+        server.close()
+
+
+def test_nothing_is_left_running_after_a_check(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    children_before = _children()
+    checker.check(attention_question, GOOD)
+    assert _children() <= children_before
+
+
+def _children() -> set[int]:
+    me = str(os.getpid())
+    found = set()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                fields = Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1] == me:
+                found.add(int(entry.name))
+    return found
+
+
+def test_flooding_the_result_channel_is_cut_off(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    code = body(
+        "import struct\nframe = struct.pack('>I', 1 << 20) + b'x' * (1 << 20)\n"
+        "while True:\n    os.write(int(sys.argv[2]), frame)"
+    )
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.CRASHED
+    assert "could not read what your code sent back" in verdict.message
+
+
+def test_a_sandbox_that_cannot_start_is_named(attention_question: Question) -> None:
+    from tui_course.sandbox.level import LevelReport
+    from tui_course.sandbox.limits import TEST_LIMITS
+
+    broken = LevelReport(Level.BWRAP, "a bwrap that fails", bwrap="/bin/false")
+    with CodeChecker(TEST_LIMITS, broken, minimum=Level.BWRAP, warm=False) as checker:
+        verdict = checker.check(attention_question, GOOD)
+    assert verdict.outcome is Outcome.UNAVAILABLE
+    assert "the sandbox did not start" in verdict.message
+
+
+def test_the_data_folder_is_hidden_even_under_a_system_bind(tmp_path: Path) -> None:
+    """A data folder that happens to sit inside a bound tree (here the interpreter's own
+    prefix, which the sandbox must bind) is covered by an empty tmpfs."""
+    import sys
+
+    from tests.sandbox.conftest import bwrap_report
+    from tui_course.sandbox.command import bwrap_command
+    from tui_course.sandbox.limits import Limits
+
+    report = bwrap_report()
+    if report is None or report.bwrap is None:
+        pytest.skip("no bwrap")
+    inside = Path(sys.base_prefix).resolve() / "include"  # stands in for a data folder there
+    if not inside.is_dir():
+        pytest.skip("no include folder to stand in")
+    argv = bwrap_command(report.bwrap, [], Limits(), hidden=[inside, Path("/usr")]).argv
+    at = argv.index(str(inside))
+    assert argv[at - 1 : at + 1] == ["--tmpfs", str(inside)]
+    assert "/usr" not in [argv[i + 1] for i, a in enumerate(argv) if a == "--tmpfs"]
+
+
+def test_closing_every_pipe_then_looping_is_still_a_time_limit(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    code = body("for fd in (0, 1, 2, int(sys.argv[2])):\n    os.close(fd)\nwhile True:\n    pass")
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.TIME_LIMIT

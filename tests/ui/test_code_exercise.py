@@ -1,0 +1,270 @@
+"""A student writes and checks code in the app, and runs a lesson's listings: on a small
+fixture course (one code question, two listings), with the real sandbox."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.conftest import REPO
+from tests.ui.conftest import running, screen_text
+from tui_course import listings
+from tui_course.progress.drafts import read_draft
+from tui_course.render import quiz as render_quiz
+from tui_course.sandbox.limits import TEST_LIMITS
+from tui_course.ui.app import CourseApp
+from tui_course.ui.widgets import code_exercise
+from tui_course.ui.widgets.code_exercise import CodeExerciseView
+from tui_course.ui.widgets.listing_view import ListingView
+from tui_course.ui.widgets.quiz_view import QuizView
+from tui_course.views.code_exercise import CodePhase
+
+COURSE = REPO / "tests" / "fixtures" / "code_course"
+SOLUTION = "def double(x):\n    return 2 * x\n"
+
+
+@pytest.fixture(autouse=True)
+def short_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(code_exercise, "CHECK_LIMITS", TEST_LIMITS)
+
+
+async def until(pilot: Pilot[Any], done: Callable[[], bool], seconds: float = 20.0) -> None:
+    """Wait for a condition (a check, a save), never for a fixed time."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "timed out waiting"
+        await pilot.pause(0.02)
+
+
+async def open_exercise(pilot: Pilot[Any]) -> CodeExerciseView:
+    await pilot.press("enter")  # the quiz's intro: start
+    app = pilot.app
+    await until(pilot, lambda: bool(app.query(CodeExerciseView)))
+    view = app.query_one(CodeExerciseView)
+    await until(pilot, lambda: view.state is not None and view.editor.has_focus)
+    return view
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    keys = {"\n": "enter", " ": "space"}
+    await pilot.press(*[keys.get(char, char) for char in text])
+
+
+async def write_solution(pilot: Pilot[Any], view: CodeExerciseView, code: str) -> None:
+    await pilot.press("f7")  # TextArea: select all, then type over it
+    await type_text(pilot, code)
+    await until(pilot, lambda: view.state is not None and view.state.draft == code)
+
+
+def ran(listing: ListingView) -> bool:
+    return listing.state is not None and listing.state.result is not None
+
+
+def checked(view: CodeExerciseView) -> bool:
+    return view.state is not None and view.state.verdict is not None and not view.state.checking
+
+
+async def test_typing_and_checking_puts_the_verdict_and_the_solution_on_screen(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(80, 30)) as pilot:
+        view = await open_exercise(pilot)
+        assert "raise NotImplementedError" in view.editor.text
+        await write_solution(pilot, view, "def double(x):\n    return 3 * x\n")
+        await pilot.press("ctrl+r")
+        quiz = app.query_one(QuizView)
+        await until(pilot, lambda: quiz.session is not None and quiz.session.state.tries_used == 1)
+        await pilot.pause()
+        screen = screen_text(app)
+        assert "That is three times x" in screen  # the recognised mistake's feedback
+        assert "Not yet (1 check): fix it and check again." in screen
+        assert "A model solution" not in screen
+        await write_solution(pilot, view, SOLUTION)
+        await pilot.press("f5")
+        await until(pilot, lambda: view.state is not None and view.state.phase is CodePhase.PASSED)
+        await pilot.pause()
+        screen = screen_text(app)
+        assert "PASSED" in screen and "Correct." in screen
+        assert "A model solution (yours passed" in screen
+        # the pass closed the question while the student may still be typing: the keys
+        # stay in the editor, so the next letters are not commands (n: next item)
+        assert view.editor.has_focus
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.current is not None and app.current.id == "code"
+        assert quiz.run is not None
+        assert render_quiz.keys(quiz.run) == ["Esc, then Enter or Right: next question"]
+
+
+async def test_the_draft_survives_the_app_and_comes_back(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    typed = "def double(x):\n    return x + x  # mine\n"
+    app = build_app("code", content=COURSE, data=data)
+    async with running(app) as pilot:
+        view = await open_exercise(pilot)
+        await write_solution(pilot, view, typed)
+        await until(pilot, lambda: read_draft(data, "code", 1) == typed)
+    # a fresh app on the same data folder: what a kill -9 or a dropped connection leaves
+    again = build_app("code", content=COURSE, data=data)
+    async with running(again) as pilot:
+        view = await open_exercise(pilot)
+        assert view.editor.text == typed
+
+
+async def test_reset_asks_first_then_brings_back_the_starter(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("code", content=COURSE)
+    async with running(app) as pilot:
+        view = await open_exercise(pilot)
+        starter = view.editor.text
+        await write_solution(pilot, view, "x = 1\n")
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert "Replace your code with the starter?" in screen_text(app)
+        assert view.editor.text == "x = 1\n"
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: view.editor.text == starter)
+        await pilot.press("ctrl+z")  # undo brings the draft back
+        await until(pilot, lambda: view.editor.text == "x = 1\n")
+
+
+async def test_reveal_shows_the_solution_and_hints_work_outside_the_editor(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(80, 40)) as pilot:
+        view = await open_exercise(pilot)
+        await pilot.press("escape")  # out of the editor: the quiz's own keys
+        assert not view.editor.has_focus
+        await pilot.press("h")
+        await pilot.pause()
+        assert "Multiply by 2." in screen_text(app)
+        await pilot.press("v")
+        await until(pilot, lambda: view.state is not None and view.state.solution_visible)
+        await pilot.pause()
+        screen = screen_text(app)
+        assert "Answer shown (recorded as revealed)." in screen
+        assert "A model solution:" in screen and "return 2 * x" in screen
+
+
+async def test_hostile_code_is_stopped_while_typing_goes_on(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(80, 40)) as pilot:
+        view = await open_exercise(pilot)
+        hostile = (
+            "print('\\x1b]52;c;aGVsbG8=\\x07\\x1b]0;pwned\\x07' + 'x' * 10**6)\n"
+            "def double(x):\n"
+            "    while True:\n"
+            "        pass\n"
+        )
+        await write_solution(pilot, view, hostile)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: view.state is not None and view.state.checking is not None)
+        await type_text(pilot, "# still typing")
+        state = view.state
+        assert state is not None and state.phase is CodePhase.CHECKING  # the check goes on
+        assert state.draft.endswith("# still typing")  # and every key landed
+        await until(pilot, lambda: checked(view), seconds=30)
+        await pilot.pause()
+        screen = screen_text(app)
+        assert "TIME LIMIT" in screen
+        assert "\x1b" not in str(view.query_one(".code-verdict").render())
+        assert "before your last edits" in screen
+
+
+async def test_a_listing_runs_in_the_sandbox_and_a_keras_one_says_what_to_install(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        listings.importlib.util,
+        "find_spec",
+        lambda name, *args: None if name in ("keras", "tensorflow") else real(name, *args),
+    )
+    app = build_app("listings", content=COURSE)
+    async with running(app, size=(80, 40)) as pilot:
+        await until(pilot, lambda: len(app.query(ListingView)) == 2)
+        numpy_listing, keras_listing = app.query(ListingView)
+        numpy_listing.focus()
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: ran(numpy_listing))
+        keras_listing.focus()
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: ran(keras_listing))
+        await pilot.pause()
+        screen = screen_text(app)
+        assert "[0 2 4]" in screen and "Ran in" in screen
+        assert "Cannot run: Keras is not installed here" in screen
+        said = str(keras_listing.query_one(".listing-output").render())
+        assert said.endswith("cannot run: pip install 'attn-tui[train]'")
+
+
+async def test_a_listing_edits_and_runs_the_edit(build_app: Callable[..., CourseApp]) -> None:
+    app = build_app("listings", content=COURSE)
+    async with running(app, size=(80, 40)) as pilot:
+        await until(pilot, lambda: len(app.query(ListingView)) == 2)
+        listing = app.query(ListingView).first()
+        listing.focus()
+        await pilot.press("i")
+        await until(pilot, lambda: listing.state is not None and listing.state.editing)
+        await pilot.press("f7")
+        await type_text(pilot, "print(7 * 6)\n")
+        await pilot.press("escape", "ctrl+r")
+        await until(pilot, lambda: ran(listing))
+        await pilot.pause()
+        assert "42" in screen_text(app)
+        assert listing.state is not None and not listing.state.editing
+
+
+async def test_the_check_key_is_in_the_footer_and_in_help_while_typing(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(100, 30)) as pilot:
+        await open_exercise(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        assert "^r Check" in footer and "^n Reset" in footer
+        await pilot.press("f1")
+        await pilot.pause()
+        from tui_course.ui.screens.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+        shown = screen_text(app)
+        assert "Code question" in shown and "(focused)" in shown
+        assert "ctrl+r / f5" in shown and "Check your code" in shown
+
+
+@pytest.mark.parametrize("forced", [False, True])
+async def test_editor_key_only_where_the_student_has_a_shell(
+    build_app: Callable[..., CourseApp],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    forced: bool,
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("", encoding="utf-8")
+    monkeypatch.setenv("ATTN_TUI_CONFIG", str(config))
+    monkeypatch.setenv("EDITOR", "true")
+    monkeypatch.delenv("VISUAL", raising=False)
+    if forced:
+        monkeypatch.setenv("SSH_ORIGINAL_COMMAND", "attn-tui")
+    else:
+        monkeypatch.delenv("SSH_ORIGINAL_COMMAND", raising=False)
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(120, 30)) as pilot:
+        view = await open_exercise(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        assert ("^o $EDITOR" in footer) is not forced
+        assert view.editor_allowed is not forced

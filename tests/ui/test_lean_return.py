@@ -1,0 +1,57 @@
+"""A returning student starts as lean as a new one: no NumPy before a figure needs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO
+
+SCRIPT = """
+import asyncio, json, sys
+from pathlib import Path
+from tests.unit.test_cli import _one_finished_first_pass
+from tui_course.progress.store import ProgressStore
+from tui_course.ui.app import LAST_OPENED, Settings, make_app
+
+data = Path(sys.argv[1])
+_one_finished_first_pass(data)
+with ProgressStore(data) as store:
+    store.set_setting(LAST_OPENED, sys.argv[2])
+app = make_app(Settings(Path(sys.argv[3]), data, None))
+
+async def main() -> str:
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(200):
+            if app.current is not None and app.current.id == sys.argv[2]:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause(0.3)
+        return app.current.id if app.current else ""
+
+opened = asyncio.run(main())
+print(json.dumps({"opened": opened, "numpy": "numpy" in sys.modules}))
+"""
+
+
+def first_screen(tmp_path: Path, item: str) -> dict[str, object]:
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path / "data"), item, str(REPO)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+        timeout=120,
+    )
+    return json.loads(result.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_coming_back_to_a_finished_quiz_loads_no_numpy(tmp_path: Path) -> None:
+    assert first_screen(tmp_path, "checkpoint") == {"opened": "checkpoint", "numpy": False}
+
+
+def test_a_quiz_with_computed_keys_still_gets_them(tmp_path: Path) -> None:
+    # exercises has answer_from keys: opening it is what loads the maths
+    assert first_screen(tmp_path, "exercises") == {"opened": "exercises", "numpy": True}

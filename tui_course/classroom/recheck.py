@@ -1,0 +1,149 @@
+"""`attn-tui class recheck`: run every submitted solution again, sandboxed, on fresh seeds.
+
+A student's app says what its check found; the teacher's account checks the same code
+(its sha256 proves it is the same) on held-out inputs. Rows where the two disagree come
+first. Student code never runs here without bwrap: the caller refuses below it.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import io
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui_course.classroom.report import arrival_time, owner_name, read_capped, shown_name
+from tui_course.classroom.submission import Submission, SubmissionError, parse_submission
+from tui_course.content.models import Course, Question
+from tui_course.safe_text import one_line
+
+MAX_FILES = 10_000
+
+
+@dataclass(frozen=True)
+class RecheckRow:
+    user: str
+    question: str  # quiz/number
+    claimed: str
+    rechecked: str
+    sha256: str
+    message: str
+
+    @property
+    def agrees(self) -> bool:
+        return self.claimed == self.rechecked
+
+
+def latest_submissions(dropbox: Path) -> tuple[dict[str, Submission], list[str]]:
+    """Each student's newest valid submission, and one line per file refused."""
+    latest: dict[str, Submission] = {}
+    arrivals: dict[str, dt.datetime] = {}
+    refused: list[str] = []
+    with os.scandir(dropbox) as entries:
+        for count, entry in enumerate(entries):
+            if count >= MAX_FILES:
+                refused.append(f"more than {MAX_FILES} files; rest skipped")
+                break
+            name = shown_name(entry.name)
+            try:
+                data, info = read_capped(dropbox, entry.name)
+                submission = parse_submission(data)
+            except (SubmissionError, OSError) as error:
+                refused.append(f"{name}: {error}")
+                continue
+            if owner_name(info.st_uid) != submission.user:
+                refused.append(f"{name}: names '{submission.user}' but belongs to someone else")
+                continue
+            # The latest by arrival (the file's ctime), not by a date the student wrote.
+            arrived = arrival_time(info)
+            known = arrivals.get(submission.user)
+            if known is None or arrived > known:
+                latest[submission.user] = submission
+                arrivals[submission.user] = arrived
+    return latest, refused
+
+
+def _question(course: Course, quiz_id: str, number: int) -> Question | None:
+    for quiz in course.quizzes:
+        if quiz.id == quiz_id and 1 <= number <= len(quiz.questions):
+            question = quiz.questions[number - 1]
+            return question if question.code is not None else None
+    return None
+
+
+def recheck(
+    submissions: dict[str, Submission],
+    course: Course,
+    checker: Any,
+    seed_offset: int,
+    quiz_id: str | None = None,
+) -> list[RecheckRow]:
+    """Every submitted code entry checked again; mismatches first."""
+    rows = []
+    for user in sorted(submissions):
+        for entry in submissions[user].code:
+            if quiz_id is not None and entry.quiz_id != quiz_id:
+                continue
+            where = f"{entry.quiz_id}/{entry.question}"
+            question = _question(course, entry.quiz_id, entry.question)
+            digest = hashlib.sha256(entry.code.encode("utf-8", "surrogatepass")).hexdigest()
+            if question is None:
+                rows.append(RecheckRow(user, where, entry.outcome, "unknown question", digest, ""))
+                continue
+            if digest != entry.sha256:
+                message = "the code does not match its sha256 (changed after the check)"
+                rows.append(
+                    RecheckRow(user, where, entry.outcome, "hash mismatch", digest, message)
+                )
+                continue
+            verdict = checker.check(question, entry.code, seed_offset=seed_offset)
+            rows.append(
+                RecheckRow(
+                    user, where, entry.outcome, str(verdict.outcome), digest, verdict.message
+                )
+            )
+    rows.sort(key=lambda row: (row.agrees, row.user, row.question))
+    return rows
+
+
+COLUMNS = ("user", "question", "claimed", "rechecked", "agrees", "sha256", "message")
+
+
+def _cells(row: RecheckRow) -> list[str]:
+    return [
+        one_line(row.user),
+        row.question,
+        row.claimed,
+        row.rechecked,
+        "yes" if row.agrees else "NO",
+        row.sha256[:12],
+        one_line(row.message)[:120],
+    ]
+
+
+def recheck_csv(rows: Sequence[RecheckRow]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in rows:
+        cells = _cells(row)
+        cells[5] = row.sha256
+        writer.writerow(cells)
+    return out.getvalue()
+
+
+def recheck_table(rows: Sequence[RecheckRow]) -> str:
+    table = [list(COLUMNS[:6])] + [_cells(row)[:6] for row in rows]
+    widths = [max(len(line[i]) for line in table) for i in range(6)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in table
+    ]
+    mismatches = sum(not row.agrees for row in rows)
+    lines.append(f"{len(rows)} solution(s) rechecked, {mismatches} disagree with their claim")
+    return "\n".join(lines)

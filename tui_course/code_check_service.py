@@ -1,0 +1,393 @@
+"""Checking a student's code: the one API the CLI, the UI and class recheck call.
+
+    checker = CodeChecker()          # keeps a warm sandboxed worker ready
+    verdict = checker.check(question, code)
+    checker.close()
+
+or `check(question, code)` for a one-off. check() blocks (a few hundredths of a second
+warm); the UI calls it off its event loop (a thread worker). It is thread-safe.
+
+The student's code runs in a sandbox child (tui_course.sandbox); the reference and
+mistake variants, trusted code shipped with the content, run in a child of their own
+under the same limits (so a looping or greedy reference is stopped too), and the pure
+judge (content.code_check) compares in this process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui_course.content.code_check import CodeVerdict, Outcome, build_inputs, judge
+from tui_course.content.code_model import MATHS_PREFIX, MAX_CODE_BYTES, CodeAttempt, CodeSpec
+from tui_course.content.models import Kind, Question
+from tui_course.sandbox.level import Level, LevelReport, sandbox_level
+from tui_course.sandbox.limits import Limits
+from tui_course.sandbox.runner import CaseResult, RunResult, Worker
+
+_ORDER = {Level.NONE: 0, Level.LIMITS: 1, Level.BWRAP: 2}
+
+
+class ReferenceFailed(Exception):
+    """The trusted side failed (a content bug): reported as path:line by validate."""
+
+
+@dataclass(frozen=True)
+class Expected:
+    """The trusted side's results for one set of inputs."""
+
+    inputs: list[list[Any]]
+    reference: tuple[CaseResult, ...]
+    variants: dict[int, tuple[CaseResult, ...]]  # mistake index -> results
+
+
+def code_hash(code: str) -> str:
+    return hashlib.sha256(code.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
+    """What the store keeps of a check (QuizSession.answer_code takes it)."""
+    return CodeAttempt(
+        code=code,
+        sha256=code_hash(code),
+        outcome=str(verdict.outcome),
+        mistake=verdict.mistake,
+        cases_failed=verdict.cases_failed,
+        sandbox=str(verdict.level),
+        seconds=round(verdict.seconds, 4),
+    )
+
+
+def required_level() -> Level:
+    """On a class server (a class folder in the site config) student code runs only under
+    bwrap, unless the site config says `allow_code_without_bwrap = true`."""
+    from tui_course.classroom.config import ConfigError, load_site_config
+
+    try:
+        site = load_site_config()
+    except (ConfigError, OSError):  # a broken site config: be strict rather than open
+        return Level.BWRAP
+    if site.class_dir is not None and not site.allow_code_without_bwrap:
+        return Level.BWRAP
+    return Level.LIMITS
+
+
+def private_dirs() -> tuple[Path, ...]:
+    """Folders a check must never see, even where a system bind would hold them: the
+    student's data folder, the class folder and the course content (with its references).
+    (Homes and every site-packages are hidden by the sandbox itself.)"""
+    from tui_course.classroom.config import ConfigError, load_site_config
+    from tui_course.paths import data_dir, default_content_dir
+
+    found = [data_dir(), default_content_dir()]
+    try:
+        site = load_site_config()
+    except (ConfigError, OSError):
+        site = None
+    if site is not None and site.class_dir is not None:
+        found.append(site.class_dir)
+    return tuple(found)
+
+
+def _spec(question: Question) -> CodeSpec:
+    if question.kind is not Kind.CODE or question.code is None:
+        raise ValueError("not a code question")
+    return question.code
+
+
+def _call_maths(name: str, inputs: Sequence[Sequence[Any]]) -> tuple[CaseResult, ...]:
+    """A reference from tui_course.maths: our own bounded library, called in-process."""
+    module_name, _, function_name = name.partition(":")
+    function = getattr(importlib.import_module(module_name), function_name)
+    results = []
+    for args in inputs:
+        try:
+            value = function(*[a.copy() if hasattr(a, "copy") else a for a in args])
+        except Exception as error:
+            detail = {"type": type(error).__name__, "message": str(error)}
+            results.append(CaseResult("exception", (), (), detail))
+            continue
+        outputs = value if isinstance(value, tuple) else (value,)
+        results.append(CaseResult("ok", tuple(outputs)))
+    return tuple(results)
+
+
+def compute_expected(
+    spec: CodeSpec,
+    seed_offset: int = 0,
+    limits: Limits | None = None,
+    report: LevelReport | None = None,
+) -> Expected:
+    """Run the reference and every variant on the cases. Raises ReferenceFailed."""
+    inputs = build_inputs(spec, seed_offset)
+    names = [spec.reference] + [m.variant for m in spec.mistakes if m.variant is not None]
+    indices = [index for index, m in enumerate(spec.mistakes) if m.variant is not None]
+    in_module = [n for n in names if not n.startswith(MATHS_PREFIX)]
+    results: dict[str, tuple[CaseResult, ...]] = {}
+    if in_module:
+        assert spec.module is not None  # the loader insists on it
+        try:
+            source = spec.module.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise ReferenceFailed(f"cannot read {spec.module_shown}: {error}") from None
+        report = report or sandbox_level()
+        if report.level is Level.NONE:
+            raise ReferenceFailed(f"cannot run {spec.module_shown}: {report.detail}")
+        run = Worker(limits, report).run(source, in_module, inputs)
+        if run.status != "ok":
+            raise ReferenceFailed(f"{spec.module_shown}: {_run_problem(run)}")
+        results.update(zip(in_module, run.entries, strict=True))
+    for name in names:
+        if name.startswith(MATHS_PREFIX):
+            try:
+                results[name] = _call_maths(name, inputs)
+            except (ImportError, AttributeError) as error:
+                raise ReferenceFailed(f"cannot load {name}: {error}") from None
+    reference = results[spec.reference]
+    for label, result in zip((c.label for c in spec.cases), reference, strict=True):
+        if result.status != "ok":
+            problem = _CASE_PROBLEMS.get(result.status) or (
+                f"{result.detail.get('type', result.status)}: {result.detail.get('message', '')}"
+            )
+            raise ReferenceFailed(
+                f"the reference {spec.reference} fails on case '{label}': {problem}"
+            )
+    variants = {index: results[spec.mistakes[index].variant or ""] for index in indices}
+    return Expected(inputs, reference, variants)
+
+
+_CASE_PROBLEMS = {
+    "memory": "it ran out of memory (MemoryError)",
+    "not_array": "it does not return a NumPy array of numbers",
+    "too_large": "its result is too large",
+    "exit": "it calls sys.exit()",
+    "missing": "it was stopped before this case",
+}
+
+
+def _run_problem(run: RunResult) -> str:
+    if run.status in ("time_limit", "memory_limit", "crashed"):
+        return f"stopped ({run.status.replace('_', ' ')})"
+    if run.status == "syntax_error":
+        return f"line {run.detail.get('line')}: syntax error: {run.detail.get('message')}"
+    if run.status == "missing_entry":
+        return f"defines no function {run.detail.get('entry')}"
+    detail = run.detail
+    return f"{detail.get('type', run.status)}: {str(detail.get('message', ''))[:200]}"
+
+
+def _unavailable(level: Level, message: str) -> CodeVerdict:
+    return CodeVerdict(Outcome.UNAVAILABLE, "unavailable", message, level)
+
+
+class CodeChecker:
+    """Checks code questions; keeps one sandboxed worker warm for the next check and the
+    trusted results of each question it has seen (they never change within a run)."""
+
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        report: LevelReport | None = None,
+        minimum: Level | None = None,
+        warm: bool = True,
+    ) -> None:
+        self.limits = limits or Limits()
+        self.report = report or sandbox_level()
+        self.minimum = required_level() if minimum is None else minimum
+        self._lock = threading.Lock()
+        self._expected: dict[tuple[Any, ...], Expected] = {}
+        self._spare: Worker | None = None
+        self._warm = warm
+        self._closed = False
+        self.hidden = private_dirs()
+        if warm and self.allowed:
+            self._start_spare()
+
+    @property
+    def level(self) -> Level:
+        return self.report.level
+
+    @property
+    def allowed(self) -> bool:
+        """Whether this machine's level is enough to run student code at all."""
+        return self.level is not Level.NONE and _ORDER[self.level] >= _ORDER[self.minimum]
+
+    @property
+    def warning(self) -> str | None:
+        """The one line to show beside the editor when checks are not fully sandboxed."""
+        if not self.allowed and self.level is not Level.NONE:
+            return (
+                "Code checks are switched off on this class server until bubblewrap works "
+                f"({self.report.detail}); fix: {self.report.fix}"
+            )
+        return self.report.warning
+
+    def _start_spare(self) -> None:
+        self._spare = Worker(self.limits, self.report, self.hidden)
+
+    def _take_worker(self) -> Worker:
+        with self._lock:
+            worker, self._spare = self._spare, None
+        if worker is None or (worker.process is not None and worker.process.poll() is not None):
+            if worker is not None:
+                worker.close()
+            worker = Worker(self.limits, self.report, self.hidden)
+        return worker
+
+    def _replace_spare(self) -> None:
+        if not self._warm or self._closed:
+            return
+
+        def start() -> None:
+            worker = Worker(self.limits, self.report, self.hidden)
+            with self._lock:
+                if self._closed or self._spare is not None:
+                    worker.close()
+                    return
+                self._spare = worker
+
+        threading.Thread(target=start, name="attn-tui-warm-sandbox", daemon=True).start()
+
+    def expected(self, question: Question, seed_offset: int = 0) -> Expected:
+        """The trusted results for this question (computed once). Raises ReferenceFailed."""
+        spec = _spec(question)
+        mtime = None
+        if spec.module is not None:
+            try:
+                mtime = spec.module.stat().st_mtime_ns
+            except OSError:
+                mtime = None
+        key = (id(spec), spec.module, mtime, seed_offset)
+        with self._lock:
+            cached = self._expected.get(key)
+        if cached is not None:
+            return cached
+        expected = compute_expected(spec, seed_offset, self.limits, self.report)
+        with self._lock:
+            self._expected[key] = expected
+        return expected
+
+    def prepare(self, question: Question) -> None:
+        """Compute a question's trusted results in the background (when the editor opens)."""
+
+        def work() -> None:
+            with contextlib.suppress(Exception):  # check() reports it when the student asks
+                self.expected(question)
+
+        threading.Thread(target=work, name="attn-tui-reference", daemon=True).start()
+
+    def check(self, question: Question, code: str, seed_offset: int = 0) -> CodeVerdict:
+        """Run the student's code on every case and judge it. Never raises for bad code."""
+        spec = _spec(question)
+        if not self.allowed:
+            return _unavailable(self.level, self.warning or self.report.detail)
+        if len(code.encode("utf-8", errors="surrogatepass")) > MAX_CODE_BYTES:
+            return CodeVerdict(
+                Outcome.ERROR,
+                "too_long",
+                f"Your code is longer than {MAX_CODE_BYTES // 1024} KB; a check takes less.",
+                self.level,
+            )
+        worker = self._take_worker()
+        self._replace_spare()
+        holder: dict[str, Any] = {}
+
+        def trusted() -> None:
+            try:
+                holder["expected"] = self.expected(question, seed_offset)
+            except Exception as error:
+                holder["error"] = error
+
+        thread = threading.Thread(target=trusted, name="attn-tui-reference", daemon=True)
+        thread.start()
+        try:
+            inputs = build_inputs(spec, seed_offset)
+            run = worker.run(code, spec.entry, inputs)
+        finally:
+            worker.close()
+        thread.join()
+        if run.status == "unavailable":  # the sandbox, not the code or the question
+            return judge(spec, code, run, ())
+        if "error" in holder:
+            message = f"The question itself is broken (tell your teacher): {holder['error']}"
+            return CodeVerdict(Outcome.UNAVAILABLE, "content", message, self.level)
+        expected: Expected = holder["expected"]
+        return judge(spec, code, run, expected.reference, expected.variants)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.close()
+
+    def __enter__(self) -> CodeChecker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def check(
+    question: Question,
+    code: str,
+    seed_offset: int = 0,
+    limits: Limits | None = None,
+    minimum: Level | None = None,
+) -> CodeVerdict:
+    """A one-off check (the CLI): no warm worker kept."""
+    with CodeChecker(limits, minimum=minimum, warm=False) as checker:
+        return checker.check(question, code, seed_offset)
+
+
+@dataclass(frozen=True)
+class SnippetResult:
+    """A lesson listing run in the sandbox: what it printed, and how it ended."""
+
+    outcome: Outcome  # passed (ran to the end), error, time limit, memory limit, crashed...
+    message: str  # empty when it ran to the end
+    stdout: str
+    stderr: str
+    truncated: bool
+    level: Level
+    traceback: tuple[tuple[int, str, str], ...] = ()
+
+
+def run_snippet(
+    code: str, limits: Limits | None = None, report: LevelReport | None = None
+) -> SnippetResult:
+    """Run a runnable lesson listing (a whole file, no function to call) in the sandbox,
+    under the same rules as a check: the class server's bwrap-only rule included."""
+    report = report or sandbox_level()
+    allowed = report.level is not Level.NONE and _ORDER[report.level] >= _ORDER[required_level()]
+    if not allowed:
+        message = report.warning or report.detail
+        return SnippetResult(Outcome.UNAVAILABLE, message, "", "", False, report.level)
+    run = Worker(limits, report, private_dirs()).run(code, [], [])
+    truncated = run.stdout_truncated or run.stderr_truncated
+    if run.status == "ok":
+        return SnippetResult(Outcome.PASSED, "", run.stdout, run.stderr, truncated, run.level)
+    from tui_course.content.code_check import student_frames
+
+    verdicts = {
+        "syntax_error": (Outcome.ERROR, f"Syntax error on line {run.detail.get('line')}"),
+        "exception": (
+            Outcome.ERROR,
+            f"{run.detail.get('type', 'Exception')}: {str(run.detail.get('message', ''))[:300]}",
+        ),
+        "exit": (Outcome.PASSED, ""),  # sys.exit() ends a script; nothing is wrong
+        "time_limit": (Outcome.TIME_LIMIT, f"stopped after {run.seconds:.1f} s"),
+        "memory_limit": (Outcome.MEMORY_LIMIT, "used more memory than a run allows"),
+        "unavailable": (Outcome.UNAVAILABLE, str(run.detail.get("message", ""))),
+    }
+    outcome, message = verdicts.get(
+        run.status, (Outcome.CRASHED, f"the process ended ({run.signal or run.status})")
+    )
+    frames = student_frames(run.detail)
+    return SnippetResult(outcome, message, run.stdout, run.stderr, truncated, run.level, frames)

@@ -1,0 +1,152 @@
+"""`attn-tui validate` for code questions: prove each one can tell right code from wrong.
+
+For every code question: the reference passes every case (its own properties too); the
+starter fails; every mistake variant fails and is recognised as itself; no two mistakes
+behave alike on the cases; and a result with its axes in the wrong order cannot pass
+(one token makes `x.reshape(h, n, d // h)` equal the right split). The reference and the
+starter run in bounded children (tui_course.sandbox), so a looping or greedy content
+file is stopped, not waited for.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from tui_course.code_check_service import ReferenceFailed, compute_expected
+from tui_course.content.code_check import Outcome, build_inputs, judge, same_results
+from tui_course.content.code_model import CodeSpec
+from tui_course.content.errors import ContentError
+from tui_course.content.models import Kind, Question, Quiz
+from tui_course.sandbox.level import Level, LevelReport, sandbox_level
+from tui_course.sandbox.limits import Limits
+from tui_course.sandbox.runner import CaseResult, RunResult, Worker
+
+PROOF_LIMITS = Limits(wall_seconds=3.0, cpu_seconds=3)  # the shipped ones take ms
+PARALLEL_PROOFS = 4  # questions proved at once (their children start in parallel)
+
+
+def _as_run(results: Sequence[CaseResult], level: Level) -> RunResult:
+    return RunResult("ok", level, entries=(tuple(results),))
+
+
+def _layout_problem(spec: CodeSpec, reference: Sequence[CaseResult]) -> str | None:
+    """A result whose axes are permuted (then reshaped back) must fail some case."""
+    outputs = len(reference[0].outputs) if reference else 0
+    for position in range(outputs):
+        ndim = reference[0].outputs[position].ndim
+        for perm in itertools.permutations(range(ndim)):
+            if perm == tuple(range(ndim)):
+                continue
+            if all(_passes_permuted(case.outputs[position], perm, spec) for case in reference):
+                name = spec.outputs[position] if position < len(spec.outputs) else "result"
+                return (
+                    f"{name} with its axes in the order {perm} passes every case: add a case "
+                    "whose axes differ in size (e.g. (n, d, h) = (4, 12, 3))"
+                )
+    return None
+
+
+def _passes_permuted(want: np.ndarray, perm: tuple[int, ...], spec: CodeSpec) -> bool:
+    moved = np.transpose(want, perm).reshape(want.shape)
+    return bool(np.allclose(moved, want, rtol=spec.rel_tolerance, atol=spec.tolerance))
+
+
+def prove_code_question(
+    quiz: Quiz,
+    number: int,
+    question: Question,
+    limits: Limits = PROOF_LIMITS,
+    report: LevelReport | None = None,
+) -> list[ContentError]:
+    spec = question.code
+    assert spec is not None
+    where = f"question {number}"
+    report = report or sandbox_level()
+    if report.level is Level.NONE:
+        return [
+            ContentError(
+                quiz.path, question.line, f"{where}: cannot run code here: {report.detail}"
+            )
+        ]
+    starter_worker = Worker(limits, report)  # starts now, beside the reference's child
+    try:
+        expected = compute_expected(spec, 0, limits, report)
+    except ReferenceFailed as error:
+        starter_worker.close()
+        return [ContentError(quiz.path, question.line, f"{where}: {error}")]
+    problems: list[ContentError] = []
+    verdict = judge(spec, "", _as_run(expected.reference, report.level), expected.reference)
+    if not verdict.passed:
+        problems.append(
+            ContentError(
+                quiz.path,
+                question.line,
+                f"{where}: the reference fails its own check: {verdict.message}",
+            )
+        )
+    layout = _layout_problem(spec, expected.reference)
+    if layout:
+        problems.append(ContentError(quiz.path, question.line, f"{where}: {layout}"))
+    starter = starter_worker.run(spec.starter, spec.entry, build_inputs(spec))
+    # judged as other text than the starter, so the run itself must fail (not the text match)
+    verdict = judge(spec, "\0", starter, expected.reference, expected.variants)
+    if verdict.passed:
+        problems.append(
+            ContentError(quiz.path, question.line, f"{where}: the starter already passes")
+        )
+    for index, results in expected.variants.items():
+        mistake = spec.mistakes[index]
+        label = f"{where} mistake {index + 1} ({mistake.name})"
+        verdict = judge(
+            spec, "", _as_run(results, report.level), expected.reference, expected.variants
+        )
+        if verdict.outcome is Outcome.PASSED or not _differs(spec, results, expected.reference):
+            problems.append(ContentError(quiz.path, mistake.line, f"{label}: passes every case"))
+            continue
+        if verdict.mistake != index:
+            other = "no mistake" if verdict.mistake is None else f"mistake {verdict.mistake + 1}"
+            problems.append(
+                ContentError(quiz.path, mistake.line, f"{label}: is recognised as {other}")
+            )
+    indices = sorted(expected.variants)
+    for first, second in itertools.combinations(indices, 2):
+        if same_results(expected.variants[first], expected.variants[second], spec):
+            problems.append(
+                ContentError(
+                    quiz.path,
+                    spec.mistakes[second].line,
+                    f"{where} mistakes {first + 1} and {second + 1} give the same results on "
+                    "every case: add a case that tells them apart",
+                )
+            )
+    return problems
+
+
+def _differs(
+    spec: CodeSpec, results: Sequence[CaseResult], reference: Sequence[CaseResult]
+) -> bool:
+    return not same_results(results, reference, spec)
+
+
+def prove_code_quiz(quiz: Quiz, report: LevelReport | None = None) -> list[ContentError]:
+    """Every code question of the quiz, proved side by side: each proof waits on children."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def prove(number: int, question: Question) -> list[ContentError]:
+        try:
+            return prove_code_question(quiz, number, question, report=report)
+        except Exception as error:  # a content file must not stop validate
+            message = f"question {number}: cannot be proved: {error!r}"
+            return [ContentError(quiz.path, question.line, message)]
+
+    code = [
+        (number, question)
+        for number, question in enumerate(quiz.questions, start=1)
+        if question.kind is Kind.CODE and question.code is not None
+    ]
+    with ThreadPoolExecutor(max_workers=PARALLEL_PROOFS) as pool:
+        results = list(pool.map(lambda pair: prove(*pair), code))
+    return [problem for problems in results for problem in problems]

@@ -1,0 +1,195 @@
+"""`attn-tui check [ID] [FILE] [--watch]`: check a code question's solution from a shell.
+
+ID is `quiz/number` (code/1) or the function's name (attention_weights); without ID the
+code questions are listed. FILE defaults to the draft the app's editor saves. The
+verdict is plain text, the same the editor shows; exit 0 when it passes, 1 when not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from tui_course.commands.common import PROG, add_common, content_dir, data_dir, fail
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tui_course.content.models import Question, Quiz
+
+POLL_SECONDS = 0.5
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "check",
+        help="run your code for a code question in the sandbox and say what is wrong",
+        epilog="example:\n  attn-tui check code/1 my_attention.py --watch",
+    )
+    parser.add_argument("id", nargs="?", metavar="ID", help="quiz/number or the function's name")
+    parser.add_argument("file", nargs="?", metavar="FILE", help="your code (default: your draft)")
+    parser.add_argument(
+        "--watch", action="store_true", help="check again each time the file is saved"
+    )
+    parser.add_argument(
+        "--starter", action="store_true", help="print the question's starter code and exit"
+    )
+    add_common(parser, argparse.SUPPRESS)
+    parser.set_defaults(run=run)
+
+
+def code_questions(quizzes: list[Quiz]) -> list[tuple[Quiz, int, Question]]:
+    return [
+        (quiz, number, question)
+        for quiz in quizzes
+        for number, question in enumerate(quiz.questions, start=1)
+        if question.code is not None
+    ]
+
+
+def find(found: list[tuple[Quiz, int, Question]], wanted: str) -> tuple[Quiz, int, Question] | None:
+    for quiz, number, question in found:
+        assert question.code is not None
+        if wanted in (f"{quiz.id}/{number}", question.code.entry):
+            return quiz, number, question
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tui_course.content.course import load_course
+    from tui_course.safe_text import one_line, path_text
+
+    course = load_course(content_dir(args))
+    found = code_questions(list(course.quizzes))
+    if args.id is None:
+        for quiz, number, question in found:
+            assert question.code is not None
+            print(f"{quiz.id}/{number}  {question.code.entry}()  {one_line(question.prompt)[:60]}")
+        if not found:
+            return fail("no code questions in this course")
+        return 0
+    chosen = find(found, args.id)
+    if chosen is None:
+        known = ", ".join(f"{q.id}/{n}" for q, n, _ in found) or "none"
+        return fail(f"error: no code question '{args.id}' (code questions: {known})", 2)
+    quiz, number, question = chosen
+    assert question.code is not None
+    if args.starter:
+        print(question.code.starter, end="")
+        return 0
+    from tui_course.progress.drafts import draft_path
+
+    path = (
+        Path(args.file).expanduser() if args.file else draft_path(data_dir(args), quiz.id, number)
+    )
+    if not args.file and not path.exists():
+        return fail(
+            f"error: no FILE given and no draft saved for {quiz.id}/{number}; start one with"
+            f" `{PROG} check {quiz.id}/{number} --starter > mine.py`"
+        )
+    if args.watch:
+        return _watch(args, quiz, number, question, path)
+    code = _read(path)
+    if code is None:
+        return fail(f"error: cannot read {path_text(str(path))}")
+    from tui_course.code_check_service import CodeChecker
+
+    with CodeChecker(warm=False) as checker:
+        return _check_once(args, checker, quiz, number, question, code)
+
+
+def _read(path: Path) -> str | None:
+    from tui_course.content.code_model import MAX_CODE_BYTES
+
+    try:
+        data = path.read_bytes()[: MAX_CODE_BYTES * 4]
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def _check_once(
+    args: argparse.Namespace, checker: Any, quiz: Quiz, number: int, question: Question, code: str
+) -> int:
+    import shutil
+
+    from tui_course.render.code import verdict_text
+
+    if checker.warning:
+        print(f"{PROG}: {checker.warning}", file=sys.stderr)
+    verdict = checker.check(question, code)
+    print(verdict_text(verdict, shutil.get_terminal_size((80, 24)).columns))
+    _record(args, quiz, number, question, code, verdict)
+    return 0 if verdict.passed else 1
+
+
+def _record(
+    args: argparse.Namespace, quiz: Quiz, number: int, question: Question, code: str, verdict: Any
+) -> None:
+    """The check goes into the quiz like an answer in the app: its first pass while the
+    question is open there, else a retry pass of that one question."""
+    from tui_course.code_check_service import attempt_of
+    from tui_course.content.grading import AnswerFormatError
+    from tui_course.content.session import Phase, QuizSession
+    from tui_course.progress.recorder import QuizRecorder, first_pass_states
+    from tui_course.progress.store import ProgressStore, StoreError
+
+    index = number - 1
+    try:
+        with ProgressStore(data_dir(args)) as store:
+            states = first_pass_states(store, quiz.id, len(quiz.questions))
+            session = QuizSession.start(quiz, quiz.questions, done=states)
+            if states.get(index) is not None and states[index].closed:
+                session = session.retry([index])
+            else:
+                session.phase = Phase.ASKING
+                session.position = session.order.index(index)
+            try:
+                graded, record = session.answer_code(
+                    code, verdict.passed, None, attempt_of(code, verdict)
+                )
+            except AnswerFormatError:
+                return  # the same code checked twice in a row: no new try
+            recorder = QuizRecorder(store)
+            recorder.save(session, record)
+            session.apply(record, graded)
+    except (StoreError, OSError) as error:
+        print(f"{PROG}: warning: this check was not saved: {error}", file=sys.stderr)
+
+
+def _fingerprint(path: Path) -> tuple[int, int, str] | None:
+    """mtime, size and content hash: a network or WSL drive may keep a coarse mtime."""
+    import hashlib
+
+    try:
+        info = path.stat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size, digest
+
+
+def _watch(
+    args: argparse.Namespace, quiz: Quiz, number: int, question: Question, path: Path
+) -> int:
+    import time
+
+    from tui_course.code_check_service import CodeChecker
+    from tui_course.safe_text import path_text
+
+    last: tuple[int, int, str] | None = None
+    with CodeChecker() as checker:
+        print(f"watching {path_text(str(path))} (Ctrl+C to stop)", file=sys.stderr)
+        while True:
+            seen = _fingerprint(path)
+            if seen is not None and seen != last:
+                last = seen
+                code = _read(path)
+                if code is not None:
+                    print(f"\n--- {time.strftime('%H:%M:%S')} {quiz.id}/{number}")
+                    _check_once(args, checker, quiz, number, question, code)
+                    sys.stdout.flush()
+            time.sleep(POLL_SECONDS)

@@ -1,0 +1,117 @@
+"""A lesson's live block in plain mode: the figure as the CLI prints it, fitted to the
+width, then its numbers in sentences (render/spoken.py) for a listener."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tui_course.content.models import BlockSegment
+
+if TYPE_CHECKING:
+    from tui_course.plain.console import Console
+    from tui_course.render.real_model import ModelAttention
+
+WORDS_FOR_ALL_ROWS = 6  # up to this many words, every row is said; beyond, the query's
+# Where a lesson's live figure can be changed in plain mode (the lesson's own text says
+# which keys do it in the app).
+TRY_IT = {
+    "attention": "attention-lab",
+    "pe-table": "pe-lab",
+    "real-attention": "real-model-lab",
+}
+
+
+def figure_lines(
+    segment: BlockSegment, console: Console, data_dir: Path | None = None, grids: bool = True
+) -> list[str]:
+    """The figure as the CLI prints it (without `grids`, only its words), then its numbers
+    in words and where to change it."""
+    from tui_course.render.blocks import BlockError, render_block
+
+    try:
+        if segment.name == "real-attention":
+            lines = _real_attention(segment.params, console, data_dir)
+        else:
+            words = _words(segment, tables=not grids)
+            spoken = grids or not words
+            text = render_block(segment, width=console.width, ascii_only=console.ascii_only)
+            lines = [f"Figure ({segment.name}, computed as you read):"]
+            lines += text.split("\n") if spoken else []
+            if words:
+                lines += [*([""] if spoken else []), "In words:", *words]
+    except BlockError as error:
+        return [f"This figure cannot be drawn: {error}"]
+    lab = TRY_IT.get(segment.name)
+    if lab:
+        lines.append(f"To change it, type go {lab} at the next prompt.")
+    return [*lines, "End of figure."]
+
+
+def _words(segment: BlockSegment, tables: bool = False) -> list[str]:
+    """The figure's numbers as sentences; with `tables`, a PE table's rows too."""
+    from tui_course import specs
+    from tui_course.render.spoken import attention_in_words, pe_rows_in_words, similarity_in_words
+
+    params = segment.params
+    if segment.name == "attention":
+        from tui_course.render.blocks import compute_attention_block
+
+        result, row = compute_attention_block(params)
+        if row is None and len(result.tokens) > WORDS_FOR_ALL_ROWS:
+            row = 0
+        lines: list[str] = []
+        for head in range(result.heads):
+            said = attention_in_words(result.weights[head], result.tokens, row)
+            if result.heads > 1:
+                said = [f"Head {head + 1}: {line}" for line in said]
+            lines += said
+        return lines
+    if segment.name == "pe-table":
+        positions = params.get("positions", specs.POSITIONS.default)
+        dim = params.get("dim", specs.DIM.default)
+        start = params.get("start", specs.START.default)
+        said = []
+        if tables and params.get("table", True):
+            said += pe_rows_in_words(positions, dim, start, params.get("decimals", 3))
+        if params.get("similarity", False):
+            said += similarity_in_words(positions, dim, start)
+        return said
+    return []
+
+
+def model_attention(
+    sentence: str, data_dir: Path | None, merge: bool = True
+) -> ModelAttention | str:
+    """The pretrained model's attention (over whole words with `merge`, else word pieces,
+    as `attn-tui attention --model` shows it), or why it cannot be had (one line)."""
+    from tui_course.realmodel import ModelError, load_model
+    from tui_course.render.real_model import ModelAttention
+
+    try:
+        outcome = load_model(None, data_dir).attend(sentence)
+    except ModelError as error:
+        return str(error)
+    except (OSError, MemoryError, ValueError) as error:
+        return str(ModelError(f"the model could not run ({type(error).__name__}: {error})"))
+    tokens = outcome.tokens
+    return ModelAttention.of(
+        tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, merge=merge
+    )
+
+
+def _real_attention(params: dict[str, Any], console: Console, data_dir: Path | None) -> list[str]:
+    from tui_course.render.blocks import BlockError, real_attention_lines
+
+    real = model_attention(params["sentence"], data_dir)
+    lines = ["Figure (toy vectors, then a pretrained model):"]
+    if isinstance(real, str):
+        lines += real_attention_lines(params, None, console.ascii_only)
+        lines += ["", f"The real model is not shown: {real}"]
+    else:
+        try:
+            lines += real_attention_lines(params, real, console.ascii_only)
+        except BlockError as error:
+            lines += real_attention_lines(params, None, console.ascii_only)
+            lines += ["", f"The real model is not shown: {error}"]
+    return [*lines, "End of figure."]

@@ -1,0 +1,271 @@
+"""A quiz pass as a conversation: one question, one typed line at a time.
+
+The session (content/session.py) holds every rule and the recorder stores every
+attempt before the verdict is said, exactly as the quiz screen does; this module
+only turns typed lines into the session's changes and says its state in lines,
+worded by render/quiz.py (the quiz screen's own words, from a views.quiz.QuizRun).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from tui_course.content.grading import AnswerFormatError, Verdict
+from tui_course.content.models import Kind
+from tui_course.content.session import AttemptRecord, Outcome, PassKind, Phase, QuizSession
+from tui_course.plain.console import Console
+from tui_course.plain.markdown import markdown_lines
+from tui_course.progress.recorder import QuizRecorder
+from tui_course.render import quiz as words
+from tui_course.views.quiz import QuizRun
+
+ANSWER_WORDS = {
+    "h": "hint",
+    "hint": "hint",
+    "v": "reveal",
+    "show": "reveal",
+    "s": "skip",
+    "skip": "skip",
+}
+_KIND_PROMPTS = {
+    Kind.CHOICE: "Type the number of one option",
+    Kind.MULTI: "Type the numbers of all that apply, with commas or spaces (1, 3)",
+    Kind.NUMERIC: "Type a number (0.5, 0,5, 2/3 or 1/sqrt(2) work)",
+    Kind.TEXT: "Type the answer",
+}
+QUIZ_HELP = (
+    "In a question: type your answer and press Enter. h: the next hint, v: show the "
+    "answer (recorded as revealed), s: skip the question. To answer with one of these "
+    "letters, type = before it (=v). n: next item, q: quit, l: list of items."
+)
+
+
+def choice_answer(line: str) -> str:
+    """Typed option numbers as the quiz screen submits its picks ('3, 1' -> '1,3')."""
+    numbers = sorted({int(part) for part in re.findall(r"\d+", line)})
+    return ",".join(str(number) for number in numbers)
+
+
+class PlainQuiz:
+    """Drives one session; `on_finished` is told when a pass ends (the class drop-box)."""
+
+    def __init__(
+        self,
+        console: Console,
+        recorder: QuizRecorder,
+        course_words: Callable[[str], None],
+        on_finished: Callable[[QuizSession], None],
+    ) -> None:
+        self.console = console
+        self.recorder = recorder
+        self.course_words = course_words  # raises Command for n, q, l... typed anywhere
+        self.on_finished = on_finished
+
+    def run(self, session: QuizSession) -> None:
+        """Until the student leaves the pass's summary (Enter goes on in the course)."""
+        say = self.console.say
+        if session.phase is Phase.INTRO:
+            say(f"Quiz: {session.quiz.title}, {len(session.order)} questions.", "heading")
+            self.say_markdown(words.prompt(QuizRun.of(session)))
+            while True:
+                line = self.ask("Enter: start the quiz, n: next item, q: quit")
+                if line == "":
+                    break
+            session.begin()
+        while True:
+            while session.phase is not Phase.FINISHED:
+                self.question(session)
+            again = self.summary(session)
+            if again is None:
+                return
+            session = again
+
+    def ask(self, prompt: str) -> str:
+        """A line, with course-wide words (n, q, l, ?) handled first."""
+        line = self.console.ask(prompt).strip()
+        if line in ("?", "help"):
+            self.console.say(QUIZ_HELP)
+        self.course_words(line)
+        return line
+
+    def say_markdown(self, text: str) -> None:
+        self.console.say_all(markdown_lines(text))
+
+    def question(self, session: QuizSession) -> None:
+        say = self.console.say
+        question = session.question
+        say()
+        say(_sentence(words.title(QuizRun.of(session)).replace(" | ", ". ")), "heading")
+        self.say_markdown(words.prompt(QuizRun.of(session)))
+        for number, option in enumerate(question.options, start=1):
+            say(f"  {number}. {option}")
+        if question.kind not in _KIND_PROMPTS:  # a code question (branch code-core)
+            self.code_question(session)
+            return
+        say(f"{_KIND_PROMPTS[question.kind]}. h: hint, v: show the answer, s: skip.")
+        asked_hints = 0
+        while session.phase is Phase.ASKING:
+            left = session.tries_left
+            line = self.ask(f"Answer, {left} {'try' if left == 1 else 'tries'} left")
+            if line in ("?", "help"):
+                continue  # said by ask()
+            word = ANSWER_WORDS.get(line.lower())
+            if word == "hint":
+                hint = session.show_hint()
+                if hint is None:
+                    say(
+                        "No more hints for this question."
+                        if question.hints
+                        else "This question has no hints."
+                    )
+                else:
+                    asked_hints = session.state.hints_seen
+                    self.say_markdown(f"Hint {asked_hints} of {len(question.hints)}: {hint}")
+                continue
+            if word == "reveal":
+                self.save(session, session.reveal())
+                continue
+            if word == "skip":
+                if self.save(session, session.skip()):
+                    say("Skipped.")
+                    self._advance(session)
+                return
+            if line.startswith("="):
+                line = line[1:]
+            if not line:
+                say("Type an answer first (or h, v, s; ? for help).")
+                continue
+            raw = choice_answer(line) if question.kind in (Kind.CHOICE, Kind.MULTI) else line
+            if question.kind in (Kind.CHOICE, Kind.MULTI) and not raw:
+                say(f"Type an option's number, 1 to {len(question.options)}.")
+                continue
+            reading = words.read_as(QuizRun.of(session).type(raw))
+            if reading:
+                say(reading.capitalize() + ".")
+            try:
+                verdict, record = session.answer(raw)
+            except AnswerFormatError as problem:
+                say(str(problem))
+                continue
+            before = session.state.hints_seen
+            if self.save(session, record, verdict) and session.phase is Phase.ASKING:
+                say(words.verdict(QuizRun.of(session))[0], "bad")
+                message = session.state.message
+                if message:
+                    if session.state.hints_seen > before:  # the lesson was the next hint
+                        total = len(question.hints)
+                        message = f"Hint {session.state.hints_seen} of {total}: {message}"
+                    self.say_markdown(message)
+        if session.phase is Phase.CLOSED:
+            self.closed(session)
+
+    def code_question(self, session: QuizSession) -> None:
+        """A question answered by a program: checked by `attn-tui check ID FILE` (the same
+        sandbox, judge and stored attempts as the app's editor), run here as the CLI runs it.
+
+        Until that command is part of the course (COMMANDS), this only says so and moves on.
+        """
+        from tui_course.commands import COMMANDS
+
+        number = session.review_number(session.index)
+        check_id = f"{session.review_of.get(session.index, session.quiz.id)}/{number}"
+        say = self.console.say
+        if "check" not in COMMANDS:
+            say("This question is answered with code, which plain mode cannot check yet.")
+            self.ask("Enter: next question")
+            self._advance(session)
+            return
+        from tui_course.plain.labs import parse_cli, run_cli
+
+        say(
+            f"Write your solution in a file, then type check FILE (attn-tui check {check_id} "
+            "FILE: the same sandbox and verdict as the app). Enter: next question."
+        )
+        while True:
+            line = self.ask("check FILE, or Enter to go on")
+            if not line:
+                break
+            word, _, path = line.partition(" ")
+            if word.lower() != "check" or not path.strip():
+                say("Type check and the file's name, for example check attention.py.")
+                continue
+            args, problem = parse_cli(["check", check_id, path.strip()])
+            self.console.say_all(problem if args is None else run_cli(args, self.console.width))
+        self._advance(session)
+
+    def save(
+        self, session: QuizSession, record: AttemptRecord | None, verdict: Verdict | None = None
+    ) -> bool:
+        """Stored first, then applied: nothing is said that is not on disk."""
+        if record is None:
+            return False
+        try:
+            self.recorder.save(session, record)
+        except Exception as error:  # the store failed: say so, change nothing
+            self.console.say(f"Your answer could not be saved ({error}). Try again.")
+            return False
+        session.apply(record, verdict)
+        return True
+
+    def closed(self, session: QuizSession) -> None:
+        state = session.state
+        said, *rest = words.closed_text(QuizRun.of(session)).split("\n")
+        self.console.say(said, "good" if state.outcome is Outcome.RIGHT else "bad")
+        self.console.say_all(rest)
+        question = session.question
+        if question.kind in (Kind.CHOICE, Kind.MULTI):
+            key = question.answer
+            right = sorted(key) if isinstance(key, frozenset | set | tuple | list) else [key]
+            named = "; ".join(f"option {n}, {question.options[n - 1]}" for n in right)
+            self.console.say(_sentence(f"The {'answers' if len(right) > 1 else 'answer'}: {named}"))
+        self.say_markdown(words.teach(QuizRun.of(session)))
+        while self.ask("Enter: next question, q: quit") != "":
+            self.console.say("Press Enter to go on.")
+        self._advance(session)
+
+    def _advance(self, session: QuizSession) -> None:
+        session.advance()
+        if session.phase is Phase.FINISHED:
+            try:
+                self.recorder.finish(session)
+            except Exception as error:  # every answer is saved; only the end mark is not
+                self.console.say(f"The end of this pass could not be saved ({error}).")
+            self.on_finished(session)
+
+    def summary(self, session: QuizSession) -> QuizSession | None:
+        """The pass's summary; a retry pass when the student asks for one."""
+        say = self.console.say
+        say()
+        say(_sentence(f"Finished: {session.quiz.title}"), "heading")
+        mastered = first_try = None
+        try:
+            count = len(session.questions)
+            if session.kind is PassKind.FIRST:
+                mastered = self.recorder.mastered_count(session.quiz.id, count)
+            elif session.kind is PassKind.RETRY:
+                first_try = self.recorder.first_try_score(session.quiz.id, count)
+        except Exception:  # a busy store: the pass's own summary still stands
+            pass
+        self.say_markdown(words.summary(QuizRun.of(session).finished(mastered, first_try)))
+        if session.kind is PassKind.REVIEW:
+            self.ask("Enter: go on")
+            return None
+        choices = ["Enter: next item"]
+        if session.missed:
+            choices.append(f"r: the {len(session.missed)} missed again")
+        choices.append("a: all again")
+        while True:
+            line = self.ask(", ".join(choices)).lower()
+            if line == "":
+                return None
+            if line == "r" and session.missed:
+                return session.retry()
+            if line == "a":
+                return session.retry(range(len(session.questions)))
+            say("Type r or a, or press Enter.")
+
+
+def _sentence(text: str) -> str:
+    """Text ending in one stop: 'why positions?' stays, 'Small check' gets its '.'."""
+    return text if text.endswith((".", "?", "!", ":")) else text + "."

@@ -1,0 +1,93 @@
+"""Which sandbox this machine gives student code: bubblewrap, rlimits alone, or none.
+
+One probe, cached per process: `doctor`, the CLI and the UI all ask here, so they
+name the same level and the same fix.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from enum import StrEnum
+
+BWRAP_ENV = "ATTN_TUI_BWRAP"  # a bwrap binary to use instead of the one on PATH ("" = none)
+
+
+class Level(StrEnum):
+    BWRAP = "bwrap"
+    LIMITS = "limits only"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class LevelReport:
+    level: Level
+    detail: str  # what was found, one line
+    fix: str = ""  # the line that raises the level, when there is one
+    bwrap: str | None = None  # the binary that works
+
+    @property
+    def warning(self) -> str | None:
+        """The one line the app shows when checks run with less than bwrap."""
+        if self.level is Level.BWRAP:
+            return None
+        if self.level is Level.LIMITS:
+            return (
+                "Your code runs with time and memory limits only, not in a sandbox "
+                f"({self.detail}); fix: {self.fix}"
+            )
+        return f"Code cannot be run here: {self.detail}"
+
+
+INSTALL_FIX = "sudo apt-get install bubblewrap"
+USERNS_FIX = (
+    "allow unprivileged user namespaces: sudo sysctl -w kernel.apparmor_restrict_"
+    "unprivileged_userns=0 (Ubuntu 24.04) or kernel.unprivileged_userns_clone=1"
+)
+
+
+def find_bwrap() -> str | None:
+    chosen = os.environ.get(BWRAP_ENV)
+    if chosen is not None:
+        return chosen or None
+    return shutil.which("bwrap")
+
+
+@functools.cache
+def _probe(bwrap: str | None) -> LevelReport:
+    try:
+        import resource  # noqa: F401  (POSIX only)
+    except ImportError:
+        return LevelReport(Level.NONE, "this system has no POSIX resource limits")
+    if bwrap is None:
+        return LevelReport(Level.LIMITS, "bubblewrap (bwrap) is not installed", INSTALL_FIX)
+    from tui_course.sandbox.command import probe_command
+
+    try:
+        result = subprocess.run(
+            probe_command(bwrap),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return LevelReport(Level.LIMITS, f"bwrap cannot start: {error}", INSTALL_FIX)
+    if result.returncode != 0 or result.stdout.strip() != b"sandboxed":
+        reason = result.stderr.decode(errors="replace").strip().splitlines()
+        shown = reason[-1][:160] if reason else f"exit status {result.returncode}"
+        return LevelReport(Level.LIMITS, f"bwrap cannot make a sandbox here: {shown}", USERNS_FIX)
+    return LevelReport(Level.BWRAP, f"bubblewrap ({bwrap})", bwrap=bwrap)
+
+
+def sandbox_level() -> LevelReport:
+    """The level checks run at on this machine and account (probed once per process)."""
+    return _probe(find_bwrap())
+
+
+def forget_probe() -> None:
+    """Tests change PATH or $ATTN_TUI_BWRAP between probes."""
+    _probe.cache_clear()

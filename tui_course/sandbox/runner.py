@@ -1,0 +1,475 @@
+"""Start the child, send it one job, collect arrays and capped text, kill what is left.
+
+A Worker is started ahead of time (NumPy already imported, waiting on its request
+pipe) so a check costs only the student's own code; it serves one job and is spent.
+The parent reads results with allow_pickle=False and caps every frame, so a hostile
+child can send nothing but numbers and a little text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import selectors
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui_course.sandbox.command import (
+    WORK_DIR,
+    ChildCommand,
+    bwrap_command,
+    harness_args,
+    limits_only_command,
+    numpy_dirs,
+)
+from tui_course.sandbox.level import Level, LevelReport, sandbox_level
+from tui_course.sandbox.limits import Limits
+
+_LENGTH = struct.Struct(">I")
+START_SECONDS = 30.0  # NumPy's import on a busy lab server; not part of the check's clock
+MARK_ENV = "ATTN_TUI_SANDBOX_RUN"
+
+Arg = Any  # an ndarray, or an int or float passed as a plain number
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """What the child said about one case. status: ok, exception, exit, memory,
+    not_array, too_large, or missing (the child stopped before reaching it)."""
+
+    status: str
+    outputs: tuple[Any, ...] = ()  # ndarrays, when ok
+    mutated: tuple[int, ...] = ()  # positions of inputs changed in place
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The whole run. status: ok (the code loaded and cases ran), syntax_error,
+    exception (at load), exit (at load), missing_entry, time_limit, memory_limit,
+    crashed, protocol (garbled results), unavailable."""
+
+    status: str
+    level: Level
+    entries: tuple[tuple[CaseResult, ...], ...] = ()  # per entry asked for, per case
+    detail: dict[str, Any] = field(default_factory=dict)
+    stdout: str = ""
+    stderr: str = ""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    seconds: float = 0.0
+    signal: int | None = None
+
+    @property
+    def cases(self) -> tuple[CaseResult, ...]:
+        """The first (for a student's check, the only) entry's results."""
+        return self.entries[0] if self.entries else ()
+
+
+class _Capped:
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.data = bytearray()
+        self.truncated = False
+
+    def add(self, chunk: bytes) -> None:
+        room = self.cap - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        if len(chunk) > max(room, 0):
+            self.truncated = True
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")
+
+
+class ProtocolError(Exception):
+    pass
+
+
+class _Frames:
+    """Length-prefixed frames off the result pipe, each no larger than `cap`."""
+
+    def __init__(self, cap: int, total: int) -> None:
+        self.cap = cap
+        self.total = total  # all frames together: a child cannot fill our memory
+        self.received = 0
+        self.buffer = bytearray()
+        self.frames: list[bytes] = []
+
+    def add(self, chunk: bytes) -> None:
+        self.received += len(chunk)
+        if self.received > self.total:
+            raise ProtocolError(f"more than {self.total // (1024 * 1024)} MB of results")
+        self.buffer += chunk
+        while len(self.buffer) >= _LENGTH.size:
+            (size,) = _LENGTH.unpack_from(self.buffer)
+            if size > self.cap:
+                raise ProtocolError(f"a result frame of {size} bytes")
+            if len(self.buffer) < _LENGTH.size + size:
+                break
+            self.frames.append(bytes(self.buffer[_LENGTH.size : _LENGTH.size + size]))
+            del self.buffer[: _LENGTH.size + size]
+
+
+def _encode(arg: Arg) -> tuple[bytes, bool]:
+    import numpy as np
+
+    scalar = not isinstance(arg, np.ndarray)
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(arg), allow_pickle=False)
+    return buffer.getvalue(), scalar
+
+
+def _frame(payload: bytes) -> bytes:
+    return _LENGTH.pack(len(payload)) + payload
+
+
+class Worker:
+    """One sandboxed child, started now, waiting for one job."""
+
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        report: LevelReport | None = None,
+        hidden: Iterable[Path] = (),
+    ) -> None:
+        self.limits = limits or Limits()
+        self.report = report or sandbox_level()
+        self.level = self.report.level
+        self.started = time.monotonic()
+        self._lock = threading.Lock()
+        self._used = False
+        self._private: Path | None = None
+        self._mark = uuid.uuid4().hex
+        self.process: subprocess.Popen[bytes] | None = None
+        self._request: int | None = None
+        self._result: int | None = None
+        if self.level is Level.NONE:
+            return
+        request_read, self._request = os.pipe()
+        self._result, result_write = os.pipe()
+        try:
+            command = self._command(request_read, result_write, hidden)
+            env = dict(command.env)
+            if self.level is Level.BWRAP:
+                env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bwrap clears it
+            else:
+                env[MARK_ENV] = self._mark
+            self.process = subprocess.Popen(
+                command.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=(request_read, result_write),
+                env=env,
+                cwd=command.cwd,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError:
+            os.close(self._request)
+            os.close(self._result)
+            self._request = self._result = None
+            self.process = None
+            self._cleanup_private()
+            return
+        finally:
+            os.close(request_read)
+            os.close(result_write)
+
+    def _command(self, request_fd: int, result_fd: int, hidden: Iterable[Path]) -> ChildCommand:
+        if self.level is Level.BWRAP:
+            assert self.report.bwrap is not None
+            args = harness_args(request_fd, result_fd, WORK_DIR, self.limits)
+            return bwrap_command(self.report.bwrap, args, self.limits, hidden)
+        self._private = Path(tempfile.mkdtemp(prefix="attn-tui-code-"))
+        work = self._private / "work"
+        site = self._private / "site"
+        work.mkdir()
+        site.mkdir()
+        for folder in numpy_dirs():
+            (site / folder.name).symlink_to(folder)
+        args = harness_args(request_fd, result_fd, str(work), self.limits)
+        return limits_only_command(args, work, site)
+
+    def run(
+        self, code: str, entry: str | Sequence[str], cases: Sequence[Sequence[Arg]]
+    ) -> RunResult:
+        """Send the job, wait at most the wall clock, and always leave nothing running."""
+        with self._lock:
+            if self._used:
+                raise RuntimeError("a Worker runs one job; start another")
+            self._used = True
+        if self.process is None:
+            detail = self.report.detail if self.level is Level.NONE else "the child cannot start"
+            return RunResult("unavailable", self.level, detail={"message": detail})
+        try:
+            entries = [entry] if isinstance(entry, str) else list(entry)
+            return self._run(code, entries, cases)
+        finally:
+            self.close()
+
+    def _run(self, code: str, entries: list[str], cases: Sequence[Sequence[Arg]]) -> RunResult:
+        assert self.process is not None and self.process.stdout and self.process.stderr
+        assert self._request is not None and self._result is not None
+        request = self._request
+        limits = self.limits
+        stdout, stderr = _Capped(limits.output_bytes), _Capped(limits.output_bytes)
+        wanted = max(1, len(entries) * len(cases)) * 2  # an array or two per case
+        frames = _Frames(limits.result_bytes + 4096, min(wanted * limits.result_bytes, 1 << 28))
+        encoded = [[_encode(arg) for arg in case] for case in cases]
+        header = {
+            "entries": entries,
+            "code": code,
+            "cases": [[scalar for _, scalar in case] for case in encoded],
+            "max_result_bytes": limits.result_bytes,
+        }
+        job = bytearray(_frame(json.dumps(header).encode()))
+        for case in encoded:
+            for payload, _ in case:
+                job += _frame(payload)
+        selector = selectors.DefaultSelector()
+        selector.register(self._result, selectors.EVENT_READ, "result")
+        selector.register(self.process.stdout, selectors.EVENT_READ, stdout)
+        selector.register(self.process.stderr, selectors.EVENT_READ, stderr)
+        pending = memoryview(bytes(job))
+        ready = done = False
+        garbled: str | None = None
+        started = time.monotonic()
+        deadline = started + START_SECONDS
+        open_reads = 3
+        while open_reads and not done:
+            timeout = deadline - time.monotonic()
+            if timeout <= 0:
+                break
+            for key, _ in selector.select(timeout):
+                if key.data == "request":
+                    try:
+                        pending = pending[os.write(request, pending) :]
+                    except OSError:  # the child closed its end: it has left
+                        pending = pending[len(pending) :]
+                    if not pending:
+                        selector.unregister(request)
+                        os.close(request)
+                        self._request = None
+                    continue
+                try:
+                    chunk = os.read(key.fd, 1 << 16)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    open_reads -= 1
+                    continue
+                if key.data != "result":
+                    key.data.add(chunk)
+                    continue
+                try:
+                    frames.add(chunk)
+                except ProtocolError as error:
+                    garbled, done = str(error), True
+                    break
+                if not ready and frames.frames:
+                    ready = True
+                    frames.frames.pop(0)  # "ready": the check's own clock starts now
+                    started = time.monotonic()
+                    deadline = started + limits.wall_seconds
+                    os.set_blocking(request, False)
+                    selector.register(request, selectors.EVENT_WRITE, "request")
+                done = _finished(frames.frames)
+        if not done and not open_reads:  # every pipe closed: wait for the process itself
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(max(0.0, deadline - time.monotonic()))
+        timed_out = not done and time.monotonic() >= deadline
+        seconds = time.monotonic() - started
+        self._kill()
+        returncode = self.process.wait()
+        selector.close()
+        # whatever is still in the pipes after the kill
+        for stream, capped in ((self.process.stdout, stdout), (self.process.stderr, stderr)):
+            with contextlib.suppress(OSError, ValueError):
+                capped.add(stream.read(limits.output_bytes) or b"")
+        common: dict[str, Any] = {
+            "level": self.level,
+            "stdout": stdout.text(),
+            "stderr": stderr.text(),
+            "stdout_truncated": stdout.truncated,
+            "stderr_truncated": stderr.truncated,
+            "seconds": seconds,
+        }
+        if garbled is not None:
+            return RunResult("protocol", detail={"message": garbled}, **common)
+        if not ready:  # the sandbox itself never came up: not the student's doing
+            reason = stderr.text().strip().splitlines()
+            shown = reason[-1][:200] if reason else f"exit status {returncode}"
+            message = f"the sandbox did not start: {shown}"
+            return RunResult("unavailable", detail={"message": message}, **common)
+        try:
+            status, detail, results = _parse(frames.frames, len(entries), len(cases))
+        except (ProtocolError, ValueError, KeyError, TypeError) as error:
+            return RunResult("protocol", detail={"message": str(error)[:200]}, **common)
+        if status == "done":
+            return RunResult("ok", entries=results, detail=detail, **common)
+        if status in ("syntax_error", "exception", "exit", "missing_entry"):
+            return RunResult(status, entries=results, detail=detail, **common)
+        if timed_out:
+            return RunResult("time_limit", entries=results, detail=detail, **common)
+        sig = _signal_of(returncode, self.level)
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and _cpu_spent(seconds, limits):
+            return RunResult("time_limit", entries=results, detail=detail, signal=sig, **common)
+        if any(case.status == "memory" for entry in results for case in entry):
+            return RunResult("memory_limit", entries=results, detail=detail, **common)
+        if sig is not None:
+            return RunResult("crashed", entries=results, detail=detail, signal=sig, **common)
+        if "MemoryError" in stderr.text():
+            return RunResult("memory_limit", entries=results, detail=detail, **common)
+        detail = dict(detail, exit_status=returncode)
+        return RunResult("crashed", entries=results, detail=detail, **common)
+
+    def _kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        if self.level is Level.LIMITS:
+            kill_marked(self._mark)  # a setsid daemon left the group; its environment did not
+
+    def close(self) -> None:
+        """Kill the child (if still there), close the pipes, remove its folder."""
+        self._kill()
+        if self.process is not None:
+            self.process.wait()
+            for stream in (self.process.stdout, self.process.stderr):
+                if stream is not None:
+                    stream.close()
+        for fd in (self._request, self._result):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._request = self._result = None
+        self._cleanup_private()
+
+    def _cleanup_private(self) -> None:
+        if self._private is not None:
+            shutil.rmtree(self._private, ignore_errors=True)
+            self._private = None
+
+
+def _cpu_spent(seconds: float, limits: Limits) -> bool:
+    return seconds >= min(limits.cpu_seconds, limits.wall_seconds) * 0.5
+
+
+def _signal_of(returncode: int, level: Level) -> int | None:
+    if returncode < 0:
+        return -returncode
+    if returncode > 128:  # bwrap and the guard report a child's signal as 128 + N
+        return returncode - 128
+    return None
+
+
+def _finished(frames: list[bytes]) -> bool:
+    if not frames:
+        return False
+    try:
+        last = json.loads(frames[-1])
+    except (ValueError, UnicodeDecodeError):
+        return False  # an array payload
+    return (
+        isinstance(last, dict)
+        and last.get("status")
+        in (
+            "done",
+            "syntax_error",
+            "missing_entry",
+        )
+    ) or (isinstance(last, dict) and last.get("where") == "load")
+
+
+def _parse(
+    frames: list[bytes], entries: int, count: int
+) -> tuple[str, dict[str, Any], tuple[tuple[CaseResult, ...], ...]]:
+    import numpy as np
+
+    queue = list(frames)
+    results: list[CaseResult] = []
+    status = "started"
+    detail: dict[str, Any] = {}
+    while queue:
+        message = json.loads(queue.pop(0))
+        if not isinstance(message, dict):
+            raise ProtocolError("a result header that is not a table")
+        kind = message.get("status")
+        if kind == "loaded":
+            status = "loaded"
+            continue
+        if kind == "done":
+            status = "done"
+            break
+        if "case" not in message:  # about the whole file: syntax, load error, no entry
+            status = str(kind)
+            detail = message
+            break
+        position = int(message["entry"]) * count + int(message["case"])
+        if position != len(results) or position >= entries * count:
+            raise ProtocolError("results out of order")
+        mutated = tuple(int(i) for i in message.get("mutated", ()))
+        if kind == "ok":
+            outputs = []
+            for _ in range(int(message["outputs"])):
+                if not queue:
+                    raise ProtocolError("an array announced but not sent")
+                array = np.load(io.BytesIO(queue.pop(0)), allow_pickle=False)
+                if array.dtype.kind not in "biuf":
+                    raise ProtocolError(f"an array of {array.dtype}")
+                outputs.append(array)
+            results.append(CaseResult("ok", tuple(outputs), mutated))
+        else:
+            results.append(CaseResult(str(kind), (), mutated, message))
+    results.extend(CaseResult("missing") for _ in range(entries * count - len(results)))
+    grouped = tuple(tuple(results[i * count : (i + 1) * count]) for i in range(entries))
+    return status, detail, grouped
+
+
+def kill_marked(mark: str) -> None:
+    """Kill this user's processes started with our mark in their environment."""
+    needle = f"{MARK_ENV}={mark}".encode()
+    me = os.getpid()
+    try:
+        entries = [e.name for e in os.scandir("/proc") if e.name.isdigit()]
+    except OSError:
+        return
+    for name in entries:
+        pid = int(name)
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def run_code(
+    code: str,
+    entry: str | Sequence[str],
+    cases: Sequence[Sequence[Arg]],
+    limits: Limits | None = None,
+    report: LevelReport | None = None,
+) -> RunResult:
+    """One check from cold: start a worker, run the job, clean up."""
+    return Worker(limits, report).run(code, entry, cases)

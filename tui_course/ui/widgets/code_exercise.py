@@ -1,0 +1,380 @@
+"""A code question's editor: write the function, check it in the sandbox, see the verdict.
+
+A projection of a CodeExercise (views/code_exercise.py) held in one reactive and drawn by
+one watcher; the words come from render/ (the verdict from the judge's renderer, the rest
+from render/code_exercise.py). Two things happen off the UI thread so typing never waits:
+a check (a worker thread calls the checker, which runs the code in the sandbox) and the
+draft's save (debounced, an atomic 0600 write in the data folder, progress/drafts.py).
+The quiz hears of every finished check (CodeChecked) and records it like an answer.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.reactive import var
+from textual.timer import Timer
+from textual.widgets import Static, TextArea
+
+from tui_course.progress.drafts import MAX_DRAFT_BYTES, read_draft, write_draft
+from tui_course.render.code_exercise import solution_text, status_text
+from tui_course.safe_text import clean
+from tui_course.ui.messages import CodeChecked
+from tui_course.ui.widgets.code_editor import CodeEditor, python_highlighting
+from tui_course.views.code_exercise import CodeExercise, CodePhase, Judged
+
+if TYPE_CHECKING:
+    from tui_course.code_check_service import CodeChecker
+    from tui_course.content.models import Question
+    from tui_course.sandbox.limits import Limits
+
+# The checks' limits (None: the sandbox's defaults); tests shorten the wall clock.
+CHECK_LIMITS: Limits | None = None
+SAVE_DELAY = 0.4  # seconds of quiet typing before the draft is written
+
+Checker = Callable[[str], Judged]  # blocking: runs the code, returns the verdict
+Describe = Callable[[Any], str]  # a verdict as plain text (render/code.py)
+
+
+class CodeExerciseView(Vertical, can_focus=True):
+    DEFAULT_CSS = """
+    CodeExerciseView {
+        height: auto;
+        margin-bottom: 1;
+    }
+    /* A fixed height: an editor that grew with its text would lay the quiz out again on
+       every Enter (50 ms a key on a quiet machine). */
+    CodeExerciseView CodeEditor {
+        height: 14;
+    }
+    CodeExerciseView .code-warning, CodeExerciseView .code-status {
+        color: $text-muted;
+        height: auto;
+    }
+    CodeExerciseView .code-verdict, CodeExerciseView .code-solution {
+        height: auto;
+        margin-top: 1;
+    }
+    CodeExerciseView .-empty {
+        display: none;
+    }
+    """
+    BINDINGS = [
+        Binding("ctrl+r,f5", "check", "Check", tooltip="Check your code (it runs in the sandbox)"),
+        Binding("ctrl+n", "reset", "Reset", tooltip="Reset to the starter code (asks first)"),
+        Binding(
+            "ctrl+o",
+            "external_editor",
+            "$EDITOR",
+            tooltip="Edit the code in your $EDITOR (where you have a shell)",
+        ),
+        Binding("i", "edit", "Edit", show=False, tooltip="Back into the code editor"),
+    ]
+
+    state: var[CodeExercise | None] = var(None, init=False)
+
+    def __init__(
+        self,
+        *,
+        starter: str,
+        solution: str,
+        draft_key: tuple[str, int],
+        data_dir: Path,
+        checker: Checker,
+        describe: Describe,
+        warning: str | None = None,
+        editor_allowed: bool = False,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.draft_key = draft_key
+        self.data_dir = data_dir
+        self._checker = checker
+        self._describe = describe
+        self._warning = warning
+        self.editor_allowed = editor_allowed
+        self._save_timer: Timer | None = None
+        self._save_lock = threading.Lock()
+        self._newest = ""
+        self._drawn: CodeExercise | None = None
+        self._shown: dict[str, str] = {}  # each part's text as last drawn
+        notice = ""
+        try:
+            draft = read_draft(data_dir, *draft_key)
+        except OSError as error:  # a link or an unreadable file: start from the starter
+            draft, notice = None, f"Your saved draft could not be read ({error.strerror or error})."
+        self._initial = CodeExercise.open(starter, solution, draft)
+        if notice:
+            self._initial = self._initial.save_failed(notice)
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="code-warning -empty", markup=False)
+        editor = CodeEditor.code_editor(
+            self._initial.draft, language=python_highlighting(), classes="code-editor"
+        )
+        yield editor
+        yield Static(classes="code-status -empty", markup=False)
+        yield Static(classes="code-verdict -empty", markup=False)
+        yield Static(classes="code-solution -empty", markup=False)
+
+    def on_mount(self) -> None:
+        self._show(".code-warning", self._warning or "")
+        self.state = self._initial
+
+    @property
+    def editor(self) -> CodeEditor:
+        return self.query_one(CodeEditor)
+
+    # drawing: the one watcher
+
+    def watch_state(self, state: CodeExercise | None) -> None:
+        if state is None or state is self._drawn:
+            return
+        before, self._drawn = self._drawn, state
+        editor = self.editor
+        if editor.text != state.draft:  # a reset (or $EDITOR): undo still brings it back
+            editor.replace(state.draft, editor.document.start, editor.document.end)
+        self._show(".code-status", status_text(state))
+        if before is None or before.verdict is not state.verdict:
+            verdict = "" if state.verdict is None else self._describe(state.verdict)
+            self._show(".code-verdict", verdict)
+            if state.verdict is not None:
+                self.call_after_refresh(self._verdict_into_view)
+        self._show(".code-solution", solution_text(state))
+        if before is None or before.phase is not state.phase:  # the footer follows the phase
+            self.set_class(state.phase is CodePhase.CHECKING, "-checking")
+            self.refresh_bindings()
+
+    def _show(self, selector: str, text: str) -> None:
+        """Update a part only when its text changed: a keystroke must not lay out the quiz."""
+        if self._shown.get(selector) == text:
+            return
+        self._shown[selector] = text
+        widget = self.query_one(selector, Static)
+        widget.set_class(not text, "-empty")
+        widget.update(Text(clean(text)))
+
+    def _verdict_into_view(self) -> None:
+        self.query_one(".code-verdict").scroll_visible(animate=False)
+
+    # the quiz's side
+
+    def close(self, passed: bool) -> None:
+        """The quiz closed the question: the solution shows."""
+        if self.state is not None:
+            self.state = self.state.close(passed)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        state = self.state
+        if state is None:
+            return False
+        if action == "check":
+            return True if state.phase is not CodePhase.CHECKING else None  # shown, greyed
+        if action == "external_editor":
+            return self.editor_allowed
+        if action == "edit":
+            return not self.editor.has_focus
+        return True
+
+    # actions: one state change each
+
+    def action_check(self) -> None:
+        state = self.state
+        if state is None:
+            return
+        self._flush_save()
+        self.state, number = state.check_started()
+        if number is not None:
+            self._check(number, self.state.draft)
+
+    def request_check(self) -> None:
+        """The quiz's Enter on a code question."""
+        self.action_check()
+
+    @work(thread=True, group="code-check")
+    def _check(self, number: int, code: str) -> None:
+        try:
+            verdict = self._checker(code)
+        except Exception as error:  # the machinery, not the student's code
+            self.app.call_from_thread(self._check_failed, number, str(error)[:200])
+            return
+        self.app.call_from_thread(self._checked, number, code, verdict)
+
+    def _checked(self, number: int, code: str, verdict: Judged) -> None:
+        if self.state is None or not self.is_mounted:
+            return
+        before = self.state
+        self.state = before.check_finished(number, code, verdict)
+        if self.state is not before:
+            self.post_message(CodeChecked(self, code, verdict))
+
+    def _check_failed(self, number: int, problem: str) -> None:
+        if self.state is not None and self.is_mounted:
+            self.state = self.state.check_failed(number, problem)
+
+    def action_reset(self) -> None:
+        if self.state is not None:
+            self.state = self.state.ask_reset()
+
+    def action_edit(self) -> None:
+        self.editor.focus()
+
+    def action_external_editor(self) -> None:
+        """$EDITOR on a copy of the draft, the app suspended meanwhile (a shell's own)."""
+        from tui_course.shell_access import external_editor, shell_access
+
+        access = shell_access()
+        if not access.allowed:
+            self.notify(f"No $EDITOR here: {access.reason}.", timeout=5, markup=False)
+            return
+        command = external_editor()
+        if command is None or self.state is None:
+            self.notify("Set $EDITOR (or $VISUAL) to edit in your own editor.", timeout=5)
+            return
+        with tempfile.TemporaryDirectory(prefix="attn-tui-edit-") as folder:
+            path = Path(folder) / f"{self.draft_key[0]}-{self.draft_key[1]}.py"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(self.state.draft)
+            try:
+                with self.app.suspend():
+                    subprocess.run([*shlex.split(command), str(path)], check=False)
+            except Exception as error:  # no terminal to give away (or no such editor)
+                self.notify(f"The editor could not start: {error}", timeout=5, markup=False)
+                return
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(MAX_DRAFT_BYTES + 1)
+        if len(text) > self.editor.max_chars:
+            self.notify("That file is too large for a check; the draft is unchanged.", timeout=5)
+            return
+        self.state = self.state.typed(text)
+        self._schedule_save()
+
+    # typing and the draft on disk
+
+    @on(TextArea.Changed)
+    def _typed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        if self.state is None:
+            return
+        self.state = self.state.typed(event.text_area.text)
+        self._schedule_save()
+
+    @on(CodeEditor.Refused)
+    def _refused(self, event: CodeEditor.Refused) -> None:
+        event.stop()
+        if self.state is not None:
+            self.state = self.state.with_notice(event.message)
+
+    def _schedule_save(self) -> None:
+        if self._save_timer is not None:
+            self._save_timer.stop()
+        self._save_timer = self.set_timer(SAVE_DELAY, self._save_now)
+
+    def _save_now(self) -> None:
+        self._save_timer = None
+        state = self.state
+        if state is not None and state.unsaved:
+            self._save(state.draft)
+
+    @work(thread=True, group="draft-save")
+    def _save(self, text: str) -> None:
+        """One save at a time, each writing the newest draft asked for: two saves racing
+        can never leave the older text on disk."""
+        self._newest = text
+        with self._save_lock:
+            text = self._newest
+            try:
+                write_draft(self.data_dir, *self.draft_key, text)
+            except (OSError, ValueError) as error:
+                problem = getattr(error, "strerror", None) or str(error)
+                self.app.call_from_thread(self._save_failed, str(problem))
+                return
+        self.app.call_from_thread(self._saved, text)
+
+    def _saved(self, text: str) -> None:
+        if self.state is not None and self.is_mounted:
+            self.state = self.state.saved(text)
+
+    def _save_failed(self, problem: str) -> None:
+        if self.state is not None and self.is_mounted:
+            self.state = self.state.save_failed(problem)
+
+    def _flush_save(self, leaving: bool = False) -> None:
+        """Write the draft now (before a check, on leaving): small, and it must be there."""
+        if self._save_timer is not None:
+            self._save_timer.stop()
+            self._save_timer = None
+        state = self.state
+        if state is None or not state.unsaved:
+            return
+        try:
+            with self._save_lock:
+                write_draft(self.data_dir, *self.draft_key, state.draft)
+        except (OSError, ValueError) as error:
+            if not leaving:
+                self.state = state.save_failed(getattr(error, "strerror", None) or str(error))
+            return
+        if not leaving:  # on the way out the widgets are gone: nothing to draw
+            self.state = state.saved(state.draft)
+
+    def on_unmount(self) -> None:
+        self._flush_save(leaving=True)
+
+
+class CodeExercises:
+    """Builds the editor for each code question and keeps the one CodeChecker (with its
+    warm sandboxed worker) for the app: started when the first code question opens, so a
+    student who never writes code never starts a sandbox."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self._checker: CodeChecker | None = None
+
+    @property
+    def checker(self) -> CodeChecker:
+        if self._checker is None:
+            from tui_course.code_check_service import CodeChecker
+
+            self._checker = CodeChecker(CHECK_LIMITS)
+        return self._checker
+
+    def view(self, question: Question, draft_key: tuple[str, int]) -> CodeExerciseView:
+        from tui_course.render.code import verdict_text
+        from tui_course.shell_access import external_editor, shell_access
+
+        spec = question.code
+        assert spec is not None  # a code question always has its spec
+        checker = self.checker
+        checker.prepare(question)  # the reference's results, computed while the student reads
+        return CodeExerciseView(
+            starter=spec.starter,
+            solution=spec.solution,
+            draft_key=draft_key,
+            data_dir=self.data_dir,
+            checker=lambda code: checker.check(question, code),
+            describe=verdict_text,
+            warning=checker.warning,
+            editor_allowed=shell_access().allowed and external_editor() is not None,
+            classes="code-exercise",
+        )
+
+    def close(self) -> None:
+        """Stop the warm worker (a child process): on leaving the quiz or the app."""
+        if self._checker is not None:
+            self._checker.close()
+            self._checker = None
