@@ -6,9 +6,9 @@ import sqlite3
 from pathlib import Path
 
 from tui_course.progress.store import (
-    _MIGRATE_V1_TO_V2,
-    _SCHEMA_V1,
+    _MIGRATIONS,
     DB_NAME,
+    SCHEMA_VERSION,
     ProgressStore,
     TrainingRecord,
 )
@@ -40,16 +40,20 @@ def test_a_run_is_kept_whole_and_read_back_in_a_later_session(data_dir: Path) ->
     assert findings is not None and findings.tying_heads == 2 and findings.sequences == 16
 
 
-def test_a_version_2_file_gains_the_table_and_keeps_its_rows(data_dir: Path) -> None:
+def test_a_file_from_before_training_runs_gains_the_table_and_keeps_its_rows(
+    data_dir: Path,
+) -> None:
+    """A file made by every migration before the one that adds training_runs."""
+    step = next(i for i, script in enumerate(_MIGRATIONS) if "training_runs" in script)
     data_dir.mkdir(parents=True)
     conn = sqlite3.connect(data_dir / DB_NAME)
-    conn.executescript(_SCHEMA_V1 + _MIGRATE_V1_TO_V2 + "PRAGMA user_version = 2;")
+    conn.executescript("".join(_MIGRATIONS[:step]) + f"PRAGMA user_version = {step};")
     conn.execute("INSERT INTO settings VALUES ('last_opened', 'digit-lab')")
     conn.commit()
     conn.close()
     with ProgressStore(data_dir) as store:
         assert store.notice is None
-        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert store.get_setting("last_opened") == "digit-lab"
         assert store.training_runs() == []
         store.record_training_run(a_record())

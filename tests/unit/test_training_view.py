@@ -103,6 +103,7 @@ def test_a_failure_quotes_the_child_and_a_second_start_waits() -> None:
     assert not lab.running
     again = lab.start(TrainOptions(model="rnn"))
     assert again.run is not None and again.run.options.model == "rnn"
+    assert (lab.run is not None and lab.run.number, again.run.number) == (1, 2)
     assert again.run.phase is Phase.LAUNCHING
     assert status_text(again) == "Starting rnn (TensorFlow takes a few seconds to load)..."
 

@@ -100,7 +100,7 @@ class PlainQuiz:
         self.say_markdown(words.prompt(QuizRun.of(session)))
         for number, option in enumerate(question.options, start=1):
             say(f"  {number}. {option}")
-        if question.kind not in _KIND_PROMPTS:  # a code question (branch code-core)
+        if question.kind not in _KIND_PROMPTS:  # a code question: checked from a file
             self.code_question(session)
             return
         say(f"{_KIND_PROMPTS[question.kind]}. h: hint, v: show the answer, s: skip.")
@@ -161,38 +161,65 @@ class PlainQuiz:
             self.closed(session)
 
     def code_question(self, session: QuizSession) -> None:
-        """A question answered by a program: checked by `attn-tui check ID FILE` (the same
-        sandbox, judge and stored attempts as the app's editor), run here as the CLI runs it.
+        """A question answered by a program in a file: `check FILE` runs it through the same
+        sandbox and judge as the app's editor and `attn-tui check` (code_check_service), says
+        the verdict as `attn-tui check` prints it, and stores it as the same attempt."""
+        from pathlib import Path
 
-        Until that command is part of the course (COMMANDS), this only says so and moves on.
-        """
-        from tui_course.commands import COMMANDS
+        from tui_course.code_check_service import attempt_of, check
+        from tui_course.render.code import verdict_lines
 
-        number = session.review_number(session.index)
-        check_id = f"{session.review_of.get(session.index, session.quiz.id)}/{number}"
         say = self.console.say
-        if "check" not in COMMANDS:
-            say("This question is answered with code, which plain mode cannot check yet.")
+        question = session.question
+        spec = getattr(question, "code", None)
+        check_id = f"{session.review_of.get(session.index, session.quiz.id)}/{session.number}"
+        if spec is None:
+            say("This question cannot be answered in plain mode.")
             self.ask("Enter: next question")
             self._advance(session)
             return
-        from tui_course.plain.labs import parse_cli, run_cli
-
         say(
-            f"Write your solution in a file, then type check FILE (attn-tui check {check_id} "
-            "FILE: the same sandbox and verdict as the app). Enter: next question."
+            f"Write the function {spec.entry} in a file (start from the starter code: type "
+            f"starter, or run attn-tui check {check_id} --starter > mine.py), then type check "
+            "and the file's name. v: show the answer, s: skip."
         )
-        while True:
-            line = self.ask("check FILE, or Enter to go on")
-            if not line:
-                break
-            word, _, path = line.partition(" ")
-            if word.lower() != "check" or not path.strip():
-                say("Type check and the file's name, for example check attention.py.")
+        while session.phase is Phase.ASKING:
+            line = self.ask("check FILE, starter, v or s")
+            word, _, rest = line.partition(" ")
+            if line in ("?", "help"):
                 continue
-            args, problem = parse_cli(["check", check_id, path.strip()])
-            self.console.say_all(problem if args is None else run_cli(args, self.console.width))
-        self._advance(session)
+            if ANSWER_WORDS.get(line.lower()) == "reveal":
+                self.save(session, session.reveal())
+                continue
+            if ANSWER_WORDS.get(line.lower()) == "skip":
+                if self.save(session, session.skip()):
+                    say("Skipped.")
+                    self._advance(session)
+                return
+            if line.lower() == "starter":
+                self.console.say_all(["Starter code:", *spec.starter.rstrip("\n").split("\n")])
+                continue
+            if word.lower() != "check" or not rest.strip():
+                say("Type check and the file's name, for example check mine.py.")
+                continue
+            try:
+                code = Path(rest.strip()).expanduser().read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                say(f"{rest.strip()}: cannot be read ({error}).")
+                continue
+            verdict = check(question, code)
+            self.console.say_all(verdict_lines(verdict, self.console.width))
+            try:
+                graded, record = session.answer_code(
+                    code, verdict.passed, None, attempt_of(code, verdict)
+                )
+            except AnswerFormatError as problem:
+                say(str(problem))
+                continue
+            if self.save(session, record, graded) and session.phase is Phase.ASKING:
+                say(words.verdict(QuizRun.of(session))[0], "bad")
+        if session.phase is Phase.CLOSED:
+            self.closed(session)
 
     def save(
         self, session: QuizSession, record: AttemptRecord | None, verdict: Verdict | None = None

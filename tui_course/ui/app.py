@@ -24,7 +24,7 @@ from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
-from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due
+from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due, student_key
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.terminal import locale_is_utf8
@@ -52,9 +52,6 @@ ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "d
 WIDE_COLUMNS = 100
 TINY_COLUMNS = 60
 QUIT_CONFIRM_SECONDS = 5.0  # q during training asks; a second q within this quits
-
-
-SHUFFLE_KEY = "option-order-key"  # the store setting behind each student's option orders
 
 
 @dataclass(frozen=True)
@@ -367,13 +364,7 @@ class CourseApp(App[None]):
         (made on first use); None when shuffling is off."""
         if not self.settings.shuffle_options:
             return None
-        key = self.store.get_setting(SHUFFLE_KEY)
-        if key is None:
-            import secrets
-
-            key = secrets.token_hex(8)
-            self.store.set_setting(SHUFFLE_KEY, key)
-        return key
+        return student_key(self.store)
 
     def _session(self, quiz: Quiz) -> QuizSession:
         """The quiz's first pass: fresh (intro first), resumed, or finished (its summary)."""

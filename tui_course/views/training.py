@@ -44,6 +44,7 @@ class TrainingRunState:
     """One run, from the moment Train is pressed to its last event."""
 
     options: TrainOptions
+    number: int = 1  # of the session's runs: a new number is a new run to draw from scratch
     phase: Phase = Phase.LAUNCHING
     waiting: Waiting | None = None
     slot: SlotTaken | None = None
@@ -110,7 +111,8 @@ class TrainingLab:
     def start(self, options: TrainOptions) -> TrainingLab:
         if self.running or self.blocked:
             return self
-        return replace(self, run=TrainingRunState(options), notice="")
+        number = 1 if self.run is None else self.run.number + 1
+        return replace(self, run=TrainingRunState(options, number), notice="")
 
     def drafted(self, options: TrainOptions | None) -> TrainingLab:
         """The form changed: the estimate under it follows."""

@@ -88,7 +88,8 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         ),
     ]
 
-    lab: var[TrainingLab] = var(TrainingLab, init=False)
+    # always_update: every change is a new object, so no deep comparison of two states
+    lab: var[TrainingLab] = var(TrainingLab, init=False, always_update=True)
 
     def __init__(
         self,
@@ -165,7 +166,7 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         run, before = new.run, old.run
         if run is None:
             return
-        if before is None or run.options is not before.options:
+        if before is None or run.number != before.number:
             self._new_run(run.options)
         if run.phase is Phase.WAITING and (before is None or before.phase is not Phase.WAITING):
             self.status.scroll_visible(animate=False)  # below the form at 24 rows
