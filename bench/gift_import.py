@@ -42,7 +42,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    normal = export_gift([load_quiz(path) for path in sorted((REPO / "quizzes").glob("*.toml"))])
+    quizzes = [load_quiz(path) for path in sorted((REPO / "quizzes").glob("*.toml"))]
+    normal = export_gift([q for q in quizzes if all(x.kind != "code" for x in q.questions)])
     normal_time = best(args.repeat, lambda: parse_gift(normal, "normal.gift"))
     per_char = normal_time / len(normal)
     print(f"normal file: {len(normal):,} characters, {normal_time * 1000:.1f} ms")

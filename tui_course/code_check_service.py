@@ -95,6 +95,22 @@ def private_dirs() -> tuple[Path, ...]:
     return tuple(found)
 
 
+def refusal(report: LevelReport | None = None, minimum: Level | None = None) -> str | None:
+    """Why student code must not run here (one line), or None: the machine has no sandbox
+    at all, or it is a class server whose site config asks for bwrap and bwrap cannot run.
+    Checks, class recheck and lesson listings all ask this."""
+    report = report or sandbox_level()
+    minimum = required_level() if minimum is None else minimum
+    if report.level is Level.NONE:
+        return f"Code cannot be run here: {report.detail}"
+    if _ORDER[report.level] < _ORDER[minimum]:
+        return (
+            "Code checks are switched off on this class server until bubblewrap works "
+            f"({report.detail}); fix: {report.fix}"
+        )
+    return None
+
+
 def _spec(question: Question) -> CodeSpec:
     if question.kind is not Kind.CODE or question.code is None:
         raise ValueError("not a code question")
@@ -216,17 +232,12 @@ class CodeChecker:
     @property
     def allowed(self) -> bool:
         """Whether this machine's level is enough to run student code at all."""
-        return self.level is not Level.NONE and _ORDER[self.level] >= _ORDER[self.minimum]
+        return refusal(self.report, self.minimum) is None
 
     @property
     def warning(self) -> str | None:
         """The one line to show beside the editor when checks are not fully sandboxed."""
-        if not self.allowed and self.level is not Level.NONE:
-            return (
-                "Code checks are switched off on this class server until bubblewrap works "
-                f"({self.report.detail}); fix: {self.report.fix}"
-            )
-        return self.report.warning
+        return refusal(self.report, self.minimum) or self.report.warning
 
     def _start_spare(self) -> None:
         self._spare = Worker(self.limits, self.report, self.hidden)
@@ -344,50 +355,3 @@ def check(
     """A one-off check (the CLI): no warm worker kept."""
     with CodeChecker(limits, minimum=minimum, warm=False) as checker:
         return checker.check(question, code, seed_offset)
-
-
-@dataclass(frozen=True)
-class SnippetResult:
-    """A lesson listing run in the sandbox: what it printed, and how it ended."""
-
-    outcome: Outcome  # passed (ran to the end), error, time limit, memory limit, crashed...
-    message: str  # empty when it ran to the end
-    stdout: str
-    stderr: str
-    truncated: bool
-    level: Level
-    traceback: tuple[tuple[int, str, str], ...] = ()
-
-
-def run_snippet(
-    code: str, limits: Limits | None = None, report: LevelReport | None = None
-) -> SnippetResult:
-    """Run a runnable lesson listing (a whole file, no function to call) in the sandbox,
-    under the same rules as a check: the class server's bwrap-only rule included."""
-    report = report or sandbox_level()
-    allowed = report.level is not Level.NONE and _ORDER[report.level] >= _ORDER[required_level()]
-    if not allowed:
-        message = report.warning or report.detail
-        return SnippetResult(Outcome.UNAVAILABLE, message, "", "", False, report.level)
-    run = Worker(limits, report, private_dirs()).run(code, [], [])
-    truncated = run.stdout_truncated or run.stderr_truncated
-    if run.status == "ok":
-        return SnippetResult(Outcome.PASSED, "", run.stdout, run.stderr, truncated, run.level)
-    from tui_course.content.code_check import student_frames
-
-    verdicts = {
-        "syntax_error": (Outcome.ERROR, f"Syntax error on line {run.detail.get('line')}"),
-        "exception": (
-            Outcome.ERROR,
-            f"{run.detail.get('type', 'Exception')}: {str(run.detail.get('message', ''))[:300]}",
-        ),
-        "exit": (Outcome.PASSED, ""),  # sys.exit() ends a script; nothing is wrong
-        "time_limit": (Outcome.TIME_LIMIT, f"stopped after {run.seconds:.1f} s"),
-        "memory_limit": (Outcome.MEMORY_LIMIT, "used more memory than a run allows"),
-        "unavailable": (Outcome.UNAVAILABLE, str(run.detail.get("message", ""))),
-    }
-    outcome, message = verdicts.get(
-        run.status, (Outcome.CRASHED, f"the process ended ({run.signal or run.status})")
-    )
-    frames = student_frames(run.detail)
-    return SnippetResult(outcome, message, run.stdout, run.stderr, truncated, run.level, frames)

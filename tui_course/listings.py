@@ -84,8 +84,12 @@ def run_listing(
 
 
 def _run_sandboxed(code: str, wall_seconds: float | None) -> ListingResult:
+    from tui_course.code_check_service import refusal
     from tui_course.sandbox import Limits, Worker
 
+    refused = refusal()  # a class server runs student code under bwrap only
+    if refused is not None:
+        return ListingResult(ListingOutcome.UNAVAILABLE, detail=refused)
     limits = Limits() if wall_seconds is None else Limits(wall_seconds=wall_seconds)
     result = Worker(limits).run(code + _DONE_CODE, _DONE_ENTRY, ())
     where = f"sandbox: {result.level}"

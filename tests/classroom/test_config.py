@@ -98,3 +98,70 @@ def test_default_slots_is_half_the_cores(monkeypatch: pytest.MonkeyPatch) -> Non
     assert default_slots() == 4
     monkeypatch.setattr("os.cpu_count", lambda: 1)
     assert default_slots() == 1
+
+
+# issue 18: bounded parsers, ~user paths
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('class_dir = "~nonexistentuser/x"\n', r"config.toml:1: 'class_dir': no user named"),
+        ("\n\ntraining_slots = " + "9" * 5001 + "\n", r"config.toml:3: invalid TOML: a number"),
+        ('slots_dir = "~nobody-here-x/slots"\n', r"config.toml:1: 'slots_dir': no user named"),
+    ],
+)
+def test_a_site_config_no_parser_can_take_is_one_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_site_config(write(tmp_path, text))
+
+
+def test_a_deadline_with_no_utc_time_is_refused_with_its_line(tmp_path: Path) -> None:
+    write(
+        tmp_path, 'course = "A"\n[deadlines]\nexercises = 0001-01-01T00:00:00+23:59\n', "class.toml"
+    )
+    with pytest.raises(
+        ConfigError, match=r"class.toml:3: deadline for 'exercises' is out of range"
+    ):
+        load_class_config(tmp_path)
+
+
+def test_start_up_names_the_line_of_a_tilde_user_class_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui_course.classroom.link import ClassLink
+
+    site = write(tmp_path, 'class_dir = "~nonexistentuser/x"\n')
+    monkeypatch.setenv("ATTN_TUI_CONFIG", str(site))
+    link, problem = ClassLink.from_site(tmp_path / "data")  # what the app does at start
+    assert link is None and problem is not None
+    assert f"{site}:1: 'class_dir': no user named 'nonexistentuser'" in problem
+
+
+@pytest.mark.parametrize("command", [["submit"], ["doctor"]])
+def test_submit_and_doctor_survive_a_tilde_user_class_dir(
+    tmp_path: Path, command: list[str]
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    site = write(tmp_path, 'class_dir = "~nonexistentuser/x"\n')
+    env = {**os.environ, "ATTN_TUI_CONFIG": str(site), "ATTN_TUI_DATA_DIR": str(tmp_path / "d")}
+    result = subprocess.run(
+        [sys.executable, "-m", "tui_course", *command],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    combined = result.stdout + result.stderr
+    assert "Traceback" not in combined and "unexpected error" not in combined
+    assert f"{site}:1: 'class_dir': no user named 'nonexistentuser'" in combined
+    assert not list((tmp_path / "d").glob("crash-*.log")) if (tmp_path / "d").exists() else True

@@ -190,3 +190,25 @@ def test_doctor_names_the_sandbox_level_and_its_fix(monkeypatch: pytest.MonkeyPa
     assert home.found.startswith("limits only")
     assert "code checks are off on this class server" in server.found
     assert "off" not in allowed.found
+
+
+def test_a_class_server_runs_no_listing_without_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lesson listings obey the same rule as checks: bwrap only, unless the site allows less."""
+    from tui_course.classroom import config
+    from tui_course.classroom.config import SiteConfig
+    from tui_course.content.models import ListingRunner
+    from tui_course.listings import ListingOutcome, run_listing
+    from tui_course.sandbox.level import BWRAP_ENV, forget_probe
+
+    monkeypatch.setenv(BWRAP_ENV, "")
+    monkeypatch.setattr(
+        config, "load_site_config", lambda path=None: SiteConfig(None, class_dir=Path("/srv/c"))
+    )
+    forget_probe()
+    try:
+        result = run_listing("print('hi')", ListingRunner.NUMPY)
+    finally:
+        forget_probe()
+    assert result.outcome is ListingOutcome.UNAVAILABLE
+    assert "switched off on this class server" in result.detail
+    assert result.stdout == ""

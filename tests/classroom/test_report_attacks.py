@@ -242,3 +242,14 @@ def test_without_an_owner_a_teacher_cannot_clean_and_is_told_why(shared: Path) -
     archive = class_dir.parent / "archive"
     assert main(["class", "clean", str(class_dir), "--archive", str(archive)]) == 0  # root
     assert os.listdir(dropbox) == [] and os.listdir(archive) == ["junk"]
+
+
+def test_class_report_csv_is_spreadsheet_safe(class_dir: Path) -> None:
+    """Every cell goes through the one CSV writer: a name a spreadsheet would run as a
+    formula (here a group member's, the one text not checked by a pattern) is quoted
+    and prefixed."""
+    report = build_report(class_dir / "dropbox", QUIZZES, members=["=HYPERLINK(1)", "+x", "ok"])
+    text = report_csv(report)
+    assert '\n"\'=HYPERLINK(1)",' in text and '\n"\'+x",' in text
+    names = [row["username"] for row in csv.DictReader(io.StringIO(text))]
+    assert sorted(names) == ["'+x", "'=HYPERLINK(1)", "ok"]

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.classroom.test_report import drop, payload
+from tests.classroom.conftest import drop
+from tests.classroom.conftest import submission as payload
 from tui_course.classroom.report import build_report, graded_only, report_csv
 from tui_course.classroom.submission import login_name
 from tui_course.cli import main

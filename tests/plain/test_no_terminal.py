@@ -247,8 +247,8 @@ def test_plain_mode_ends_on_hangup_and_sigterm(on_pty, tmp_path: Path, how: str)
     terminal.wait_for(b"Enter: start the quiz")
     terminal.write(b"\n")
     terminal.wait_for(b"tries left>")
-    terminal.write(b"3\n")  # a wrong answer: stored before it is said
-    terminal.wait_for(b"1 try left")
+    terminal.write(b"v\n")  # show the answer: stored (as revealed) before it is said
+    terminal.wait_for(b"Answer shown (recorded as revealed).")
     if how == "terminal closed":
         terminal.close_terminal()
         expected = {129, 0}  # SIGHUP from the kernel, or EIO / end of input first
@@ -260,4 +260,4 @@ def test_plain_mode_ends_on_hangup_and_sigterm(on_pty, tmp_path: Path, how: str)
     assert elapsed < BOUND
     with ProgressStore(tmp_path / "data") as store:
         rows = store.quiz_rows("small")
-    assert [(r.question_index, r.answer, r.verdict) for r in rows] == [(1, "3", "wrong")]
+    assert [(r.question_index, r.verdict, r.revealed) for r in rows] == [(1, "revealed", True)]

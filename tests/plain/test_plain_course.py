@@ -133,6 +133,7 @@ def take(
     content: Path = COURSE,
     now: Callable[[], datetime] | None = None,
     open_id: str | None = None,
+    shuffle: bool = False,
 ) -> tuple[int, str, Driver]:
     course = load_course(content)
     sink = io.StringIO()
@@ -140,7 +141,9 @@ def take(
     console = Console(driver, sink, width=WIDTH, height=20, echo=True)  # type: ignore[arg-type]
     driver.console = console
     with ProgressStore(data) as store:
-        plain = PlainCourse(course, store, console, data, **({"now": now} if now else {}))
+        plain = PlainCourse(
+            course, store, console, data, **({"now": now} if now else {}), shuffle_options=shuffle
+        )
 
         def fake_run(options: object) -> TrainingRun:
             log = data / "fake.log"
@@ -197,11 +200,31 @@ def test_attempts_match_the_same_answers_in_the_tui(tmp_path: Path) -> None:
     import asyncio
 
     from tests.ui.conftest import running
+    from tui_course.answers import resolve_quiz
+    from tui_course.content.session import QuizSession
+    from tui_course.progress.outline import SHUFFLE_KEY
     from tui_course.progress.scores import mastered_questions
     from tui_course.ui.app import Settings, make_app
 
     plain_data, tui_data = tmp_path / "plain", tmp_path / "tui"
-    answers = [["3", "2"], ["1 3", "1, 2"], ["2", "1/2"], ["the cat", "animal"]]
+    for data in (plain_data, tui_data):  # one student's option order, in both front ends
+        with ProgressStore(data) as store:
+            store.set_setting(SHUFFLE_KEY, "one-student")
+    quiz = load_course(COURSE).find("small")
+    shown_order = QuizSession.start(quiz, resolve_quiz(quiz), student_key="one-student")  # type: ignore[arg-type]
+
+    def shown(index: int, *file_numbers: int) -> list[str]:
+        """The numbers the student sees for options given in the file's numbering."""
+        order = shown_order.option_order(index)
+        return sorted(str(order.index(n) + 1) for n in file_numbers)
+
+    wrong_multi, right_multi = shown(1, 1, 3), shown(1, 1, 2)
+    answers = [
+        [shown(0, 3)[0], shown(0, 2)[0]],
+        [" ".join(wrong_multi), ", ".join(right_multi)],
+        ["2", "1/2"],
+        ["the cat", "animal"],
+    ]
     queue = [a for pair in answers for a in pair]
 
     def policy(prompt: str, text: str) -> str:
@@ -211,11 +234,14 @@ def test_attempts_match_the_same_answers_in_the_tui(tmp_path: Path) -> None:
             return "q"
         return ""
 
-    code, text, _ = take(plain_data, policy, open_id="small")
+    code, text, _ = take(plain_data, policy, open_id="small", shuffle=True)
     assert code == 0 and not queue
     check_lines(text)
 
-    keys = [["3", "enter", "2", "enter"], ["1", "3", "enter", "3", "2", "enter"]]
+    first, second = answers[0]
+    keys = [[first, "enter", second, "enter"], [*wrong_multi, "enter"]]
+    keys[1] += [*(n for n in wrong_multi if n not in right_multi)]  # unpick the wrong one
+    keys[1] += [*(n for n in right_multi if n not in wrong_multi), "enter"]
     typed = [["2", "enter", "ctrl+a", "ctrl+k", *"1/2", "enter"]]
     typed += [[*"the cat", "enter", "ctrl+a", "ctrl+k", *"animal", "enter"]]
 
@@ -326,7 +352,7 @@ def test_colour_only_when_asked(tmp_path: Path, colour: bool) -> None:
     console = Console(driver, sink, width=WIDTH, colour=colour, echo=True)  # type: ignore[arg-type]
     driver.console = console
     with ProgressStore(tmp_path) as store:
-        PlainCourse(course, store, console, tmp_path).run("small")
+        PlainCourse(course, store, console, tmp_path, shuffle_options=False).run("small")
     assert ("\x1b[32mCorrect. First try.\x1b[0m" in sink.getvalue()) is colour
     assert ("\x1b" in sink.getvalue()) is colour
 

@@ -23,11 +23,33 @@ GENEROUS = 120.0
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-def right_answer(question: Question) -> str:
+def shown_options(block: str) -> dict[str, int]:
+    """The options as printed ('  2. text', wrapped lines after it): text -> shown number."""
+    found: dict[int, list[str]] = {}
+    current = None
+    for line in block.split("\n"):
+        start = re.match(r"^  (\d+)\. (.*)$", line)
+        if start:
+            current = int(start.group(1))
+            found[current] = [start.group(2)]
+        elif current is not None and line.startswith("     "):
+            found[current].append(line.strip())
+        elif current is not None:
+            break
+    return {" ".join(" ".join(parts).split()): number for number, parts in found.items()}
+
+
+def as_shown(question: Question, block: str, file_numbers: list[int]) -> list[int]:
+    """File option numbers as the numbers this pass shows them under."""
+    shown = shown_options(block)
+    return sorted(shown[" ".join(question.options[n - 1].split())] for n in file_numbers)
+
+
+def right_answer(question: Question, block: str = "") -> str:
     if question.kind is Kind.CHOICE:
-        return str(question.answer)
+        return str(as_shown(question, block, [int(question.answer)])[0])
     if question.kind is Kind.MULTI:
-        return ", ".join(str(n) for n in sorted(question.answer))
+        return ", ".join(str(n) for n in as_shown(question, block, sorted(question.answer)))
     if question.kind is Kind.NUMERIC:
         key = question.answer[0] if isinstance(question.answer, list | tuple) else question.answer
         return repr(float(key))
@@ -35,13 +57,14 @@ def right_answer(question: Question) -> str:
     return str(variants[0])
 
 
-def wrong_answer(question: Question) -> str:
+def wrong_answer(question: Question, block: str = "") -> str:
     if question.kind is Kind.CHOICE:
-        return str(int(question.answer) % len(question.options) + 1)
+        wrong = int(question.answer) % len(question.options) + 1
+        return str(as_shown(question, block, [wrong])[0])
     if question.kind is Kind.MULTI:
         key = set(question.answer)
         wrong = next(n for n in range(1, len(question.options) + 1) if n not in key)
-        return str(wrong)
+        return str(as_shown(question, block, [wrong])[0])
     if question.kind is Kind.NUMERIC:
         return "123456"
     return "zzz qqq"
@@ -109,9 +132,11 @@ def test_the_shipped_course_in_plain_mode_through_a_pipe(tmp_path: Path) -> None
                 question = keys[number - 1]
                 if (quiz.id, number) not in wrong_given:
                     wrong_given.add((quiz.id, number))
-                    session.type(wrong_answer(question))
+                    session.type(wrong_answer(question, header))
                 else:
-                    session.type(right_answer(question))
+                    session.type(right_answer(question, header))
+            elif "check FILE" in prompt:
+                session.type("s")  # code questions: tests/plain/test_plain_code.py
             elif "End of the course" in prompt:
                 session.type("q")
             else:

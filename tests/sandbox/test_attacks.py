@@ -55,6 +55,10 @@ def test_a_loop_forever_is_stopped_by_the_clock(
 
 
 def test_forking_without_end_is_refused(checker: CodeChecker, attention_question: Question) -> None:
+    import platform
+
+    if platform.machine() not in ("x86_64", "aarch64"):  # no seccomp filter: a real fork bomb
+        pytest.skip("the seccomp filter covers x86_64 and aarch64 only")
     verdict = checker.check(attention_question, body("while True:\n    os.fork()"))
     assert verdict.outcome is Outcome.ERROR
     assert "PermissionError" in verdict.message

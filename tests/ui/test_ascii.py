@@ -72,7 +72,7 @@ def test_ascii_flag_reaches_the_app(monkeypatch: pytest.MonkeyPatch, tmp_path: P
         return 0
 
     monkeypatch.setenv(ASCII_ENV, "0")  # so the flag's setting is undone after the test
-    monkeypatch.setattr(cli, "run_app", fake_run_app)
+    monkeypatch.setattr(cli, "start_course", fake_run_app)
     assert cli.main(["--ascii", "--data-dir", str(tmp_path)]) == 0
     assert seen == ["1"]
 

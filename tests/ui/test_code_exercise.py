@@ -268,3 +268,16 @@ async def test_editor_key_only_where_the_student_has_a_shell(
         footer = screen_text(app).splitlines()[-1]
         assert ("^o $EDITOR" in footer) is not forced
         assert view.editor_allowed is not forced
+
+
+async def test_the_editor_works_without_tree_sitter(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(code_exercise, "python_highlighting", lambda: None)
+    app = build_app("code", content=COURSE)
+    async with running(app) as pilot:
+        view = await open_exercise(pilot)
+        assert view.editor.language is None  # plain text, same keys
+        await write_solution(pilot, view, SOLUTION)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: view.state is not None and view.state.phase is CodePhase.PASSED)

@@ -75,3 +75,14 @@ async def test_quiz_prompt_options_and_explanation_show_tags_as_text(
         await pilot.press("1", "enter")
         text = await _screen_with(pilot, "It appends <eos>.")
         assert "It appends <eos>." in text
+
+
+def test_plain_mode_reads_the_same_text() -> None:
+    """Plain mode parses with the same parser: tags are words there too, and an HTML-looking
+    line is a paragraph like any other (its emphasis read as the Markdown view shows it)."""
+    from tui_course.plain.markdown import markdown_lines
+
+    lines = markdown_lines(LESSON.split("+++")[2])
+    assert "The decoder appends <eos> and pads with <pad>." in lines
+    assert "<div>A block of HTML</div> and <b>bold tags</b> stay visible." in lines
+    assert markdown_lines("<div>*x*</div>") == ["<div>x</div>"]

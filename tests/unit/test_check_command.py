@@ -82,10 +82,10 @@ def _read_until(stream, word: str) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_without_file_check_reads_the_editors_draft(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from tui_course.code_check_service import draft_path
+    from tui_course.progress.drafts import draft_path
 
     draft = draft_path(tmp_path, "code", 1)
-    assert draft == tmp_path / "drafts" / "code-1.py"
+    assert draft == tmp_path / "code" / "code-1.py"
     draft.parent.mkdir(parents=True)
     draft.write_text(SOLUTION)
     assert main(["check", "code/1", "--data-dir", str(tmp_path)]) == 0

@@ -30,6 +30,7 @@ PURE = [
     "tui_course.safe_text",
     "tui_course.crash",
     "tui_course.specs",
+    "tui_course.study",
     "tui_course.training.findings",
     "tui_course.training.record",
     "tui_course.render.training",

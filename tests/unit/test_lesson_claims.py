@@ -198,7 +198,7 @@ def test_the_smaller_corrections_are_in_the_text() -> None:
 
 def test_the_encoder_layer_listing_is_the_sources_with_its_mask_and_compiles() -> None:
     text = lesson_text("07")
-    listing = text.split("```python\n", 1)[1].split("```", 1)[0]
+    listing = text.split("```python run keras\n", 1)[1].split("```", 1)[0]  # runnable
     compile(listing, "lesson 7", "exec")  # real Python, whatever runs it
     assert "class TransformerEncoder(layers.Layer):" in listing
     assert "mask = mask[:, tf.newaxis, :]" in listing

@@ -59,17 +59,23 @@ def test_pe_explorer_stays_in_bounds_and_keeps_the_compared_row_within() -> None
 
 
 def test_a_pass_for_an_older_sentence_is_never_shown() -> None:
-    from tui_course.render.real_model import EMPTY_SENTENCE, lab_notes, lab_status
+    from tui_course.render.real_model import (
+        EMPTY_SENTENCE,
+        LabState,
+        attention_of,
+        lab_notes,
+        lab_status,
+    )
     from tui_course.views.real_model import RealModelLab
 
-    lab = RealModelLab("a b").started().typed("a b c")
+    lab = RealModelLab("a b", None, LabState(), attention_of).started().typed("a b c")
     stale = lab.computed(lab.generation - 1, "no model here")
     assert stale.loading and not stale.running and stale.figure.problem is None
     fresh = stale.started().computed(stale.generation, "no model here")
     assert not fresh.loading and fresh.figure.problem == "no model here"
     assert lab_status(fresh.figure, fresh.loading) == "no figure"
     assert lab_notes(fresh.figure, fresh.sentence).endswith("cannot run here: no model here")
-    assert lab_notes(RealModelLab("  ").figure, "  ") == EMPTY_SENTENCE
+    assert lab_notes(LabState(), "  ") == EMPTY_SENTENCE
     assert fresh.move_query(1) is fresh and fresh.ask_link("it").figure.links == (
         "type two words of the sentence, e.g. it animal",
     )

@@ -239,6 +239,8 @@ def number_text(value: float) -> str:
 
 def moodle_question(question: Question, tries: int = 1) -> MoodleQuestion:
     """The question as Moodle answer rows; numeric keys are computed first."""
+    if question.kind is Kind.CODE:  # the export command leaves these out first
+        raise ExportError("a code question has no Moodle question type")
     try:
         resolved = resolve(question)
     except ExpressionError as error:

@@ -76,8 +76,8 @@ def _question(name: str, question: MoodleQuestion) -> ET.Element:
     if question.kind in (Kind.CHOICE, Kind.MULTI):
         single = "true" if question.kind is Kind.CHOICE else "false"
         ET.SubElement(element, "single").text = single
-        # Explanations may say "option 2": keep the app's order and numbering.
-        ET.SubElement(element, "shuffleanswers").text = "false"
+        # The app shows options in an order of its own for each student (content/shuffle.py).
+        ET.SubElement(element, "shuffleanswers").text = "true"
         ET.SubElement(element, "answernumbering").text = "123"
         for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
             _text_element(element, tag, "")

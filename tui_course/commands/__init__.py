@@ -4,7 +4,7 @@ Each module has `add_parser(commands)`, which adds its subparser and sets
 `run` (a function of the parsed args returning the exit status) as a default.
 Modules import only argparse-level things at the top: the heavy work is
 imported inside `run`, so `attn-tui --help` stays light. Starting the app
-imports none of them (cli.build_parser imports only the commands named).
+imports none of them (commands.parser.build_parser imports only the commands named).
 Adding a command is one new module and one line below.
 """
 

@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import gc
-import os
-import sys
 from pathlib import Path
 
 from tui_course.commands.common import fail
 
 
-def run_app(
-    content: Path, data: Path, open_id: str | None, plain: bool = False, colour: bool = False
-) -> int:
-    from tui_course.plain.start import nothing_to_read, say_no_terminal, wants_plain
-
-    if plain or wants_plain(os.environ, sys.stdin, sys.stdout):
-        # No terminal (a pipe, ssh -T) or one that cannot be drawn on: lines, not the app.
-        from tui_course.plain.run import check_open_id, run_plain
-
-        if not plain and nothing_to_read(sys.stdin):
-            return check_open_id(content, open_id) or say_no_terminal()
-        return run_plain(content, data, open_id, colour)
+def run_app(content: Path, data: Path, open_id: str | None) -> int:
+    """The full-screen app (tui_course.plain.run.start_course decides whether it can run)."""
     # Start-up builds a few hundred thousand objects (Textual's, the course's) that all
     # stay alive, so cyclic garbage collection before the first frame only re-scans them:
     # about a tenth of the time to the outline. CourseApp turns it back on after the first

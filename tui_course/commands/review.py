@@ -24,8 +24,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.due:
         from tui_course.commands.launch import run_app
 
-        plain, colour = getattr(args, "plain", False), getattr(args, "color", False)
-        return run_app(content_dir(args), data_dir(args), REVIEW_ID, plain, colour)
+        return run_app(content_dir(args), data_dir(args), REVIEW_ID)  # (cli: start_course)
     from tui_course.progress.review import ReviewSchedule
     from tui_course.progress.store import ProgressStore, StoreError
 

@@ -24,7 +24,7 @@ from tui_course.content.models import (
 )
 from tui_course.plain.console import Command, Console, Gone
 from tui_course.plain.markdown import markdown_lines
-from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due
+from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due, student_key
 from tui_course.progress.store import ProgressStore, StoreError
 
 if TYPE_CHECKING:
@@ -101,12 +101,14 @@ class PlainCourse:
         console: Console,
         data_dir: Path,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        shuffle_options: bool = True,
     ) -> None:
         self.course = course
         self.store = store
         self.console = console
         self.data_dir = data_dir
         self.now = now
+        self.shuffle_options = shuffle_options  # as the app's Settings.shuffle_options
         self.items = course.outline()
         self.index = 0
         self._keys: dict[str, tuple[Question, ...] | ContentError] = {}
@@ -380,9 +382,12 @@ class PlainCourse:
             self.console.say(f"This quiz cannot open: {keys}")
             return
         try:
+            shuffled = self._student_key()
             session = open_quiz(
                 self.store,
-                lambda done: QuizSession.start(quiz, keys, done=done, read_number=read_number),
+                lambda done: QuizSession.start(
+                    quiz, keys, done=done, read_number=read_number, student_key=shuffled
+                ),
                 quiz.id,
                 len(keys),
             )
@@ -406,7 +411,12 @@ class PlainCourse:
                 resolved.update(zip(map(id, quiz.questions), keys, strict=True))
         try:
             session = review_session(
-                self.course, self.store, self.now(), lambda q: resolved.get(id(q)), read_number
+                self.course,
+                self.store,
+                self.now(),
+                lambda q: resolved.get(id(q)),
+                read_number,
+                self._student_key(),
             )
         except StoreError as error:
             self.console.say(f"Progress: the review cannot open just now. {error}")
@@ -420,6 +430,10 @@ class PlainCourse:
         assert isinstance(player, PlainQuiz)
         player.run(session)
         return True
+
+    def _student_key(self) -> str | None:
+        """The app's option order for this student (None: options in the file's order)."""
+        return student_key(self.store) if self.shuffle_options else None
 
     def _quiz_finished(self, session: QuizSession) -> None:
         quiz_id = session.quiz.id

@@ -45,7 +45,7 @@ def _columns(width: int) -> Iterator[None]:
 
 def parse_cli(argv: list[str]) -> tuple[argparse.Namespace | None, list[str]]:
     """The CLI's parser on `argv`: its arguments, or None and its one-line error."""
-    from tui_course.cli import build_parser
+    from tui_course.commands.parser import build_parser
 
     parser = build_parser({argv[0]})
     errors = io.StringIO()

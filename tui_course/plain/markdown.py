@@ -13,9 +13,13 @@ if TYPE_CHECKING:
 
 @cache
 def _parser() -> MarkdownIt:
-    from markdown_it import MarkdownIt
+    """The app's one parser (raw HTML read as text, as the Markdown view shows it), with
+    bare addresses left as words."""
+    from tui_course.content.markdown import markdown_parser
 
-    return MarkdownIt("gfm-like", {"linkify": False}).disable("linkify")
+    parser = markdown_parser()
+    parser.options["linkify"] = False
+    return parser.disable("linkify")
 
 
 def inline_text(children: list[Token] | None) -> str:

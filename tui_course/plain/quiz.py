@@ -101,7 +101,7 @@ class PlainQuiz:
         self.say_markdown(words.prompt(QuizRun.of(session)))
         for number, option in enumerate(question.options, start=1):
             say(f"  {number}. {option}")
-        if question.kind not in _KIND_PROMPTS:  # a code question (branch code-core)
+        if question.kind not in _KIND_PROMPTS:  # a code question: checked from a file
             self.code_question(session)
             return
         say(f"{_KIND_PROMPTS[question.kind]}. h: hint, v: show the answer, s: skip.")
@@ -162,63 +162,73 @@ class PlainQuiz:
             self.closed(session)
 
     def code_question(self, session: QuizSession) -> None:
-        """A question answered by a program: checked by `attn-tui check ID FILE` (the same
-        sandbox, judge and stored attempts as the app's editor), run here as the CLI runs it.
+        """A question answered by a program in a file: `check FILE` runs it through the same
+        sandbox and judge as the app's editor and `attn-tui check` (code_check_service), says
+        the verdict as `attn-tui check` prints it, and stores it as the same attempt."""
+        from pathlib import Path
 
-        Until that command is part of the course (COMMANDS), this only says so and moves on.
-        """
-        from tui_course.commands import COMMANDS
+        from tui_course.code_check_service import attempt_of, check
+        from tui_course.render.code import verdict_lines
 
-        number = session.review_number(session.index)
-        check_id = f"{session.review_of.get(session.index, session.quiz.id)}/{number}"
         say = self.console.say
-        if "check" not in COMMANDS:
-            say("This question is answered with code, which plain mode cannot check yet.")
+        question = session.question
+        spec = getattr(question, "code", None)
+        check_id = f"{session.review_of.get(session.index, session.quiz.id)}/{session.number}"
+        if spec is None:
+            say("This question cannot be answered in plain mode.")
             self.ask("Enter: next question")
             self._advance(session)
             return
-        from tui_course.plain.labs import parse_cli, run_cli
-
         say(
-            f"Write your solution in a file, then type check FILE (attn-tui check {check_id} "
-            "FILE: the same sandbox and verdict as the app). h: hint, v: show the solution, "
-            "s: skip, Enter: next question."
+            f"Write the function {spec.entry} in a file (start from the starter code: type "
+            f"starter, or run attn-tui check {check_id} --starter > mine.py), then type check "
+            "and the file's name. h: hint, v: show the answer, s: skip."
         )
         while session.phase is Phase.ASKING:
-            line = self.ask("check FILE, h, v, s, or Enter to go on")
+            line = self.ask("check FILE, starter, h, v or s")
+            word, _, rest = line.partition(" ")
             if line in ("?", "help"):
-                continue  # said by ask()
-            if not line:
-                self._advance(session)
-                return
-            word = ANSWER_WORDS.get(line.lower())
-            if word == "hint":
+                continue
+            if ANSWER_WORDS.get(line.lower()) == "hint":
                 hint = session.show_hint()
                 if hint is None:
                     say("No more hints for this question.")
                 else:
-                    total = len(session.question.hints)
+                    total = len(question.hints)
                     self.say_markdown(f"Hint {session.state.hints_seen} of {total}: {hint}")
                 continue
-            if word == "reveal":
+            if ANSWER_WORDS.get(line.lower()) == "reveal":
                 self.save(session, session.reveal())
                 continue
-            if word == "skip":
+            if ANSWER_WORDS.get(line.lower()) == "skip":
                 if self.save(session, session.skip()):
                     say("Skipped.")
                     self._advance(session)
                 return
-            command, _, path = line.partition(" ")
-            if command.lower() != "check" or not path.strip():
-                say("Type check and the file's name, for example check attention.py.")
+            if line.lower() == "starter":
+                self.console.say_all(["Starter code:", *spec.starter.rstrip("\n").split("\n")])
                 continue
-            args, problem = parse_cli(["check", check_id, path.strip()])
-            self.console.say_all(problem if args is None else run_cli(args, self.console.width))
-        if session.phase is Phase.CLOSED:
-            spec = session.question.code
-            if spec is not None:  # as the app's editor shows it once the question is closed
-                self.console.say("A model solution:")
-                self.console.say_all(clean(spec.solution.rstrip()).splitlines())
+            if word.lower() != "check" or not rest.strip():
+                say("Type check and the file's name, for example check mine.py.")
+                continue
+            try:
+                code = Path(rest.strip()).expanduser().read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                say(f"{rest.strip()}: cannot be read ({error}).")
+                continue
+            verdict = check(question, code)
+            self.console.say_all(verdict_lines(verdict, self.console.width))
+            try:
+                graded, record = session.answer_code(
+                    code, verdict.passed, None, attempt_of(code, verdict)
+                )
+            except AnswerFormatError as problem:
+                say(str(problem))
+                continue
+            if self.save(session, record, graded) and session.phase is Phase.ASKING:
+                say(words.verdict(QuizRun.of(session))[0], "bad")
+        if session.phase is Phase.CLOSED:  # the model solution, as the app's editor shows it
+            self.console.say_all(["A model solution:", *clean(spec.solution.rstrip()).split("\n")])
             self.closed(session)
 
     def save(

@@ -15,6 +15,24 @@ def _end_on(signum: int, frame: FrameType | None) -> None:
     raise Gone(signal.Signals(signum).name, 128 + signum)
 
 
+def start_course(
+    content: Path, data: Path, open_id: str | None, plain: bool = False, colour: bool = False
+) -> int:
+    """The course on this terminal: the full-screen app, or plain mode without a terminal
+    (a pipe, ssh -T) or with TERM=dumb; one line and exit 2 with nothing to read from."""
+    import os
+
+    from tui_course.plain.start import nothing_to_read, say_no_terminal, wants_plain
+
+    if plain or wants_plain(os.environ, sys.stdin, sys.stdout):
+        if not plain and nothing_to_read(sys.stdin):
+            return check_open_id(content, open_id) or say_no_terminal()
+        return run_plain(content, data, open_id, colour)
+    from tui_course.commands.launch import run_app
+
+    return run_app(content, data, open_id)
+
+
 def check_open_id(content: Path, open_id: str | None) -> int:
     """2 (and the CLI's one line) for an --open id the course does not have, else 0."""
     from tui_course.commands.common import fail

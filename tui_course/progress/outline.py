@@ -8,6 +8,7 @@ from tui_course.content.models import Course
 from tui_course.progress.store import ProgressStore
 
 LAST_OPENED = "last_opened"  # the setting that makes `attn-tui` resume where it was left
+SHUFFLE_KEY = "option-order-key"  # the store setting behind each student's option orders
 
 
 def outline_marks(course: Course, store: ProgressStore) -> dict[str, str]:
@@ -34,3 +35,15 @@ def review_due(store: ProgressStore, now: datetime) -> int | None:
     if not store.review_cards_all():
         return None
     return len(store.review_cards_due(now.astimezone(UTC).isoformat(timespec="seconds")))
+
+
+def student_key(store: ProgressStore) -> str:
+    """The random key this student's quiz option orders are drawn from (content.shuffle),
+    kept in their store and made on first use: the app and plain mode show the same order."""
+    key = store.get_setting(SHUFFLE_KEY)
+    if key is None:
+        import secrets
+
+        key = secrets.token_hex(8)
+        store.set_setting(SHUFFLE_KEY, key)
+    return key

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tui_course.views.attention import AttentionExplorer
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a view state is only read here: views import render, not back
+    from tui_course.views.attention import AttentionExplorer
 
 
 def controls(explorer: AttentionExplorer) -> tuple[list[str], str]:

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from tui_course.content.grading import AnswerFormatError, expected_text, format_number
 from tui_course.content.models import Kind, Question
 from tui_course.content.session import Outcome, PassKind, Phase
-from tui_course.views.quiz import QuizRun
+
+if TYPE_CHECKING:  # a view state is only read here: views import render, not back
+    from tui_course.views.quiz import QuizRun
 
 # The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
 MAX_LISTED_MISSES = 20

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.measure import Measurement
 
+    from tui_course.realmodel import RealAttention
+
 SPECIAL = ("[CLS]", "[SEP]", "[PAD]")
 THUMBNAIL_TOKENS = 24  # a model-view map shows at most this many tokens (windowed on the query)
 
@@ -483,11 +485,16 @@ class ModelViewMap:
     attention: ModelAttention
     query: int | None
     max_tokens: int = THUMBNAIL_TOKENS
+    # lines by width: measuring and drawing ask for the same width in one frame
+    _laid_out: dict[int, list[str]] = field(default_factory=dict, compare=False, repr=False)
 
     def lines(self, width: int) -> list[str]:
-        return model_view_lines(
-            self.attention, self.query, max(width, MODEL_VIEW_COLUMNS), self.max_tokens
-        )
+        width = max(width, MODEL_VIEW_COLUMNS)
+        if width not in self._laid_out:
+            self._laid_out[width] = model_view_lines(
+                self.attention, self.query, width, self.max_tokens
+            )
+        return self._laid_out[width]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.text import Text
@@ -499,3 +506,11 @@ class ModelViewMap:
 
         widest = max((len(line) for line in self.lines(options.max_width)), default=1)
         return Measurement(min(widest, MODEL_VIEW_COLUMNS), widest)
+
+
+def attention_of(result: RealAttention, merge: bool) -> ModelAttention:
+    """The model's weights for the lab's figure: per word piece, or merged per word."""
+    tokens = result.tokens
+    return ModelAttention.of(
+        tokens.pieces, tokens.words, tokens.word_of_piece, result.attentions, merge
+    )

@@ -11,6 +11,7 @@ This file must not import tui_course: the sandbox holds NumPy and this file only
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -20,6 +21,7 @@ import traceback
 from typing import Any
 
 STUDENT_FILE = "student.py"
+_END = {"final": True}  # marks a load error as the last frame (its output flushed first)
 _LENGTH = struct.Struct(">I")
 
 
@@ -51,7 +53,16 @@ def _send(fd: int, payload: bytes) -> None:
 
 
 def _send_json(fd: int, message: dict[str, Any]) -> None:
+    if message.get("status") in _FINAL or message.get("final"):
+        # what was printed reaches its pipe before the parent hears the end
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
     _send(fd, json.dumps(message).encode())
+
+
+# after these the parent stops reading and ends the child
+_FINAL = frozenset({"done", "syntax_error", "missing_entry"})
 
 
 def _student_frames(error: BaseException, path: str) -> list[list[Any]]:
@@ -245,10 +256,10 @@ def main() -> int:
     try:
         exec(compiled, namespace)
     except SystemExit as error:
-        _send_json(result_fd, {"status": "exit", "code": str(error.code), "where": "load"})
+        _send_json(result_fd, {"status": "exit", "code": str(error.code), "where": "load"} | _END)
         return 0
     except BaseException as error:
-        _send_json(result_fd, _exception(error, path) | {"where": "load"})
+        _send_json(result_fd, _exception(error, path) | {"where": "load"} | _END)
         return 0
     functions = []
     for name in header["entries"]:

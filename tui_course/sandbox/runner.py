@@ -298,10 +298,10 @@ class Worker:
         self._kill()
         returncode = self.process.wait()
         selector.close()
-        # whatever is still in the pipes after the kill
+        # whatever is still in the pipes after the kill (never blocking: without namespaces
+        # a process we could not kill might still hold a pipe open)
         for stream, capped in ((self.process.stdout, stdout), (self.process.stderr, stderr)):
-            with contextlib.suppress(OSError, ValueError):
-                capped.add(stream.read(limits.output_bytes) or b"")
+            _drain(stream.fileno(), capped, limits.output_bytes)
         common: dict[str, Any] = {
             "level": self.level,
             "stdout": stdout.text(),
@@ -365,6 +365,18 @@ class Worker:
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None
+
+
+def _drain(fd: int, capped: _Capped, limit: int) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        os.set_blocking(fd, False)
+        read = 0
+        while read <= limit:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return
+            read += len(chunk)
+            capped.add(chunk)
 
 
 def _cpu_spent(seconds: float, limits: Limits) -> bool:

@@ -24,9 +24,10 @@ from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
-from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due
+from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due, student_key
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
+from tui_course.study import Outbox
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved, TrainingFinished
 from tui_course.ui.widgets.footer import CourseFooter
@@ -52,9 +53,6 @@ ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "d
 WIDE_COLUMNS = 100
 TINY_COLUMNS = 60
 QUIT_CONFIRM_SECONDS = 5.0  # q during training asks; a second q within this quits
-
-
-SHUFFLE_KEY = "option-order-key"  # the store setting behind each student's option orders
 
 
 @dataclass(frozen=True)
@@ -149,7 +147,7 @@ class CourseApp(App[None]):
         self.tabs_pressed = 0  # focus moves the student made (open_item leaves them be)
         # What had focus when the outline overlay opened: closing it goes back there.
         self._focus_before_overlay: Widget | None = None
-        self._unsent: set[str] = set()  # finished quizzes whose results could not be read yet
+        self.outbox = Outbox()  # finished quizzes whose results could not be read yet
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
         self.left_with: int | None = None  # the exit status when a signal or hangup ended it
 
@@ -367,13 +365,7 @@ class CourseApp(App[None]):
         (made on first use); None when shuffling is off."""
         if not self.settings.shuffle_options:
             return None
-        key = self.store.get_setting(SHUFFLE_KEY)
-        if key is None:
-            import secrets
-
-            key = secrets.token_hex(8)
-            self.store.set_setting(SHUFFLE_KEY, key)
-        return key
+        return student_key(self.store)
 
     def _session(self, quiz: Quiz) -> QuizSession:
         """The quiz's first pass: fresh (intro first), resumed, or finished (its summary)."""
@@ -505,17 +497,17 @@ class CourseApp(App[None]):
             return
         payload = None
         if quiz_ids is not None:  # quizzes owed from a busy moment go with these
-            owed = self._unsent | set(quiz_ids)
-            payload = link.payload(self.course, self.store, sorted(owed))
+            owed = self.outbox.with_owed(quiz_ids)
+            payload = link.payload(self.course, self.store, owed)
             if payload is None:  # the summary is read from the store; it may be busy
-                self._unsent = owed
+                self.outbox.unread(owed)
                 self._store_problem(
                     "Your results were not sent to the class folder: your progress could not"
                     " be read just now. They go with the next quiz you finish, or run"
                     " `attn-tui submit`."
                 )
                 return
-            self._unsent = set()
+            self.outbox.sent()
 
         def send() -> None:
             outcome = link.send(payload)

@@ -8,27 +8,22 @@ when it is for the newest sentence: typing during a pass never shows a stale fig
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from tui_course.render.real_model import LabState, ModelAttention
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # given by the widget (render.real_model): views do not import render
     from tui_course.realmodel import RealAttention
-
-
-def _attention(result: RealAttention, merge: bool) -> ModelAttention:
-    tokens = result.tokens
-    return ModelAttention.of(
-        tokens.pieces, tokens.words, tokens.word_of_piece, result.attentions, merge
-    )
+    from tui_course.render.real_model import LabState, ModelAttention
 
 
 @dataclass(frozen=True, eq=False)
 class RealModelLab:
     sentence: str
-    start_query: str | None = None  # the first figure's query word, when the sentence has it
-    figure: LabState = field(default_factory=LabState)
+    start_query: str | None  # the first figure's query word, when the sentence has it
+    figure: LabState
+    # the model's weights as the figure shows them (pieces or whole words)
+    attention_of: Callable[[RealAttention, bool], ModelAttention]
     result: RealAttention | None = None
     loading: bool = True  # the figure is not yet for `sentence`
     generation: int = 0  # bumped by every new sentence
@@ -59,7 +54,7 @@ class RealModelLab:
             figure = self.figure.with_problem(outcome)
             return replace(self, figure=figure, result=None, loading=False, running=False)
         first = self.start_query if self.figure.attention is None else None
-        attention = _attention(outcome, self.figure.merge)
+        attention = self.attention_of(outcome, self.figure.merge)
         figure = self.figure.with_attention(attention, outcome.notes, first)
         return replace(self, figure=figure, result=outcome, loading=False, running=False)
 
@@ -95,7 +90,7 @@ class RealModelLab:
             query = word_of_piece[self.figure.query]
         else:
             query = word_of_piece.index(self.figure.query)
-        figure = merged.with_attention(_attention(self.result, merged.merge), merged.notes)
+        figure = merged.with_attention(self.attention_of(self.result, merged.merge), merged.notes)
         return self._with(replace(figure, query=query))
 
     def ask_link(self, question: str) -> RealModelLab:

@@ -96,6 +96,7 @@ class AttentionView(Vertical, can_focus=True):
         self.set_reactive(AttentionView.explorer, explorer)
         self.editable = editable
         self.extras = extras or {}
+        self._draw_pending = False
 
     def compose(self) -> ComposeResult:
         if self.editable:
@@ -120,7 +121,7 @@ class AttentionView(Vertical, can_focus=True):
         yield Static(classes="attention-notes", markup=False)
 
     def on_mount(self) -> None:
-        self.watch_explorer(self.explorer)
+        self._draw()
 
     # what the tests and the app read
 
@@ -146,9 +147,17 @@ class AttentionView(Vertical, can_focus=True):
 
     # drawing: the one watcher
 
-    def watch_explorer(self, explorer: AttentionExplorer) -> None:
-        """Draw the explorer: text into the widgets made in compose, none mounted or
-        removed (Textual paints once for any number of these updates)."""
+    def watch_explorer(self) -> None:
+        """Draw soon, once: keys held down change the explorer many times before the draw
+        runs, which then draws (and computes) the newest explorer only."""
+        if not self._draw_pending:
+            self._draw_pending = True
+            self.call_later(self._draw)
+
+    def _draw(self) -> None:
+        """Text into the widgets made in compose, none mounted or removed."""
+        self._draw_pending = False
+        explorer = self.explorer
         result, row = explorer.result, explorer.query
         items, tail = controls(explorer)
         self.query_one(".attention-controls", ItemLine).show(items, tail=tail)

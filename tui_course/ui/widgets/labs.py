@@ -44,8 +44,16 @@ class LabView(VerticalScroll, can_focus=False):
     }
     """
 
-    def __init__(self, guide: str, figure: Widget, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self,
+        guide: str,
+        figure: Widget,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
         self.guide = guide
         self.figure = figure
 
@@ -65,7 +73,8 @@ def make_lab(
     training_runs: RunFactory | None = None,
     extra_installed: Callable[[], bool] | None = None,
     store: ProgressStore | None = None,
-    **kwargs: object,
+    *,
+    id: str | None = None,
 ) -> LabView | TrainingPanel:
     """`extra_installed` answers "can Keras run here?" (default: look for the train extra);
     tests that drive a fake child pass their own, so they pass without the extra."""
@@ -73,13 +82,13 @@ def make_lab(
         figure: Widget = AttentionView(
             AttentionSetup("The train left the station on time"), row=1, editable=True
         )
-        return LabView(ATTENTION_GUIDE, figure, **kwargs)
+        return LabView(ATTENTION_GUIDE, figure, id=id)
     if lab.id == "real-model-lab":
         from tui_course.ui.widgets.real_model_view import RealModelView
 
-        return LabView(REAL_GUIDE, RealModelView(), **kwargs)
+        return LabView(REAL_GUIDE, RealModelView(), id=id)
     if lab.id == "pe-lab":
-        return LabView(PE_GUIDE, PEView(positions=10, dim=8), **kwargs)
+        return LabView(PE_GUIDE, PEView(positions=10, dim=8), id=id)
     if lab.id == "training-lab":
         from tui_course.training.runner import TRAIN_EXTRA_MISSING, train_extra_installed
 
@@ -87,5 +96,5 @@ def make_lab(
             raise ValueError("the training lab needs a way to start runs")
         installed = (extra_installed or train_extra_installed)()
         missing = None if installed else f"Training {TRAIN_EXTRA_MISSING}."
-        return TrainingPanel(training_runs, missing, store, **kwargs)  # type: ignore[arg-type]
+        return TrainingPanel(training_runs, missing, store, id=id)
     raise ValueError(f"no lab called {lab.id}")

@@ -257,13 +257,14 @@ class QuizView(VerticalScroll, can_focus=True):
         before, self._drawn = self._drawn, run
         moved = before is None or before.place != run.place
         with self.app.batch_update():
-            self.refresh_bindings()
             await self._draw_parts(run, moved)
+        # After the question is on screen: the footer redraws its keys in a later frame.
+        self.refresh_bindings()
         self._follow(run, moved, before)
 
     async def _draw_parts(self, run: QuizRun, moved: bool) -> None:
         options = render.options(run)
-        holder = self.query_one("#quiz-options", Vertical)
+        holder = self.get_child_by_id("quiz-options", Vertical)
         if len(holder.children) != len(options):
             await holder.remove_children()
             await holder.mount_all(OptionRow(n) for n in range(1, len(options) + 1))
@@ -271,7 +272,7 @@ class QuizView(VerticalScroll, can_focus=True):
             row.show(line)
         holder.display = bool(options)
         await self._draw_code(run)
-        box = self.query_one("#quiz-answer", Input)
+        box = self.get_child_by_id("quiz-answer", Input)
         box.display = run.phase in (Phase.ASKING, Phase.CLOSED) and run.question.kind in (
             Kind.NUMERIC,
             Kind.TEXT,
@@ -283,13 +284,13 @@ class QuizView(VerticalScroll, can_focus=True):
         self._text("#quiz-read-as", render.read_as(run), hide_empty=True)
         verdict, tone = render.verdict(run)
         self._text("#quiz-verdict", verdict)
-        self.query_one("#quiz-verdict").set_classes(
-            f"quiz-verdict -{tone}" if tone else "quiz-verdict"
-        )
+        verdict_box = self.get_child_by_id("quiz-verdict")
+        for each in ("correct", "incorrect"):  # a class changed restyles: only when it does
+            verdict_box.set_class(each == tone, f"-{each}")
         keys = render.keys(run)
         if self._shown.get("#quiz-keys") != keys:
             self._shown["#quiz-keys"] = keys
-            self.query_one("#quiz-keys", ItemLine).show(keys)
+            self.get_child_by_id("quiz-keys", ItemLine).show(keys)
         await self._markdown("#quiz-prompt", render.prompt(run), always=True)
         await self._markdown("#quiz-hints", render.hints(run))
         await self._markdown("#quiz-teach", render.teach(run))
@@ -334,7 +335,7 @@ class QuizView(VerticalScroll, can_focus=True):
             self.exercises.close()
 
     def _text(self, selector: str, text: str, hide_empty: bool = False) -> None:
-        widget = self.query_one(selector, Static)
+        widget = self.get_child_by_id(selector.removeprefix("#"), Static)
         widget.display = bool(text) or not hide_empty
         if self._shown.get(selector) != text:
             self._shown[selector] = text
@@ -343,7 +344,7 @@ class QuizView(VerticalScroll, can_focus=True):
     async def _markdown(self, selector: str, text: str, always: bool = False) -> None:
         """A Markdown part, parsed again only when its text changed; an empty one takes no
         line at all."""
-        widget = self.query_one(selector, Markdown)
+        widget = self.get_child_by_id(selector.removeprefix("#"), Markdown)
         widget.display = always or bool(text)
         if widget.source != text:
             await widget.update(text)
@@ -355,7 +356,7 @@ class QuizView(VerticalScroll, can_focus=True):
         typing_code = self.exercise is not None and self.exercise.editor.has_focus
         if moved:
             if run.asks_typed:
-                self.query_one("#quiz-answer", Input).focus()
+                self.get_child_by_id("quiz-answer", Input).focus()
             elif self.exercise is not None and run.phase is Phase.ASKING:
                 self.exercise.editor.focus()
             elif typing_code:

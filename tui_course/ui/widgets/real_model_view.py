@@ -27,6 +27,7 @@ from tui_course.render.real_model import (
     LabState,
     ModelAttention,
     ModelViewMap,
+    attention_of,
     lab_notes,
     lab_status,
     query_bars,
@@ -91,7 +92,9 @@ class RealModelView(Vertical, can_focus=True):
         Binding("w", "toggle_merge", "Words", tooltip="Word pieces, or whole words"),
     ]
 
-    lab: var[RealModelLab] = var(RealModelLab(LAB_SENTENCE), init=False)
+    lab: var[RealModelLab] = var(
+        RealModelLab(LAB_SENTENCE, None, LabState(), attention_of), init=False
+    )
 
     def __init__(
         self,
@@ -103,7 +106,10 @@ class RealModelView(Vertical, can_focus=True):
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.set_reactive(RealModelView.lab, RealModelLab(sentence, query_word))
+        lab = RealModelLab(sentence, query_word, LabState(), attention_of)
+        self.set_reactive(RealModelView.lab, lab)
+        self._grid: ModelViewMap | None = None  # the grid drawn (laid out once per width)
+        self._draw_pending = False
 
     def compose(self) -> ComposeResult:
         yield Input(
@@ -127,7 +133,7 @@ class RealModelView(Vertical, can_focus=True):
         yield Static("", classes="real-notes", markup=False)
 
     def on_mount(self) -> None:
-        self.watch_lab(self.lab)
+        self._draw()
         self._compute()
 
     # what tests and the app read
@@ -169,8 +175,18 @@ class RealModelView(Vertical, can_focus=True):
 
     # drawing: the one watcher
 
-    def watch_lab(self, lab: RealModelLab) -> None:
-        self.loading = lab.loading  # Textual's own loading indicator follows the lab
+    def watch_lab(self) -> None:
+        """Draw soon, once: keys held down change the lab many times before the draw runs,
+        which then draws the newest lab only."""
+        self.loading = self.lab.loading  # Textual's own loading indicator follows the lab
+        if not self._draw_pending:
+            self._draw_pending = True
+            self.call_later(self._draw)
+
+    def _draw(self) -> None:
+        self._draw_pending = False
+        lab = self.lab
+        self.loading = lab.loading
         figure = lab.figure
         attention = figure.attention
         self.query_one(".real-status", Static).update(Text(lab_status(figure, lab.loading)))
@@ -187,9 +203,10 @@ class RealModelView(Vertical, can_focus=True):
         heatmap.display = not figure.model_view
         model_view.display = figure.model_view
         if figure.model_view:
-            self.query_one(".real-model-map", Static).update(
-                ModelViewMap(attention, figure.query, MODEL_VIEW_TOKENS)
-            )
+            grid = self._grid
+            if grid is None or grid.attention is not attention or grid.query != figure.query:
+                grid = self._grid = ModelViewMap(attention, figure.query, MODEL_VIEW_TOKENS)
+                self.query_one(".real-model-map", Static).update(grid)
             bars.update("")
         else:
             weights = attention.weights[figure.layer, figure.head]
