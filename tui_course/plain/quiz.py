@@ -18,6 +18,7 @@ from tui_course.plain.console import Console
 from tui_course.plain.markdown import markdown_lines
 from tui_course.progress.recorder import QuizRecorder
 from tui_course.render import quiz as words
+from tui_course.safe_text import clean
 from tui_course.views.quiz import QuizRun
 
 ANSWER_WORDS = {
@@ -181,12 +182,20 @@ class PlainQuiz:
         say(
             f"Write the function {spec.entry} in a file (start from the starter code: type "
             f"starter, or run attn-tui check {check_id} --starter > mine.py), then type check "
-            "and the file's name. v: show the answer, s: skip."
+            "and the file's name. h: hint, v: show the answer, s: skip."
         )
         while session.phase is Phase.ASKING:
-            line = self.ask("check FILE, starter, v or s")
+            line = self.ask("check FILE, starter, h, v or s")
             word, _, rest = line.partition(" ")
             if line in ("?", "help"):
+                continue
+            if ANSWER_WORDS.get(line.lower()) == "hint":
+                hint = session.show_hint()
+                if hint is None:
+                    say("No more hints for this question.")
+                else:
+                    total = len(question.hints)
+                    self.say_markdown(f"Hint {session.state.hints_seen} of {total}: {hint}")
                 continue
             if ANSWER_WORDS.get(line.lower()) == "reveal":
                 self.save(session, session.reveal())
@@ -218,7 +227,8 @@ class PlainQuiz:
                 continue
             if self.save(session, record, graded) and session.phase is Phase.ASKING:
                 say(words.verdict(QuizRun.of(session))[0], "bad")
-        if session.phase is Phase.CLOSED:
+        if session.phase is Phase.CLOSED:  # the model solution, as the app's editor shows it
+            self.console.say_all(["A model solution:", *clean(spec.solution.rstrip()).split("\n")])
             self.closed(session)
 
     def save(

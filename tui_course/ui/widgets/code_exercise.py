@@ -23,7 +23,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import ScrollableContainer, Vertical
+from textual.geometry import Region
 from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
@@ -45,7 +46,7 @@ CHECK_LIMITS: Limits | None = None
 SAVE_DELAY = 0.4  # seconds of quiet typing before the draft is written
 
 Checker = Callable[[str], Judged]  # blocking: runs the code, returns the verdict
-Describe = Callable[[Any], str]  # a verdict as plain text (render/code.py)
+Describe = Callable[[Any, int], str]  # a verdict as plain text at a width (render/code.py)
 
 
 class CodeExerciseView(Vertical, can_focus=True):
@@ -150,8 +151,7 @@ class CodeExerciseView(Vertical, can_focus=True):
             editor.replace(state.draft, editor.document.start, editor.document.end)
         self._show(".code-status", status_text(state))
         if before is None or before.verdict is not state.verdict:
-            verdict = "" if state.verdict is None else self._describe(state.verdict)
-            self._show(".code-verdict", verdict)
+            self._show_verdict(state)
             if state.verdict is not None:
                 self.call_after_refresh(self._verdict_into_view)
         self._show(".code-solution", solution_text(state))
@@ -167,6 +167,18 @@ class CodeExerciseView(Vertical, can_focus=True):
         widget = self.query_one(selector, Static)
         widget.set_class(not text, "-empty")
         widget.update(Text(clean(text)))
+
+    def _show_verdict(self, state: CodeExercise) -> None:
+        """Worded for the width the view has: prose wrapped at 80 would wrap again on a
+        narrower screen, and the matrices pick side by side or stacked from it."""
+        width = self.content_size.width or 80
+        self._show(
+            ".code-verdict", "" if state.verdict is None else self._describe(state.verdict, width)
+        )
+
+    def on_resize(self) -> None:
+        if self.state is not None and self.state.verdict is not None:
+            self._show_verdict(self.state)
 
     def _verdict_into_view(self) -> None:
         self.query_one(".code-verdict").scroll_visible(animate=False)
@@ -273,6 +285,21 @@ class CodeExerciseView(Vertical, can_focus=True):
             return
         self.state = self.state.typed(event.text_area.text)
         self._schedule_save()
+        self.call_after_refresh(self._cursor_into_view)
+
+    def _cursor_into_view(self) -> None:
+        """A verdict scrolled into view can leave the editor above the screen: the next
+        key typed brings the cursor back, so the student never types blind."""
+        editor = self.editor
+        box = next((node for node in self.ancestors if isinstance(node, ScrollableContainer)), None)
+        if box is None or not editor.has_focus:
+            return
+        x, y = editor.cursor_screen_offset
+        shown = box.content_region
+        if shown.contains(x, y):
+            return
+        row = y - shown.y + round(box.scroll_y)
+        box.scroll_to_region(Region(0, row, 1, 1), animate=False, immediate=True)
 
     @on(CodeEditor.Refused)
     def _refused(self, event: CodeEditor.Refused) -> None:

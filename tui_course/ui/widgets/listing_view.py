@@ -34,9 +34,12 @@ class ListingView(Vertical, can_focus=True):
     }
     ListingView CodeEditor {
         height: auto;
-        max-height: 30;
         border: none;
         padding: 0;
+    }
+    /* Read, the listing shows all its (wrapped) lines: the frame cannot scroll inside. */
+    ListingView.-editing CodeEditor {
+        max-height: 30;
     }
     ListingView CodeEditor:focus {
         border: none;
@@ -100,6 +103,7 @@ class ListingView(Vertical, can_focus=True):
         before, self._drawn = self._drawn, state
         editor = self.query_one(CodeEditor)
         editor.read_only = not state.editing
+        self.set_class(state.editing, "-editing")
         editor.can_focus = state.editing
         if editor.text != state.draft:  # a restore: undo brings the edit back
             editor.replace(state.draft, editor.document.start, editor.document.end)

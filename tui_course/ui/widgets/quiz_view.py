@@ -376,6 +376,8 @@ class QuizView(VerticalScroll, can_focus=True):
         """Offer each key only when it does something (the footer follows)."""
         run = self.run
         phase = None if run is None else run.phase
+        if action == "submit" and self.exercise is not None and self.exercise.editor.has_focus:
+            return False  # Enter types a new line in the code editor (ctrl+r checks)
         if action in ("next", "submit"):
             # parameters name the phase a binding is for (see BINDINGS)
             wanted = {"intro": Phase.INTRO, "asking": Phase.ASKING, "closed": Phase.CLOSED}
