@@ -27,14 +27,14 @@ async def test_first_start_shows_outline_beside_first_lesson(
         assert labels[0] == "[ ]  1 Why a new design wa…"  # 27: a cell for the marker
         assert labels[4] == "    Lab: Attention lab"
         assert labels[8] == "[ ] Quiz: Mini-checkpoint:…"
-        assert len(labels) == 18 + 1 + 3  # the items, a blank line, then the legend
-        assert labels[18:] == [
+        assert len(labels) == 19 + 1 + 3  # the items, a blank line, then the legend
+        assert labels[19:] == [
             "",
             "[ ] new  [~] i/n answered",
             "[=] n/m first-try score",
             "[x] all mastered / read",
         ]
-        assert outline.get_option_at_index(20).disabled  # the legend cannot be opened
+        assert outline.get_option_at_index(21).disabled  # the legend cannot be opened
         assert outline.max_scroll_y == 0  # the course and legend fit 80x24
         text = await shown(pilot)
         assert "Why a new design was needed" in text
