@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tui_course.cli import main
 from tui_course.progress.store import ProgressStore
 
@@ -102,8 +104,7 @@ def test_without_file_check_reads_the_editors_draft(tmp_path: Path, capsys) -> N
 
 
 def test_the_starter_and_unparsable_code_are_checked_but_not_recorded(
-    tmp_path: Path,
-    capsys,  # type: ignore[no-untyped-def]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from tui_course.content.quizzes import load_quiz
 
