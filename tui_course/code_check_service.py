@@ -51,6 +51,17 @@ def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
+# Checks that are no attempt: the starter left unfinished, or code that does not parse.
+FREE_STAGES = frozenset({"unfinished", "syntax"})
+
+
+def counts_as_attempt(verdict: CodeVerdict) -> bool:
+    """Whether a check is recorded, in the app and by `attn-tui check` alike: not when the
+    starter is unfinished or the code does not parse (like an answer that cannot be read,
+    it costs no try), nor when the sandbox or the question could not run it."""
+    return verdict.outcome is not Outcome.UNAVAILABLE and verdict.stage not in FREE_STAGES
+
+
 def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
     """What the store keeps of a check (QuizSession.answer_code takes it)."""
     return CodeAttempt(

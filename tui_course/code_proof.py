@@ -1,7 +1,8 @@
 """`attn-tui validate` for code questions: prove each one can tell right code from wrong.
 
 For every code question: the reference passes every case (its own properties too); the
-starter fails; every mistake variant fails and is recognised as itself; no two mistakes
+starter fails; every mistake variant fails and is recognised as itself, its verdict
+showing that mistake's feedback; no two mistakes
 behave alike on the cases; and a result with its axes in the wrong order cannot pass
 (one token makes `x.reshape(h, n, d // h)` equal the right split). The reference and the
 starter run in bounded children (tui_course.sandbox), so a looping or greedy content
@@ -16,10 +17,17 @@ from collections.abc import Sequence
 import numpy as np
 
 from tui_course.code_check_service import ReferenceFailed, compute_expected
-from tui_course.content.code_check import Outcome, build_inputs, judge, same_results
+from tui_course.content.code_check import (
+    CodeVerdict,
+    Outcome,
+    build_inputs,
+    judge,
+    same_results,
+)
 from tui_course.content.code_model import CodeSpec
 from tui_course.content.errors import ContentError
 from tui_course.content.models import Kind, Question, Quiz
+from tui_course.render.code import verdict_text
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level
 from tui_course.sandbox.limits import Limits
 from tui_course.sandbox.runner import CaseResult, RunResult, Worker
@@ -111,6 +119,9 @@ def prove_code_question(
             problems.append(
                 ContentError(quiz.path, mistake.line, f"{label}: is recognised as {other}")
             )
+        elif not _shows(verdict, mistake.feedback):
+            message = f"{label}: its verdict ({verdict.stage}) does not show the feedback"
+            problems.append(ContentError(quiz.path, mistake.line, message))
     indices = sorted(expected.variants)
     for first, second in itertools.combinations(indices, 2):
         if same_results(expected.variants[first], expected.variants[second], spec):
@@ -123,6 +134,12 @@ def prove_code_question(
                 )
             )
     return problems
+
+
+def _shows(verdict: CodeVerdict, feedback: str) -> bool:
+    """The feedback is in the text the student reads (the CLI's and the editor's)."""
+    shown = " ".join(verdict_text(verdict, width=10_000).split())
+    return " ".join(feedback.split()) in shown
 
 
 def _differs(

@@ -46,3 +46,8 @@ def external_editor(env: Mapping[str, str] | None = None) -> str | None:
         if value:
             return value
     return None
+
+
+def editor_available(env: Mapping[str, str] | None = None) -> bool:
+    """Whether ctrl+o ($EDITOR) works here: a shell of the student's own and an editor named."""
+    return shell_access(env).allowed and external_editor(env) is not None

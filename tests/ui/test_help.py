@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.pilot import Pilot
@@ -204,3 +205,20 @@ async def test_help_has_every_binding_and_closes_with_each_of_its_keys(
                     assert (binding.tooltip or binding.description) in screen.text
             await pilot.press(close)
             assert not isinstance(app.screen, HelpScreen) and app.is_running, close
+
+
+async def test_ctrl_o_is_listed_only_where_it_opens_an_editor(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor_line = "Edit the code in your $EDITOR"
+    monkeypatch.setenv("EDITOR", "vi")
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("SSH_ORIGINAL_COMMAND", raising=False)
+    async with running(build_app(), size=(80, 24)) as pilot:
+        screen = await open_help(pilot)
+        assert editor_line in screen.text
+    monkeypatch.setenv("SSH_ORIGINAL_COMMAND", "attn-tui")  # the lab recipe's forced command
+    async with running(build_app(), size=(80, 24)) as pilot:
+        screen = await open_help(pilot)
+        assert editor_line not in screen.text
+        assert "Reset to the starter code" in screen.text  # the rest of the pane is still there

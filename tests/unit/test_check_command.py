@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tui_course.cli import main
 from tui_course.progress.store import ProgressStore
 
@@ -18,6 +20,15 @@ def attention_weights(Q, K):
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 """
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def solution_file(folder: Path) -> Path:
+    path = folder / "solution.py"
+    path.write_text(SOLUTION)
+    return path
 
 
 def test_check_passes_fails_and_records(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -90,3 +101,27 @@ def test_without_file_check_reads_the_editors_draft(tmp_path: Path, capsys) -> N
     draft.write_text(SOLUTION)
     assert main(["check", "code/1", "--data-dir", str(tmp_path)]) == 0
     assert capsys.readouterr().out.startswith("PASSED")
+
+
+def test_the_starter_and_unparsable_code_are_checked_but_not_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui_course.content.quizzes import load_quiz
+
+    quiz = load_quiz(REPO / "quizzes" / "write-the-code.toml", REPO / "quizzes")
+    spec = quiz.questions[0].code
+    assert spec is not None
+    data, starter, broken = tmp_path / "data", tmp_path / "starter.py", tmp_path / "broken.py"
+    starter.write_text(spec.starter)
+    broken.write_text("def attention_weights(Q, K)\n    return Q\n")
+    assert main(["check", "code/1", str(starter), "--data-dir", str(data)]) == 1
+    out = capsys.readouterr().out
+    assert "This is still the starter" in out
+    assert "Cases not passed" not in out  # unfinished, not failed case by case
+    assert main(["check", "code/1", str(broken), "--data-dir", str(data)]) == 1
+    assert "Syntax error on line 1" in capsys.readouterr().out
+    with ProgressStore(data) as store:
+        assert store.code_checks("code") == []
+    assert main(["check", "code/1", str(solution_file(tmp_path)), "--data-dir", str(data)]) == 0
+    with ProgressStore(data) as store:  # the first recorded check: still a first try
+        assert [r.outcome for r in store.code_checks("code")] == ["passed"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_course.code_check_service import attempt_of, code_hash
+from tui_course.code_check_service import attempt_of, code_hash, counts_as_attempt
 from tui_course.content.code_check import CodeVerdict, Outcome
 from tui_course.content.code_model import MAX_CODE_BYTES
 from tui_course.content.grading import AnswerFormatError
@@ -132,3 +132,23 @@ def test_the_submission_carries_each_questions_final_code(tmp_path: Path) -> Non
         ("code", 1, "second try", "passed")
     ]
     assert submitted.code[0].sha256 == code_hash("second try")
+
+
+@pytest.mark.parametrize(
+    ("outcome", "stage", "recorded"),
+    [
+        (Outcome.FAILED, "unfinished", False),  # the starter as it came: no try used
+        (Outcome.ERROR, "syntax", False),  # code that does not parse: no try used
+        (Outcome.UNAVAILABLE, "unavailable", False),
+        (Outcome.UNAVAILABLE, "content", False),  # the question is broken, not the code
+        (Outcome.FAILED, "values", True),
+        (Outcome.FAILED, "mistake", True),
+        (Outcome.ERROR, "exception", True),
+        (Outcome.TIME_LIMIT, "time", True),
+        (Outcome.PASSED, "passed", True),
+    ],
+)
+def test_one_rule_says_which_checks_are_attempts(
+    outcome: Outcome, stage: str, recorded: bool
+) -> None:
+    assert counts_as_attempt(CodeVerdict(outcome, stage, "m", Level.BWRAP)) is recorded

@@ -267,3 +267,49 @@ def test_a_reference_from_tui_course_maths_is_called_in_the_parent(tmp_path: Pat
     assert errors_of(tmp_path, reference="tui_course.maths.attention:softmax") == []
     problems = errors_of(tmp_path, reference="tui_course.maths.attention:no_such")
     assert len(problems) == 1 and "cannot load tui_course.maths.attention:no_such" in problems[0]
+
+
+def test_validate_proves_each_mistake_shows_its_own_feedback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # softmax over columns fails "rows sum to 1" first: the feedback must still show
+    assert errors_of(tmp_path) == []
+    import tui_course.code_proof as code_proof
+
+    monkeypatch.setattr(code_proof, "verdict_text", lambda verdict, width=80: verdict.message)
+    assert errors_of(tmp_path) == [
+        "t.toml:22: question 1 mistake 1 (softmax_columns): its verdict (property) does not "
+        "show the feedback"
+    ]
+
+
+def test_split_heads_without_transpose_gets_its_own_feedback() -> None:
+    """The shipped question, the mistake written as a student would, run in a child."""
+    from tests.sandbox.conftest import LIMITS_ONLY
+    from tui_course.code_check_service import compute_expected
+    from tui_course.content.code_check import build_inputs
+    from tui_course.render.code import verdict_text
+    from tui_course.sandbox.runner import Worker
+
+    repo = Path(__file__).resolve().parents[2]
+    quiz = load_quiz(repo / "quizzes" / "write-the-code.toml", repo / "quizzes")
+    question = next(q for q in quiz.questions if q.code and q.code.entry == "split_heads")
+    spec = question.code
+    assert spec is not None
+    assert "rows_sum_to_one" not in spec.properties  # a split is not a softmax
+    code = (
+        "def split_heads(q, num_heads):\n"
+        "    n, d = q.shape\n"
+        "    return q.reshape(num_heads, n, d // num_heads)\n"
+    )
+    expected = compute_expected(spec, 0, TEST_LIMITS, LIMITS_ONLY)
+    worker = Worker(TEST_LIMITS, LIMITS_ONLY)
+    try:
+        run = worker.run(code, spec.entry, build_inputs(spec))
+    finally:
+        worker.close()
+    verdict = judge(spec, code, run, expected.reference, expected.variants)
+    mistake = next(i for i, m in enumerate(spec.mistakes) if m.name == "split_heads_plain_reshape")
+    assert (verdict.outcome, verdict.mistake) == (Outcome.FAILED, mistake)
+    shown = " ".join(verdict_text(verdict, 40).split())
+    assert " ".join(spec.mistakes[mistake].feedback.split()) in shown

@@ -116,13 +116,15 @@ def _check_once(
 ) -> int:
     import shutil
 
+    from tui_course.code_check_service import counts_as_attempt
     from tui_course.render.code import verdict_text
 
     if checker.warning:
         print(f"{PROG}: {checker.warning}", file=sys.stderr)
     verdict = checker.check(question, code)
     print(verdict_text(verdict, shutil.get_terminal_size((80, 24)).columns))
-    _record(args, quiz, number, question, code, verdict)
+    if counts_as_attempt(verdict):  # the app's rule: an unfinished starter costs no try
+        _record(args, quiz, number, question, code, verdict)
     return 0 if verdict.passed else 1
 
 

@@ -224,7 +224,6 @@ def judge(
             "unfinished",
             "This is still the starter: write the body of "
             f"{spec.entry}() where it says so, then check again.",
-            cases_failed=tuple(labels),
             **common,
         )
     if run.status in ("exception", "exit"):

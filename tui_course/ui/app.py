@@ -703,6 +703,7 @@ class CourseApp(App[None]):
         self.call_after_refresh(self._focus_content_if_outline_hidden)
 
     def action_help(self) -> None:
+        from tui_course.shell_access import editor_available
         from tui_course.ui.screens.help import HelpScreen, focused_first, help_sections
         from tui_course.ui.widgets.attention_view import AttentionView
         from tui_course.ui.widgets.code_exercise import CodeExerciseView
@@ -740,10 +741,14 @@ class CourseApp(App[None]):
             "Below 100 columns the outline opens over the lesson (o or Esc). "
             "The mouse works too: click outline items, quiz options and heatmap rows."
         )
+        # ctrl+o opens $EDITOR only where the student has a shell anyway: listed only there
+        hidden = frozenset() if editor_available() else frozenset({"external_editor"})
         self.push_screen(
             HelpScreen(
                 help_sections(
-                    sections, [("Other keys", other_keys), ("Outline marks", list(MARKS_LEGEND))]
+                    sections,
+                    [("Other keys", other_keys), ("Outline marks", list(MARKS_LEGEND))],
+                    hidden,
                 ),
                 footnote,
             )

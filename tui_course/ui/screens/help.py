@@ -44,11 +44,14 @@ def key_label(keys: str) -> str:
     return " / ".join(KEY_NAMES.get(k.strip(), k.strip()) for k in keys.split(","))
 
 
-def binding_lines(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
-    """(keys, what they do), merging keys that share a description; digit keys as one row."""
+def binding_lines(
+    bindings: Iterable[BindingType], hidden: frozenset[str] = frozenset()
+) -> list[tuple[str, str]]:
+    """(keys, what they do), merging keys that share a description; digit keys as one row.
+    Bindings whose action is in `hidden` are left out: they do nothing here."""
     rows: dict[str, list[str]] = {}
     for binding in bindings:
-        if not isinstance(binding, Binding):
+        if not isinstance(binding, Binding) or binding.action in hidden:
             continue
         description = binding.tooltip or binding.description
         if binding.action.startswith("pick("):
@@ -83,10 +86,12 @@ def focused_first(
 
 
 def help_sections(
-    sections: list[tuple[str, Iterable[BindingType]]], notes: list[tuple[str, Rows]]
+    sections: list[tuple[str, Iterable[BindingType]]],
+    notes: list[tuple[str, Rows]],
+    hidden: frozenset[str] = frozenset(),
 ) -> list[tuple[str, Rows]]:
     """Each section's (keys, what they do) rows: the bindings' own, then the notes."""
-    return [(title, binding_lines(bindings)) for title, bindings in sections] + notes
+    return [(title, binding_lines(bindings, hidden)) for title, bindings in sections] + notes
 
 
 def help_text(sections: list[tuple[str, Rows]], footnote: str = "") -> str:

@@ -382,7 +382,7 @@ class CodeExercises:
 
     def view(self, question: Question, draft_key: tuple[str, int]) -> CodeExerciseView:
         from tui_course.render.code import verdict_text
-        from tui_course.shell_access import external_editor, shell_access
+        from tui_course.shell_access import editor_available
 
         spec = question.code
         assert spec is not None  # a code question always has its spec
@@ -396,7 +396,7 @@ class CodeExercises:
             checker=lambda code: checker.check(question, code),
             describe=verdict_text,
             warning=checker.warning,
-            editor_allowed=shell_access().allowed and external_editor() is not None,
+            editor_allowed=editor_available(),
             classes="code-exercise",
         )
 

@@ -45,8 +45,6 @@ if TYPE_CHECKING:
 
 ENTER_TOOLTIP = "Start; submit; after the answer, go on"
 ENTER_LABELS = (("intro", "Start"), ("asking", "Submit"), ("closed", "Next question"))
-# Code checks that cost no try: the starter left as it is, or code that does not parse.
-FREE_STAGES = frozenset({"unfinished", "syntax"})
 RIGHT_TOOLTIP = "Next question (skips an unanswered one)"
 
 
@@ -316,11 +314,10 @@ class QuizView(VerticalScroll, can_focus=True):
         run = self.run
         if run is None or run.phase is not Phase.ASKING or event.exercise is not self.exercise:
             return  # a closed question: checking goes on as practice, unrecorded
-        if str(getattr(event.verdict, "outcome", "")) == "sandbox unavailable":
-            return
-        if getattr(event.verdict, "stage", "") in FREE_STAGES:
-            return  # like an answer that cannot be read: said, and it costs no try
-        from tui_course.code_check_service import attempt_of
+        from tui_course.code_check_service import attempt_of, counts_as_attempt
+
+        if not counts_as_attempt(event.verdict):
+            return  # said in the editor, and it costs no try
 
         # No feedback of its own: the editor shows the judge's words; the quiz adds a hint.
         graded = run.code_graded(attempt_of(event.code, event.verdict))
