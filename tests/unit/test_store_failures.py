@@ -289,8 +289,11 @@ def test_app_refuses_a_symlinked_data_folder_in_one_line(tmp_path: Path) -> None
     real = tmp_path / "real"
     real.mkdir()
     (tmp_path / "data").symlink_to(real)
+    # Without a terminal the app would stop at "no terminal" first: plain mode, fed from a
+    # pipe, opens the store as the full-screen app does.
     result = subprocess.run(
-        [sys.executable, "-m", "tui_course", "--data-dir", str(tmp_path / "data")],
+        [sys.executable, "-m", "tui_course", "--plain", "--data-dir", str(tmp_path / "data")],
+        input="q\n",
         capture_output=True,
         text=True,
         check=False,

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 from functools import cache
 
@@ -44,6 +45,17 @@ class CodeEditor(TextArea):
             super().__init__()
             self.editor = editor
             self.message = message
+
+    def on_unmount(self) -> None:
+        """Let go of what TextArea's mount bound outside this widget: the screen's
+        text-selection signal (its callback holds the editor) and the app's `theme` watcher,
+        which Textual prunes only when the theme changes. Kept, they kept every removed
+        editor alive: each lesson visit left its listings' editors in memory."""
+        with contextlib.suppress(Exception):  # the screen may already be gone at shutdown
+            self.screen.text_selection_started_signal.unsubscribe(self)
+        watchers = getattr(self.app, "__watchers", {}).get("theme")
+        if watchers:
+            watchers[:] = [(node, callback) for node, callback in watchers if node is not self]
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "escape":
