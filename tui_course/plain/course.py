@@ -402,19 +402,14 @@ class PlainCourse:
         """One review pass; False when nothing was due."""
         from tui_course.answers import read_number
         from tui_course.plain.quiz import PlainQuiz
-        from tui_course.progress.review import review_session
+        from tui_course.progress.review import key_resolver, review_session
 
-        resolved: dict[int, Question] = {}
-        for quiz in self.course.quizzes:
-            keys = self._quiz_keys().get(quiz.id)
-            if keys is not None and not isinstance(keys, ContentError):
-                resolved.update(zip(map(id, quiz.questions), keys, strict=True))
         try:
             session = review_session(
                 self.course,
                 self.store,
                 self.now(),
-                lambda q: resolved.get(id(q)),
+                key_resolver(self.course, self._quiz_keys()),
                 read_number,
                 self._student_key(),
             )

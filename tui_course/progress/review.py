@@ -9,10 +9,11 @@ Times are UTC; the clock is injected so tests can fix it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from tui_course.content.errors import ContentError
 from tui_course.content.grading import NumberReader
 from tui_course.content.models import REVIEW_ID, Course, Question, Quiz, tries_allowed
 from tui_course.content.session import PassKind, QuizSession
@@ -77,6 +78,19 @@ class ReviewSchedule:
         now = _stamp(self.now())
         later = [due for _, _, due in self.store.review_cards_all() if due > now]
         return min(later, default=None)
+
+
+def key_resolver(
+    course: Course, quiz_keys: Mapping[str, Sequence[Question] | ContentError]
+) -> Callable[[Question], Question | None]:
+    """`review_session`'s `resolve` from each quiz's computed keys: a quiz whose keys
+    failed (a ContentError) or were not computed leaves its questions out."""
+    resolved: dict[int, Question] = {}
+    for quiz in course.quizzes:
+        keys = quiz_keys.get(quiz.id)
+        if keys is not None and not isinstance(keys, ContentError):
+            resolved.update(zip(map(id, quiz.questions), keys, strict=True))
+    return lambda question: resolved.get(id(question))
 
 
 def review_session(

@@ -390,20 +390,15 @@ class CourseApp(App[None]):
 
     async def open_review(self) -> None:
         """The review queue: due questions from every quiz, in one pass."""
-        from tui_course.progress.review import review_session
+        from tui_course.progress.review import key_resolver, review_session
 
         self._quiz_keys = await self._compute_answer_keys()
-        resolved: dict[int, Question] = {}
-        for quiz in self.course.quizzes:
-            keys = self._quiz_keys.get(quiz.id)
-            if keys is not None and not isinstance(keys, ContentError):
-                resolved.update(zip(map(id, quiz.questions), keys, strict=True))
         try:
             session = review_session(
                 self.course,
                 self.store,
                 self.now(),
-                lambda q: resolved.get(id(q)),
+                key_resolver(self.course, self._quiz_keys),
                 read_number_lazily,
                 self._student_key(),
             )
