@@ -76,6 +76,11 @@ class CodeEditor(TextArea):
         if self._keys_from is None:
             self.call_after_refresh(self._take_keys)
 
+    @property
+    def taking_keys(self) -> bool:
+        """Shown with the focus once: keys pressed from now on edit the code."""
+        return self._keys_from is not None
+
     def _take_keys(self) -> None:
         self._keys_from = Message().time  # a message's time: the clock Key events carry
 
