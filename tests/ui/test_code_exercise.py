@@ -162,6 +162,27 @@ async def test_keys_pressed_while_the_question_opens_do_not_edit_the_code(
         assert view.editor.text == "y" + starter
 
 
+async def test_the_quiz_offers_its_keys_while_the_editor_is_still_being_built(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A footer drawn while the first code question mounts asks the quiz which keys work,
+    before the view has an editor: that must answer, not crash the app."""
+    app = build_app("code", content=COURSE)
+    composing = CodeExerciseView.compose
+    answers: list[bool | None] = []
+
+    def ask_while_composing(view: CodeExerciseView) -> Any:
+        answers.append(app.query_one(QuizView).check_action("submit", ()))
+        return composing(view)
+
+    monkeypatch.setattr(CodeExerciseView, "compose", ask_while_composing)
+    async with running(app, size=(80, 30)) as pilot:
+        view = await open_exercise(pilot)
+        assert answers == [True]  # no editor yet: Enter still submits
+        assert app.query_one(QuizView).check_action("submit", ()) is False  # Enter types
+        assert view.typing
+
+
 async def test_the_draft_survives_the_app_and_comes_back(
     build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:
