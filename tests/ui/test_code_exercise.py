@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.pilot import Pilot
+from textual.strip import Strip
+from textual.widgets import TextArea
 
 from tests.conftest import REPO
 from tests.ui.conftest import running, screen_text
@@ -20,6 +23,7 @@ from tui_course.render import quiz as render_quiz
 from tui_course.sandbox.limits import TEST_LIMITS
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets import code_exercise
+from tui_course.ui.widgets.code_editor import CodeEditor
 from tui_course.ui.widgets.code_exercise import CodeExerciseView
 from tui_course.ui.widgets.listing_view import ListingView
 from tui_course.ui.widgets.quiz_view import QuizView
@@ -52,8 +56,15 @@ async def open_exercise(pilot: Pilot[Any]) -> CodeExerciseView:
 
 
 async def type_text(pilot: Pilot[Any], text: str) -> None:
-    keys = {"\n": "enter", " ": "space"}
-    await pilot.press(*[keys.get(char, char) for char in text])
+    """Typed as written: the indentation Enter puts on a new line is deleted first."""
+    keys = {" ": "space"}
+    for number, line in enumerate(text.split("\n")):
+        if number:
+            await pilot.press("enter")
+            editor = pilot.app.focused
+            if isinstance(editor, TextArea):
+                await pilot.press(*["backspace"] * editor.cursor_location[1])
+        await pilot.press(*[keys.get(char, char) for char in line])
 
 
 async def write_solution(pilot: Pilot[Any], view: CodeExerciseView, code: str) -> None:
@@ -101,6 +112,75 @@ async def test_typing_and_checking_puts_the_verdict_and_the_solution_on_screen(
         assert app.current is not None and app.current.id == "code"
         assert quiz.run is not None
         assert render_quiz.keys(quiz.run) == ["Esc, then Enter or Right: next question"]
+
+
+async def test_enter_keeps_the_indentation_and_adds_a_level_after_a_colon(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(80, 30)) as pilot:
+        view = await open_exercise(pilot)
+        await pilot.press("f7")  # select all: typed over
+        keys = {" ": "space", "\n": "enter"}
+        typed = "def f(x):\nif x:  # positive\nreturn 1\ny = 2\n"
+        await pilot.press(*[keys.get(char, char) for char in typed])
+        await until(pilot, lambda: view.state is not None and "y = 2" in view.state.draft)
+        assert view.editor.text == (
+            "def f(x):\n    if x:  # positive\n        return 1\n        y = 2\n        "
+        )
+        await pilot.press("backspace")  # one character, not one level
+        assert view.editor.text.endswith("y = 2\n       ")
+
+
+async def test_keys_pressed_while_the_question_opens_do_not_edit_the_code(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first code question takes a moment to open (imports, the editor's first paint):
+    a second Enter (or a letter) pressed before the editor shows must not land in the code.
+    The keys are pressed while the editor paints its first line, as a student's are."""
+    app = build_app("code", content=COURSE)
+    painting = CodeEditor.render_line
+    pressed: list[str] = []
+
+    def press_while_painting(editor: CodeEditor, y: int) -> Strip:
+        if not pressed:
+            pressed.extend(["enter", "x"])
+            app.post_message(events.Key("enter", "\r"))
+            app.post_message(events.Key("x", "x"))
+        return painting(editor, y)
+
+    monkeypatch.setattr(CodeEditor, "render_line", press_while_painting)
+    async with running(app, size=(80, 30)) as pilot:
+        view = await open_exercise(pilot)
+        await pilot.pause()
+        assert pressed
+        starter = "import numpy as np\n\n\ndef double(x):\n    raise NotImplementedError\n"
+        assert view.editor.text == starter
+        assert view.state is not None and view.state.draft == starter
+        await pilot.press("y")  # once it shows, keys type
+        await until(pilot, lambda: view.editor.text != starter)
+        assert view.editor.text == "y" + starter
+
+
+async def test_the_quiz_offers_its_keys_while_the_editor_is_still_being_built(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A footer drawn while the first code question mounts asks the quiz which keys work,
+    before the view has an editor: that must answer, not crash the app."""
+    app = build_app("code", content=COURSE)
+    composing = CodeExerciseView.compose
+    answers: list[bool | None] = []
+
+    def ask_while_composing(view: CodeExerciseView) -> Any:
+        answers.append(app.query_one(QuizView).check_action("submit", ()))
+        return composing(view)
+
+    monkeypatch.setattr(CodeExerciseView, "compose", ask_while_composing)
+    async with running(app, size=(80, 30)) as pilot:
+        view = await open_exercise(pilot)
+        assert answers == [True]  # no editor yet: Enter still submits
+        assert app.query_one(QuizView).check_action("submit", ()) is False  # Enter types
+        assert view.typing
 
 
 async def test_the_draft_survives_the_app_and_comes_back(

@@ -4,6 +4,11 @@
   are installed (the `syntax` extra); without them it is the same editor, plain.
 - Esc hands the keys back to the view around it (its own keys: check, hint, reveal),
   not to the next pane as TextArea's indent mode does.
+- Enter keeps the line's indentation, one level more after a line ending in ':' (Textual's
+  TextArea has no auto-indent); Backspace still deletes one character.
+- Keys pressed before the editor first showed with the focus are dropped: the first code
+  question takes a moment to open, and a second Enter meant for the quiz must not edit the
+  code (nor a key pressed while it paints: those reach it after the focus).
 - In ASCII mode (LANG=C, --ascii) no block glyph is drawn.
 - A paste that would take the code past its limit is refused whole, with one line saying
   so: a 1 MB paste must not freeze the screen or reach a check.
@@ -23,6 +28,15 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 
 DEFAULT_MAX_CHARS = 20 * 1024  # what a check takes and an attempt keeps
+INDENT = "    "
+
+
+def next_line_indent(before_cursor: str) -> str:
+    """The indentation Enter gives the new line: the current line's (as far as the cursor),
+    one level more when the code before the cursor ends a block header with ':'."""
+    indent = before_cursor[: len(before_cursor) - len(before_cursor.lstrip(" \t"))]
+    code = before_cursor.split("#", 1)[0].rstrip()  # a '#' in a string: no extra level
+    return indent + INDENT if code.endswith(":") else indent
 
 
 @cache
@@ -37,6 +51,7 @@ class CodeEditor(TextArea):
     """Build with CodeEditor.code_editor(text, language=python_highlighting(), ...)."""
 
     max_chars = DEFAULT_MAX_CHARS
+    _keys_from: float | None = None  # when it first showed with the focus (events' clock)
 
     class Refused(Message):
         """A paste was refused (too large); the view says so in its own words."""
@@ -57,7 +72,23 @@ class CodeEditor(TextArea):
         if watchers:
             watchers[:] = [(node, callback) for node, callback in watchers if node is not self]
 
+    def on_focus(self) -> None:
+        if self._keys_from is None:
+            self.call_after_refresh(self._take_keys)
+
+    @property
+    def taking_keys(self) -> bool:
+        """Shown with the focus once: keys pressed from now on edit the code."""
+        return self._keys_from is not None
+
+    def _take_keys(self) -> None:
+        self._keys_from = Message().time  # a message's time: the clock Key events carry
+
     async def _on_key(self, event: events.Key) -> None:
+        if self._keys_from is None or event.time < self._keys_from:
+            event.stop()  # pressed while the editor was still opening
+            event.prevent_default()
+            return
         if event.key == "escape":
             event.stop()
             event.prevent_default()
@@ -67,6 +98,15 @@ class CodeEditor(TextArea):
             )
             if holder is not None:
                 holder.focus()
+            return
+        if event.key == "enter" and not self.read_only:
+            event.stop()
+            event.prevent_default()
+            self._restart_blink()
+            start, end = self.selection
+            first = min(start, end)
+            before = self.document.get_line(first[0])[: first[1]]
+            self._replace_via_keyboard("\n" + next_line_indent(before), start, end)
             return
         await super()._on_key(event)
 

@@ -140,6 +140,13 @@ class CodeExerciseView(Vertical, can_focus=True):
     def editor(self) -> CodeEditor:
         return self.query_one(CodeEditor)
 
+    @property
+    def typing(self) -> bool:
+        """The keys go to the editor: False while the view is mounting and has no editor yet
+        (the footer asks the quiz's bindings then, when the first question opens)."""
+        editors = self.query(CodeEditor)
+        return bool(editors) and editors.first().has_focus
+
     # drawing: the one watcher
 
     def watch_state(self, state: CodeExercise | None) -> None:

@@ -350,7 +350,7 @@ class QuizView(VerticalScroll, can_focus=True):
         """Focus and scrolling follow the run: a new question or summary starts at the top
         with the keys in its answer box (or the view); an answer taken scrolls to what it
         says, and a closed question hands the keys to the view."""
-        typing_code = self.exercise is not None and self.exercise.editor.has_focus
+        typing_code = self.exercise is not None and self.exercise.typing
         if moved:
             if run.asks_typed:
                 self.get_child_by_id("quiz-answer", Input).focus()
@@ -373,7 +373,7 @@ class QuizView(VerticalScroll, can_focus=True):
         """Offer each key only when it does something (the footer follows)."""
         run = self.run
         phase = None if run is None else run.phase
-        if action == "submit" and self.exercise is not None and self.exercise.editor.has_focus:
+        if action == "submit" and self.exercise is not None and self.exercise.typing:
             return False  # Enter types a new line in the code editor (ctrl+r checks)
         if action in ("next", "submit"):
             # parameters name the phase a binding is for (see BINDINGS)
