@@ -159,6 +159,7 @@ async def test_runs_of_earlier_sessions_and_of_the_cli_are_in_the_table(
     )
     first.store.close()
     app = build_app("training-lab", data=data)
+    app.training_extra_installed = lambda: True  # the estimate shows where training can run
     async with running(app, size=(80, 24)) as pilot:
         await pilot.pause()
         rows = drawn(app, "#train-results").splitlines()
