@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import sys
 import time
@@ -24,7 +25,13 @@ from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
-from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due, student_key
+from tui_course.progress.outline import (
+    LAST_OPENED,
+    LESSON_BLOCKS_CHECKED,
+    outline_marks,
+    review_due,
+    student_key,
+)
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.study import Outbox
@@ -135,6 +142,7 @@ class CourseApp(App[None]):
         self.items = course.outline()
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
+        self._start_opening = True  # until _open_start has opened it (or failed to)
         self.training_runs: RunFactory = self._training_run
         self._answer_keys: dict[str, asyncio.Future[AnswerKeys]] = {}  # per quiz id
         self._quiz_keys: AnswerKeys = {}
@@ -203,7 +211,7 @@ class CourseApp(App[None]):
             from tui_course.hangup import watch
 
             watch(asyncio.get_running_loop(), self._leave_now)  # SIGTERM, SIGHUP, hangup
-        self.call_after_refresh(gc.enable)  # launch.run_app pauses it until the first frame
+        self.call_after_refresh(_resume_gc)  # launch.run_app pauses it until the first frame
         self.call_after_refresh(self._check_lesson_blocks)
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
@@ -220,15 +228,31 @@ class CourseApp(App[None]):
         # The outline shows in the first frame; the lesson (Markdown, maybe NumPy) right after.
         # --open means "take me there": the content gets the keyboard.
         self._start_id = item.id
+        if isinstance(item, Quiz):  # its keys, not those of the pane before it, come first
+            self.query_one(CourseFooter).hold()
         self.call_after_refresh(self._open_start, self.settings.open_id is not None)
 
     def _first_focus(self) -> None:
-        if self.focused is None:
+        if self.focused is None and not self._start_quiz_pending():
             (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
+
+    def _start_quiz_pending(self) -> bool:
+        """The start item is a quiz not open yet. It focuses its own answer box when it
+        opens: focusing another pane before would restyle every node and rebuild the
+        footer once more, on a returning student's way to the summary."""
+        start = self.course.find(self._start_id) if self._start_id else None
+        return self._start_opening and isinstance(start, Quiz)
 
     def _check_lesson_blocks(self) -> None:
         """Find every lesson's live blocks in a thread, after the first frame (markdown-it is
-        not start-up work), and say which lessons have a broken one."""
+        not start-up work), and say which lessons have a broken one. Lessons that passed
+        in an earlier session, unchanged, are not parsed again (a returning student's
+        start is as lean as a new one's)."""
+        from tui_course.content.lessons import lessons_fingerprint
+
+        fingerprint = lessons_fingerprint(self.course.lessons)
+        if self.store.get_setting(LESSON_BLOCKS_CHECKED) == fingerprint:
+            return
 
         def check() -> None:
             problems = []
@@ -243,13 +267,25 @@ class CourseApp(App[None]):
                 self.call_from_thread(
                     self.notify, message, title="Content problems", severity="warning", timeout=15
                 )
+            else:
+                self.call_from_thread(self._lesson_blocks_passed, fingerprint)
 
         self.run_worker(check, thread=True, group="lesson-blocks", exit_on_error=False)
 
+    def _lesson_blocks_passed(self, fingerprint: str) -> None:
+        with contextlib.suppress(StoreError):  # only a memo: the next start checks again
+            self.store.set_setting(LESSON_BLOCKS_CHECKED, fingerprint)
+
     async def _open_start(self, focus_content: bool) -> None:
         """Open the start item, unless a key pressed in the first frame already opened another."""
-        if self.current is None and self._start_id is not None:
-            await self.open_item(self._start_id, focus_content)
+        try:
+            if self.current is None and self._start_id is not None:
+                await self.open_item(self._start_id, focus_content)
+        finally:
+            self._start_opening = False
+            self.query_one(CourseFooter).release()
+        if self.current is None:  # the quiz could not open: the usual first focus
+            self._first_focus()
 
     async def _compute_answer_keys(self, quizzes: Sequence[Quiz] | None = None) -> AnswerKeys:
         """The keys of `quizzes` (default: every quiz), each computed once, in a thread,
@@ -352,7 +388,7 @@ class CourseApp(App[None]):
         if found:
             return found.first()
         from tui_course.progress.review import ReviewSchedule
-        from tui_course.ui.widgets.code_exercise import CodeExercises
+        from tui_course.ui.widgets.code_exercises import CodeExercises
 
         recorder = QuizRecorder(self.store, ReviewSchedule(self.store, self.now))
         exercises = CodeExercises(self.settings.data_dir)
@@ -629,7 +665,8 @@ class CourseApp(App[None]):
             hidden = not self.overlay_open
         else:
             hidden = self.main_screen.has_class("-outline-hidden")
-        if hidden and (outline.has_focus or self.focused is None):
+        nothing_focused = self.focused is None and not self._start_quiz_pending()
+        if hidden and (outline.has_focus or nothing_focused):
             switcher = self.query_one(ContentSwitcher)
             current = switcher.query_one(f"#{switcher.current}") if switcher.current else None
             if isinstance(current, Widget):
@@ -855,6 +892,13 @@ class CourseApp(App[None]):
 
     def on_unmount(self) -> None:
         self.store.close()
+
+
+def _resume_gc() -> None:
+    """Cyclic GC on again, with what start-up built frozen out of it: those objects live
+    as long as the app, and every later full collection would walk them all again."""
+    gc.freeze()
+    gc.enable()
 
 
 def resolve_answer_keys(quizzes: Sequence[Quiz]) -> AnswerKeys:
