@@ -211,10 +211,9 @@ class CourseApp(App[None]):
             from tui_course.hangup import watch
 
             watch(asyncio.get_running_loop(), self._leave_now)  # SIGTERM, SIGHUP, hangup
-        self.call_after_refresh(_resume_gc)  # launch.run_app pauses it until the first frame
-        self.call_after_refresh(self._check_lesson_blocks)
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
+            self.call_after_refresh(self._after_start)
             return
         start = self.settings.open_id or self.store.get_setting(LAST_OPENED)
         item = self.course.find(start) if start else None
@@ -224,6 +223,7 @@ class CourseApp(App[None]):
             self.query_one(LessonView).show_message(
                 f"No lessons or quizzes were found in {path_text(self.settings.content_dir)}."
             )
+            self.call_after_refresh(self._after_start)
             return
         # The outline shows in the first frame; the lesson (Markdown, maybe NumPy) right after.
         # --open means "take me there": the content gets the keyboard.
@@ -276,6 +276,13 @@ class CourseApp(App[None]):
         with contextlib.suppress(StoreError):  # only a memo: the next start checks again
             self.store.set_setting(LESSON_BLOCKS_CHECKED, fingerprint)
 
+    def _after_start(self) -> None:
+        """Once the first item is open: cyclic GC on again (launch.run_app paused it; what
+        start-up built stays alive, so collecting it before was wasted), and the lessons'
+        live blocks checked (work that would only delay the first screen)."""
+        _resume_gc()
+        self._check_lesson_blocks()
+
     async def _open_start(self, focus_content: bool) -> None:
         """Open the start item, unless a key pressed in the first frame already opened another."""
         try:
@@ -284,6 +291,7 @@ class CourseApp(App[None]):
         finally:
             self._start_opening = False
             self.query_one(CourseFooter).release()
+            self._after_start()
         if self.current is None:  # the quiz could not open: the usual first focus
             self._first_focus()
 
@@ -896,7 +904,8 @@ class CourseApp(App[None]):
 
 def _resume_gc() -> None:
     """Cyclic GC on again, with what start-up built frozen out of it: those objects live
-    as long as the app, and every later full collection would walk them all again."""
+    as long as the app, and every later full collection would walk them all again (a
+    frozen object that later becomes a garbage cycle stays: at most the start-up heap)."""
     gc.freeze()
     gc.enable()
 
