@@ -36,13 +36,12 @@ async def test_lessons_that_passed_are_not_parsed_again(
 ) -> None:
     content = course_copy(tmp_path)
     first = build_app(content=content)
+    fingerprint = lessons_fingerprint(first.course.lessons)
     async with running(first) as pilot:
-        await first.workers.wait_for_complete()
-        await pilot.pause()
-        assert parsed(first) == {"attend", "positions"}
-        assert first.store.get_setting(LESSON_BLOCKS_CHECKED) == lessons_fingerprint(
-            first.course.lessons
+        assert await until(
+            pilot, lambda: first.store.get_setting(LESSON_BLOCKS_CHECKED) == fingerprint
         )
+        assert parsed(first) == {"attend", "positions"}
     again = build_app(content=content)
     async with running(again, size=(120, 30)) as pilot:
         await again.workers.wait_for_complete()
@@ -55,20 +54,24 @@ async def test_a_lesson_broken_after_it_passed_is_reported_at_every_start(
     build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:
     content = course_copy(tmp_path)
-    async with running(build_app(content=content)) as pilot:
-        await pilot.app.workers.wait_for_complete()
+    first = build_app(content=content)
+    fingerprint = lessons_fingerprint(first.course.lessons)
+    async with running(first) as pilot:
+        assert await until(
+            pilot, lambda: first.store.get_setting(LESSON_BLOCKS_CHECKED) == fingerprint
+        )
     lesson = content / "lessons" / "02-positions.md"
     lesson.write_text(lesson.read_text() + "\n```attentoin\nx = 1\n```\n")
     for _ in range(2):
         app = build_app(content=content)
         async with running(app) as pilot:
-            await app.workers.wait_for_complete()
-            assert any(
-                "02-positions.md" in line and "attentoin" in line for line in await notices(pilot)
-            )
-            assert app.store.get_setting(LESSON_BLOCKS_CHECKED) != lessons_fingerprint(
-                app.course.lessons
-            )
+
+            def reported(app: CourseApp = app) -> bool:
+                return any("02-positions.md" in n and "attentoin" in n for n in app.notices)
+
+            assert await until(pilot, reported)
+            assert any("attentoin" in line for line in await notices(pilot))  # on screen
+            assert app.store.get_setting(LESSON_BLOCKS_CHECKED) == fingerprint  # the old one
 
 
 async def test_the_footer_rebuilds_its_keys_only_when_they_change(
