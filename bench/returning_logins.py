@@ -167,6 +167,13 @@ def main() -> int:
             f"   RSS median {statistics.median(r['rss'] for r in runs) / 1024:5.1f} MiB"
             f"   (reading loop CPU {statistics.median(r['loop'] for r in runs):4.2f} s)"
         )
+    for kind in ("attn-tui", "first"):
+        if results[kind]:
+            each = [
+                f"{course['paint'] / bare['paint']:.2f}/{course['quit'] / bare['quit']:.2f}"
+                for course, bare in zip(results[kind], results["bare"], strict=True)
+            ]
+            print(f"{kind:9} each round's paint/quit ratio: {'  '.join(each)}")
     numpy = max(int(r["numpy"]) for r in results["attn-tui"])
     paint, quit_ratio = ratio("paint"), ratio("quit")
     print(f"paint ratio (returning attn-tui / bare): {paint:.2f}  (target <= 1.50)")
