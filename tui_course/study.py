@@ -21,6 +21,7 @@ from tui_course.progress.store import ProgressStore
 if TYPE_CHECKING:
     from tui_course.classroom.link import ClassLink
     from tui_course.content.session import QuizSession
+    from tui_course.progress.recorder import QuizRecorder
 
 QuizKeys = tuple[Question, ...] | ContentError  # one quiz's computed questions, or why not
 AnswerKeys = Mapping[str, QuizKeys]
@@ -106,6 +107,13 @@ class Study:
             for quiz in quizzes:
                 if not self._keys[quiz.id].done():
                     self._keys[quiz.id].set_exception(error)
+
+    def recorder(self) -> QuizRecorder:
+        """What writes this student's answers, with their review schedule on this clock."""
+        from tui_course.progress.recorder import QuizRecorder
+        from tui_course.progress.review import ReviewSchedule
+
+        return QuizRecorder(self.store, ReviewSchedule(self.store, self.now))
 
     def student_key(self) -> str | None:
         """The random key this student's option orders are drawn from, kept in their store

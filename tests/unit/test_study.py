@@ -159,10 +159,11 @@ def test_a_quiz_opens_fresh_then_resumed_then_finished_from_the_store(
 ) -> None:
     study = Study(course, store, lambda: START)
     small = quiz(course, "small")
-    recorder = QuizRecorder(store, ReviewSchedule(store, lambda: START))
+    recorder = study.recorder()
     fresh = study.quiz_session(small)
     assert fresh.phase is Phase.INTRO
     reveal_next(fresh, recorder)
+    assert store.review_cards_all()[0][:2] == ("small", 1)  # a reveal comes back for review
     resumed = study.quiz_session(small)
     assert resumed.phase is Phase.ASKING and resumed.index == 1  # question 2, no intro
     assert resumed.states[0].closed

@@ -344,18 +344,10 @@ class PlainCourse:
         if newly_read:
             self.submit(())
 
-    def _recorder(self) -> object:
-        from tui_course.progress.recorder import QuizRecorder
-        from tui_course.progress.review import ReviewSchedule
-
-        return QuizRecorder(self.store, ReviewSchedule(self.store, self.now))
-
     def _plain_quiz(self) -> object:
         from tui_course.plain.quiz import PlainQuiz
-        from tui_course.progress.recorder import QuizRecorder
 
-        recorder = self._recorder()
-        assert isinstance(recorder, QuizRecorder)
+        recorder = self.study.recorder()
         return PlainQuiz(self.console, recorder, self.course_words, self._quiz_finished)
 
     def quiz(self, quiz: Quiz) -> None:

@@ -324,18 +324,15 @@ class CourseApp(App[None]):
     async def _quiz_view(self) -> QuizView:
         """Mounted on first use: most sessions start on a lesson, and start-up is faster."""
         # Imported on first use too: the quiz view and the recorder are not start-up work.
-        from tui_course.progress.recorder import QuizRecorder
         from tui_course.ui.widgets.quiz_view import QuizView
 
         found = self.query(QuizView)
         if found:
             return found.first()
-        from tui_course.progress.review import ReviewSchedule
         from tui_course.ui.widgets.code_exercise import CodeExercises
 
-        recorder = QuizRecorder(self.store, ReviewSchedule(self.store, self.now))
         exercises = CodeExercises(self.settings.data_dir)
-        view = QuizView(recorder, exercises=exercises, id="quiz")
+        view = QuizView(self.study.recorder(), exercises=exercises, id="quiz")
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
