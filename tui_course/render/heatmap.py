@@ -419,7 +419,9 @@ class Heatmap:
     signed: bool = False
     keep_columns: Sequence[int] = ()
     absolute: bool = False
-    _laid_out: dict[int | None, list[list[Piece]]] = field(default_factory=dict, repr=False)
+    _laid_out: dict[int | None, list[list[Piece]]] = field(
+        default_factory=dict, init=False, repr=False
+    )  # each width's cells; a replace() starts afresh
 
     def cells(self, width: int | None) -> list[list[Piece]]:
         """The picture in `width` cells (None: as wide as whole words need)."""
