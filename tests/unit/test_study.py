@@ -111,6 +111,22 @@ def test_keys_are_computed_once_per_quiz_even_when_asked_for_twice_at_once(
     assert again["sums"] is keys["sums"] and len(computed) == 3
 
 
+def test_an_unexpected_failure_reaches_whoever_waits(
+    course: Course, store: ProgressStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui_course.study as study_module
+
+    def broken(asked: Quiz) -> Any:
+        raise RuntimeError(f"no keys for {asked.id}")
+
+    monkeypatch.setattr(study_module, "quiz_keys", broken)
+    study = Study(course, store)
+    with pytest.raises(RuntimeError, match="no keys for"):
+        study.answer_keys().result(timeout=10)  # never a future that hangs
+    with pytest.raises(RuntimeError):
+        study.answer_keys([quiz(course, "small")]).result(timeout=10)
+
+
 def test_a_computed_key_holds_its_value(course: Course, store: ProgressStore) -> None:
     keys = Study(course, store).answer_keys([quiz(course, "sums")]).result(timeout=30)
     questions = keys["sums"]
