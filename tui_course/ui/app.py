@@ -214,6 +214,10 @@ class CourseApp(App[None]):
             from tui_course.hangup import watch
 
             watch(asyncio.get_running_loop(), self._leave_now)  # SIGTERM, SIGHUP, hangup
+        # What start-up built lives as long as the app: frozen out of cyclic GC after the
+        # first frame, later full collections do not walk it all again. (Only that: what
+        # the first item builds is freed when the student moves on, as any later widget.)
+        self.call_after_refresh(gc.freeze)
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
             self.call_after_refresh(self._after_start)
@@ -283,7 +287,7 @@ class CourseApp(App[None]):
         """Once the first item is open: cyclic GC on again (launch.run_app paused it; what
         start-up built stays alive, so collecting it before was wasted), and the lessons'
         live blocks checked (work that would only delay the first screen)."""
-        _resume_gc()
+        gc.enable()
         self._check_lesson_blocks()
 
     async def _open_start(self, focus_content: bool) -> None:
@@ -836,14 +840,6 @@ class CourseApp(App[None]):
 
     def on_unmount(self) -> None:
         self.store.close()
-
-
-def _resume_gc() -> None:
-    """Cyclic GC on again, with what start-up built frozen out of it: those objects live
-    as long as the app, and every later full collection would walk them all again (a
-    frozen object that later becomes a garbage cycle stays: at most the start-up heap)."""
-    gc.freeze()
-    gc.enable()
 
 
 def make_app(settings: Settings) -> CourseApp:
