@@ -23,6 +23,7 @@ from tui_course.terminal import locale_is_utf8
 from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
+from tui_course.ui.widgets.text_box import TextBox
 from tui_course.views.attention import EMBEDDING_ORDER as EMBEDDING_ORDER
 from tui_course.views.attention import AttentionExplorer
 
@@ -111,7 +112,7 @@ class AttentionView(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         if self.editable:
-            yield Input(
+            yield TextBox(
                 self.explorer.setup.sentence,
                 placeholder="type a sentence",
                 classes="sentence",

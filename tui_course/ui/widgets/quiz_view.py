@@ -38,6 +38,7 @@ from tui_course.render import quiz as render
 from tui_course.render.quiz import OptionLine
 from tui_course.ui.messages import CodeChecked, QuizFinished, QuizSaved
 from tui_course.ui.widgets.item_line import ItemLine
+from tui_course.ui.widgets.text_box import TextBox
 from tui_course.views.quiz import QuizRun
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ class QuizView(VerticalScroll, can_focus=True):
             parser_factory=markdown_parser,
         )
         yield Vertical(id="quiz-options")
-        yield Input(placeholder="your answer", id="quiz-answer", max_length=MAX_ANSWER_CHARS)
+        yield TextBox(placeholder="your answer", id="quiz-answer", max_length=MAX_ANSWER_CHARS)
         yield Static(classes="quiz-read-as", markup=False, id="quiz-read-as")
         yield Markdown(
             id="quiz-hints", classes="quiz-hints", open_links=False, parser_factory=markdown_parser

@@ -35,6 +35,7 @@ from tui_course.render.real_model import (
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.text_box import TextBox
 from tui_course.views.real_model import RealModelLab
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ class RealModelView(Vertical, can_focus=True):
         self._notes = Static("", classes="real-notes", markup=False)
 
     def compose(self) -> ComposeResult:
-        yield Input(
+        yield TextBox(
             self.lab.sentence,
             placeholder="type a sentence",
             classes="real-sentence",
@@ -132,7 +133,7 @@ class RealModelView(Vertical, can_focus=True):
             with self._model_view:
                 yield self._model_map
         yield self._bars
-        yield Input(
+        yield TextBox(
             placeholder="which heads link A to B? type two words, then Enter",
             classes="real-link",
             max_length=specs.SENTENCE_CHARS,

@@ -12,6 +12,7 @@ from textual.widgets import Button, Checkbox, Input, Select, Static
 from tui_course import specs
 from tui_course.training.options import TrainOptions
 from tui_course.ui.messages import TrainingCancelRequested, TrainingRefused, TrainingRequested
+from tui_course.ui.widgets.text_box import TextBox
 
 # The form's number boxes: (spec, label); ranges and defaults live in tui_course.specs.
 NUMBER_FIELDS = tuple(
@@ -80,7 +81,7 @@ class TrainingForm(Vertical):
             for spec, label in NUMBER_FIELDS:
                 with Vertical(classes="train-field"):
                     yield Static(field_label(spec, label), classes="train-label", markup=False)
-                    yield Input(
+                    yield TextBox(
                         str(getattr(defaults, spec.name)),
                         type="integer",
                         id=f"train-{spec.name}",
