@@ -34,6 +34,7 @@ _UNSAFE = re.compile(f"[{_CONTROLS}{_FORMAT}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_BREAKS = re.compile("\r\n|[\r\u2028\u2029]")
 _SPACES = re.compile("[\t\n]")
+_KEPT_SPACES = str.maketrans("", "", "\t\n")  # what clean() keeps, taken out to test the rest
 
 
 def clean(text: str) -> str:
@@ -41,8 +42,8 @@ def clean(text: str) -> str:
 
     CR LF, a lone CR and the Unicode line/paragraph separators become a newline.
     """
-    if text.isprintable():  # no Cc, Cf, Cs, Zl or Zp character: nothing to do (most text)
-        return text
+    if text.isprintable() or text.translate(_KEPT_SPACES).isprintable():
+        return text  # no Cc, Cf, Cs, Zl or Zp character but tab and newline: most text
     text = _LINE_BREAKS.sub("\n", text)
     text = _UNSAFE.sub("", text)
     return _SURROGATE.sub("\ufffd", text)

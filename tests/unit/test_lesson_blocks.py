@@ -186,3 +186,15 @@ def test_lesson_3_points_at_the_loop_check_line_by_its_words() -> None:
     result, row = compute_attention_block(block.params)
     lines = attention_extras(result, row, block.params)
     assert any(line.startswith("Loop and vectorised versions (") for line in lines)
+
+
+def test_the_fingerprint_follows_the_lessons_text(tmp_path: Path) -> None:
+    """The start-up check is skipped for a fingerprint that passed: any edit must change it."""
+    from tui_course.content.lessons import lessons_fingerprint
+
+    one = load_lesson(lesson(tmp_path, "\nSome prose.\n"), tmp_path)
+    same = load_lesson(lesson(tmp_path, "\nSome prose.\n"), tmp_path)
+    edited = load_lesson(lesson(tmp_path, "\nSome prose!\n"), tmp_path)
+    assert lessons_fingerprint([one]) == lessons_fingerprint([same])
+    assert lessons_fingerprint([one]) != lessons_fingerprint([edited])
+    assert lessons_fingerprint([one, same]) != lessons_fingerprint([one])

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -135,6 +134,8 @@ class QuizSession:
         session.clock = clock
         session.student_key = student_key
         if kind is not PassKind.FIRST:
+            import secrets  # here: a first pass (what a returning student reopens) needs none
+
             session.pass_key = secrets.token_hex(8)
         for index, state in (done or {}).items():  # resumed: the stored wrong answers, as graded
             if 0 <= index < len(questions):

@@ -12,12 +12,17 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import NumberReader
 from tui_course.content.models import REVIEW_ID, Course, Question, Quiz, tries_allowed
 from tui_course.content.session import PassKind, QuizSession
 from tui_course.progress.store import ProgressStore
+
+if TYPE_CHECKING:
+    from fsrs import Scheduler
 
 Now = Callable[[], datetime]
 
@@ -41,11 +46,16 @@ class ReviewSchedule:
     """Rates each closed question and stores the card FSRS returns."""
 
     def __init__(self, store: ProgressStore, now: Now = utc_now) -> None:
-        from fsrs import Scheduler
-
         self.store = store
         self.now = now
-        self.scheduler = Scheduler(enable_fuzzing=False)  # the same answers, the same dates
+
+    @cached_property
+    def scheduler(self) -> Scheduler:
+        """Made when the first question closes: a returning student's quiz summary opens
+        without loading fsrs."""
+        from fsrs import Scheduler
+
+        return Scheduler(enable_fuzzing=False)  # the same answers, the same dates
 
     def closed(
         self, quiz_id: str, question: int, verdict: str, try_number: int, pass_kind: str

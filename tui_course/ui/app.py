@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import sys
 import time
@@ -24,7 +25,7 @@ from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Quiz
-from tui_course.progress.outline import LAST_OPENED
+from tui_course.progress.outline import LAST_OPENED, LESSON_BLOCKS_CHECKED
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.study import OutlineState, Study
@@ -135,6 +136,7 @@ class CourseApp(App[None]):
         self.items = course.outline()
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
+        self._start_opening = True  # until _open_start has opened it (or failed to)
         self.training_runs: RunFactory = self._training_run
         self.crash: Exception | None = None  # what ended the app, for launch.run_app to report
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # tests fix the clock
@@ -212,10 +214,13 @@ class CourseApp(App[None]):
             from tui_course.hangup import watch
 
             watch(asyncio.get_running_loop(), self._leave_now)  # SIGTERM, SIGHUP, hangup
-        self.call_after_refresh(gc.enable)  # launch.run_app pauses it until the first frame
-        self.call_after_refresh(self._check_lesson_blocks)
+        # What start-up built lives as long as the app: frozen out of cyclic GC after the
+        # first frame, later full collections do not walk it all again. (Only that: what
+        # the first item builds is freed when the student moves on, as any later widget.)
+        self.call_after_refresh(gc.freeze)
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
+            self.call_after_refresh(self._after_start)
             return
         start = self.settings.open_id or self.store.get_setting(LAST_OPENED)
         item = self.course.find(start) if start else None
@@ -225,19 +230,36 @@ class CourseApp(App[None]):
             self.query_one(LessonView).show_message(
                 f"No lessons or quizzes were found in {path_text(self.settings.content_dir)}."
             )
+            self.call_after_refresh(self._after_start)
             return
         # The outline shows in the first frame; the lesson (Markdown, maybe NumPy) right after.
         # --open means "take me there": the content gets the keyboard.
         self._start_id = item.id
+        if isinstance(item, Quiz):  # its keys, not those of the pane before it, come first
+            self.query_one(CourseFooter).hold()
         self.call_after_refresh(self._open_start, self.settings.open_id is not None)
 
     def _first_focus(self) -> None:
-        if self.focused is None:
+        if self.focused is None and not self._start_quiz_pending():
             (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
+
+    def _start_quiz_pending(self) -> bool:
+        """The start item is a quiz not open yet. It focuses its own answer box when it
+        opens: focusing another pane before would restyle every node and rebuild the
+        footer once more, on a returning student's way to the summary."""
+        start = self.course.find(self._start_id) if self._start_id else None
+        return self._start_opening and isinstance(start, Quiz)
 
     def _check_lesson_blocks(self) -> None:
         """Find every lesson's live blocks in a thread, after the first frame (markdown-it is
-        not start-up work), and say which lessons have a broken one."""
+        not start-up work), and say which lessons have a broken one. Lessons that passed
+        in an earlier session, unchanged, are not parsed again (a returning student's
+        start is as lean as a new one's)."""
+        from tui_course.content.lessons import lessons_fingerprint
+
+        fingerprint = lessons_fingerprint(self.course.lessons)
+        if self.store.get_setting(LESSON_BLOCKS_CHECKED) == fingerprint:
+            return
 
         def check() -> None:
             problems = []
@@ -252,13 +274,33 @@ class CourseApp(App[None]):
                 self.call_from_thread(
                     self.notify, message, title="Content problems", severity="warning", timeout=15
                 )
+            else:
+                self.call_from_thread(self._lesson_blocks_passed, fingerprint)
 
         self.run_worker(check, thread=True, group="lesson-blocks", exit_on_error=False)
 
+    def _lesson_blocks_passed(self, fingerprint: str) -> None:
+        with contextlib.suppress(StoreError):  # only a memo: the next start checks again
+            self.store.set_setting(LESSON_BLOCKS_CHECKED, fingerprint)
+
+    def _after_start(self) -> None:
+        """Once the first item is open: cyclic GC on again (launch.run_app paused it; what
+        start-up built stays alive, so collecting it before was wasted), and the lessons'
+        live blocks checked (work that would only delay the first screen)."""
+        gc.enable()
+        self._check_lesson_blocks()
+
     async def _open_start(self, focus_content: bool) -> None:
         """Open the start item, unless a key pressed in the first frame already opened another."""
-        if self.current is None and self._start_id is not None:
-            await self.open_item(self._start_id, focus_content)
+        try:
+            if self.current is None and self._start_id is not None:
+                await self.open_item(self._start_id, focus_content)
+        finally:
+            self._start_opening = False
+            self.query_one(CourseFooter).release()
+            self._after_start()
+        if self.current is None:  # the quiz could not open: the usual first focus
+            self._first_focus()
 
     # opening things
 
@@ -340,7 +382,7 @@ class CourseApp(App[None]):
         found = self.query(QuizView)
         if found:
             return found.first()
-        from tui_course.ui.widgets.code_exercise import CodeExercises
+        from tui_course.ui.widgets.code_exercises import CodeExercises
 
         exercises = CodeExercises(self.settings.data_dir)
         view = QuizView(self.study.recorder(), exercises=exercises, id="quiz")
@@ -571,7 +613,8 @@ class CourseApp(App[None]):
             hidden = not self.overlay_open
         else:
             hidden = self.main_screen.has_class("-outline-hidden")
-        if hidden and (outline.has_focus or self.focused is None):
+        nothing_focused = self.focused is None and not self._start_quiz_pending()
+        if hidden and (outline.has_focus or nothing_focused):
             switcher = self.query_one(ContentSwitcher)
             current = switcher.query_one(f"#{switcher.current}") if switcher.current else None
             if isinstance(current, Widget):

@@ -37,8 +37,6 @@ from tui_course.ui.widgets.code_editor import CodeEditor, python_highlighting
 from tui_course.views.code_exercise import CodeExercise, CodePhase, Judged
 
 if TYPE_CHECKING:
-    from tui_course.code_check_service import CodeChecker
-    from tui_course.content.models import Question
     from tui_course.sandbox.limits import Limits
 
 # The checks' limits (None: the sandbox's defaults); tests shorten the wall clock.
@@ -368,47 +366,3 @@ class CodeExerciseView(Vertical, can_focus=True):
 
     def on_unmount(self) -> None:
         self._flush_save(leaving=True)
-
-
-class CodeExercises:
-    """Builds the editor for each code question and keeps the one CodeChecker (with its
-    warm sandboxed worker) for the app: started when the first code question opens, so a
-    student who never writes code never starts a sandbox."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir = data_dir
-        self._checker: CodeChecker | None = None
-
-    @property
-    def checker(self) -> CodeChecker:
-        if self._checker is None:
-            from tui_course.code_check_service import CodeChecker
-
-            self._checker = CodeChecker(CHECK_LIMITS)
-        return self._checker
-
-    def view(self, question: Question, draft_key: tuple[str, int]) -> CodeExerciseView:
-        from tui_course.render.code import verdict_text
-        from tui_course.shell_access import editor_available
-
-        spec = question.code
-        assert spec is not None  # a code question always has its spec
-        checker = self.checker
-        checker.prepare(question)  # the reference's results, computed while the student reads
-        return CodeExerciseView(
-            starter=spec.starter,
-            solution=spec.solution,
-            draft_key=draft_key,
-            data_dir=self.data_dir,
-            checker=lambda code: checker.check(question, code),
-            describe=verdict_text,
-            warning=checker.warning,
-            editor_allowed=editor_available(),
-            classes="code-exercise",
-        )
-
-    def close(self) -> None:
-        """Stop the warm worker (a child process): on leaving the quiz or the app."""
-        if self._checker is not None:
-            self._checker.close()
-            self._checker = None

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
 # Shown first, so a narrow terminal cuts the pane's keys rather than these.
 ALWAYS_FIRST = ("quit", "help", "toggle_outline")
@@ -18,8 +23,52 @@ def footer_rank(action: str) -> int:
 class CourseFooter(Footer):
     """Textual's footer, reordered: at 40 columns q, f1 and o still show."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._keys_drawn: tuple[object, ...] | None = None  # what the last compose showed
+        self._redraw_pending = False
+        self._held = False
+
+    def hold(self) -> None:
+        """Draw no keys until release(). While a returning student's quiz opens, the keys
+        would be drawn for no pane (the quiz takes focus once open), then drawn again."""
+        self._held = True
+
+    def release(self) -> None:
+        self._held = False
+        # Through the app's queue, after any focus change queued there meanwhile.
+        self.app.call_later(self.screen.refresh_bindings)
+
+    def bindings_changed(self, screen: Screen) -> None:  # type: ignore[type-arg]
+        """Rebuild the keys once a frame at most, and only when they changed. Textual's
+        footer rebuilds every key on each bindings signal (a focus move, each redraw of a
+        quiz), 10-30 ms of CPU each: six times before a returning student's quiz summary
+        showed, twice for the same keys in one frame."""
+        self._bindings_ready = True
+        if self._held or not screen.app.app_focus:
+            return
+        if self.is_attached and screen is self.screen and not self._redraw_pending:
+            self._redraw_pending = True
+            self.call_after_refresh(self._redraw_if_changed)
+
+    async def _redraw_if_changed(self) -> None:
+        self._redraw_pending = False
+        if self.is_attached and self._keys_now() != self._keys_drawn:
+            await self.recompose()
+
+    def _keys_now(self) -> tuple[object, ...]:
+        """Everything compose draws from: each shown key (and q, Esc and the palette's,
+        which it looks up), its binding, whether enabled, its tooltip."""
+        looked_up = ("q", "escape", self.app.COMMAND_PALETTE_BINDING)
+        return tuple(
+            (key, active.binding, active.enabled, active.tooltip)
+            for key, active in self.screen.active_bindings.items()
+            if active.binding.show or key in looked_up
+        )
+
     def compose(self) -> ComposeResult:
         self._forget_removed_keys()
+        self._keys_drawn = self._keys_now() if self._bindings_ready else None
         widgets = list(super().compose())
         active = self.screen.active_bindings if widgets else {}
         if "q" in active:

@@ -42,7 +42,8 @@ from tui_course.ui.widgets.text_box import TextBox
 from tui_course.views.quiz import QuizRun
 
 if TYPE_CHECKING:
-    from tui_course.ui.widgets.code_exercise import CodeExercises, CodeExerciseView
+    from tui_course.ui.widgets.code_exercise import CodeExerciseView
+    from tui_course.ui.widgets.code_exercises import CodeExercises
 
 ENTER_TOOLTIP = "Start; submit; after the answer, go on"
 ENTER_LABELS = (("intro", "Start"), ("asking", "Submit"), ("closed", "Next question"))
