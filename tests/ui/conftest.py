@@ -12,7 +12,7 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 
-from tests.conftest import FIXTURES, REPO
+from tests.conftest import FIXTURES
 from tui_course.content.course import load_course
 from tui_course.content.models import Course, Lab, Lesson, Quiz
 from tui_course.ui.app import CourseApp, Settings, make_app
@@ -117,7 +117,7 @@ def widget_text(app: App[Any], selector: str) -> str:
 def build_app(tmp_path: Path) -> Callable[..., CourseApp]:
     def build(
         open_id: str | None = None,
-        content: Path = REPO,
+        content: Path = UI_COURSE,
         data: Path | None = None,
         shuffle: bool = False,  # file order unless a test is about shuffling
     ) -> CourseApp:
