@@ -152,7 +152,7 @@ def app_child(data_dir: str) -> None:
         await wait_for(view, pilot, long_sentence)
         report["long_ms"] = (time.perf_counter() - start) * 1000
         heatmap = view.query_one(".real-head-view", HeatmapView)
-        plain = heatmap.render().plain
+        plain = heatmap.plain
         grid = [line for line in plain.splitlines() if line.startswith((" ", ">"))]
         report["tokens"] = len(view.state.attention.labels) if view.state.attention else 0
         report["widest"] = max((len(line) for line in grid), default=0)

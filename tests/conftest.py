@@ -17,13 +17,26 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The suite runs on every core (pytest -n auto, README): tests that act as the real
+    Unix test users all go to one worker (--dist loadgroup), since each worker makes those
+    users at its start and removes them at its end (tests/classroom/conftest.py)."""
+    for item in items:
+        if "accounts" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("unix-accounts"))
+
+
 @pytest.fixture(autouse=True)
-def utf8_locale(monkeypatch: pytest.MonkeyPatch) -> None:
+def pinned_terminal_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Glyph choices (ellipsis, bar blocks) follow the locale: pin it so snapshots and golden
     text do not depend on the machine. Tests of ASCII mode set their own."""
     monkeypatch.setenv("LANG", "C.UTF-8")
     monkeypatch.delenv("LC_ALL", raising=False)
     monkeypatch.delenv("LC_CTYPE", raising=False)
+    # A terminal's size comes from its pty: pytest-xdist's workers inherit COLUMNS=80 and
+    # LINES=24, which Textual would take over the size a test gave its pty.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
 
 
 @pytest.fixture(autouse=True)

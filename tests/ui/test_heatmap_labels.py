@@ -41,7 +41,7 @@ async def heatmap_on_screen(pilot: Pilot[None], heatmap: HeatmapView) -> list[st
     await pilot.pause()
     region = heatmap.region
     lines = screen_text(pilot.app).splitlines()
-    assert region.height == len(heatmap.render().plain.splitlines())  # nothing cut off
+    assert region.height == len(heatmap.plain.splitlines())  # nothing cut off
     assert region.bottom <= len(lines) - 1  # above the footer
     return [line[region.x : region.right] for line in lines[region.y : region.bottom]]
 
@@ -107,7 +107,7 @@ async def test_long_words_in_the_lab_at_both_sizes(
         await pilot.resize_terminal(40, 12)
         await pilot.pause()
         # 40 columns: a window of compact columns, each still named on the key line
-        lines = heatmap.render().plain.splitlines()
+        lines = heatmap.plain.splitlines()
         words = column_words(lines, LONG)
         assert 1 < len(words) < len(LONG)
         numbers = [int(number) for number in lines[0].split()]
@@ -130,11 +130,11 @@ async def test_real_model_lab_names_every_column_at_80_and_200(
         labels = tuple(view.state.attention.labels)
         assert "because" in labels  # a word wider than a compact column
         heatmap = app.query_one(".real-head-view", HeatmapView)
-        wide = heatmap.render().plain.splitlines()
+        wide = heatmap.plain.splitlines()
         assert wide[0].split() == list(labels) and "~" not in wide[0]
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
-        narrow = heatmap.render().plain.splitlines()
+        narrow = heatmap.plain.splitlines()
         numbers = [int(number) for number in narrow[0].split()]
         assert column_words(narrow, labels) == [labels[number - 1] for number in numbers]
         assert all(len(line) <= heatmap.content_region.width for line in narrow)

@@ -124,7 +124,7 @@ async def test_percent_switches_the_shading_to_a_fixed_scale(
         assert view.explorer.absolute and app.query_one(HeatmapView).absolute
         controls = " ".join(str(view.query_one(".attention-controls").render()).split())
         assert "% shade 0-100" in controls
-        assert "'@' = 100 (a fixed scale)" in str(app.query_one(HeatmapView).render())
+        assert "'@' = 100 (a fixed scale)" in app.query_one(HeatmapView).plain
 
 
 @pytest.mark.skipif(
@@ -193,13 +193,13 @@ async def test_long_sentence_stays_readable_at_80x24(
         await pilot.pause()
         heatmap = app.query_one(HeatmapView)
         assert len(heatmap.labels) == 64
-        lines = heatmap.render().plain.splitlines()
+        lines = heatmap.plain.splitlines()
         # header, 12 rows, '^', at most 2 key lines and 3 legend lines, all inside the view
         assert len(lines) <= 19
         assert all(len(line) <= heatmap.content_region.width for line in lines)
         await pilot.press("escape", *["down"] * 40)
         await pilot.pause()
-        assert any(line.startswith(">word41") for line in heatmap.render().plain.splitlines())
+        assert any(line.startswith(">word41") for line in heatmap.plain.splitlines())
 
 
 async def test_lesson_attention_block_is_live(build_app: Callable[..., CourseApp]) -> None:
@@ -240,8 +240,6 @@ async def test_a_tall_terminal_shows_more_rows_of_a_heatmap(
             app.query_one(Input).value = words
             await pilot.pause()
             heatmap = app.query_one(HeatmapView)
-            shown_rows = [
-                line for line in heatmap.render().plain.splitlines() if line[1:5] == "word"
-            ]
+            shown_rows = [line for line in heatmap.plain.splitlines() if line[1:5] == "word"]
             assert len(shown_rows) == rows, size
             assert len(heatmap.visible_rows()) == rows

@@ -374,10 +374,10 @@ async def test_128_tokens_fit_the_width_and_never_wrap(
         assert view.state.attention is not None
         assert len(view.state.attention.labels) == 128
         heatmap = app.query_one(".real-head-view", HeatmapView)
-        lines = heatmap.render().plain.splitlines()
+        lines = heatmap.plain.splitlines()
         grid = [line for line in lines if line.startswith((" ", ">"))]
         assert max(len(line) for line in grid) <= heatmap.content_region.width
-        assert "of 128" in heatmap.render().plain
+        assert "of 128" in heatmap.plain
 
 
 @needs_minilm

@@ -102,7 +102,7 @@ async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_pa
         heatmap = app.query_one("#train-attention", HeatmapView)
         assert heatmap.display and heatmap.selected == 29 and heatmap.labels[0] == "1:7"
         assert heatmap.keep_columns == (0, 29)  # first and last digit stay on screen
-        header = heatmap.render().plain.splitlines()[0].split()
+        header = heatmap.plain.splitlines()[0].split()
         assert header[0] == "1:7" and header[-1] == heatmap.labels[29]  # whole labels
         assert set(header) <= set(heatmap.labels)
         title = widget_text(app, "#train-attention-title")

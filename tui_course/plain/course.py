@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,13 +24,13 @@ from tui_course.content.models import (
 )
 from tui_course.plain.console import Command, Console, Gone
 from tui_course.plain.markdown import markdown_lines
-from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due, student_key
+from tui_course.progress.outline import LAST_OPENED, review_due
 from tui_course.progress.store import ProgressStore, StoreError
+from tui_course.study import Study
 
 if TYPE_CHECKING:
     from tui_course.classroom.link import ClassLink
     from tui_course.classroom.submission import SubmitOutcome
-    from tui_course.content.models import Question
     from tui_course.content.session import QuizSession
     from tui_course.training.options import TrainOptions
     from tui_course.training.runner import TrainingRun
@@ -108,12 +108,11 @@ class PlainCourse:
         self.console = console
         self.data_dir = data_dir
         self.now = now
-        self.shuffle_options = shuffle_options  # as the app's Settings.shuffle_options
+        # the app's keys, sessions, marks and class-folder rules (shuffle as its Settings)
+        self.study = Study(course, store, now, shuffle_options)
         self.items = course.outline()
         self.index = 0
-        self._keys: dict[str, tuple[Question, ...] | ContentError] = {}
         self.class_link: ClassLink | None = None
-        self._unsent: set[str] = set()
         self.training_runs: Callable[[TrainOptions], TrainingRun] = self._training_run
         self.training_extra_installed: Callable[[], bool] = _train_extra_installed
         store.on_problem = lambda message: self.console.say(f"Progress: {message}")
@@ -275,7 +274,7 @@ class PlainCourse:
 
     def say_list(self) -> None:
         try:
-            marks = outline_marks(self.course, self.store)
+            marks = self.study.outline().marks
         except StoreError as error:
             self.console.say(f"Progress: {error}")
             marks = {}
@@ -338,59 +337,27 @@ class PlainCourse:
     def lesson_read(self, lesson_id: str) -> None:
         """Its end was printed: read, as the app counts it when its end is on screen."""
         try:
-            newly_read = lesson_id not in self.store.lessons_done()
-            self.store.mark_lesson_done(lesson_id)
+            newly_read = self.study.lesson_read(lesson_id)
         except StoreError as error:
             self.console.say(f"Progress: {error}")
             return
         if newly_read:
             self.submit(())
 
-    def _recorder(self) -> object:
-        from tui_course.progress.recorder import QuizRecorder
-        from tui_course.progress.review import ReviewSchedule
-
-        return QuizRecorder(self.store, ReviewSchedule(self.store, self.now))
-
-    def _quiz_keys(self) -> dict[str, tuple[Question, ...] | ContentError]:
-        if not self._keys:
-            from tui_course.answers import resolve_quiz
-
-            for quiz in self.course.quizzes:
-                try:
-                    self._keys[quiz.id] = resolve_quiz(quiz)
-                except ContentError as error:
-                    self._keys[quiz.id] = error
-        return self._keys
-
     def _plain_quiz(self) -> object:
         from tui_course.plain.quiz import PlainQuiz
-        from tui_course.progress.recorder import QuizRecorder
 
-        recorder = self._recorder()
-        assert isinstance(recorder, QuizRecorder)
+        recorder = self.study.recorder()
         return PlainQuiz(self.console, recorder, self.course_words, self._quiz_finished)
 
     def quiz(self, quiz: Quiz) -> None:
-        from tui_course.answers import read_number
-        from tui_course.content.session import QuizSession
         from tui_course.plain.quiz import PlainQuiz
-        from tui_course.progress.recorder import open_quiz
 
-        keys = self._quiz_keys().get(quiz.id)
-        if keys is None or isinstance(keys, ContentError):
-            self.console.say(f"This quiz cannot open: {keys}")
-            return
         try:
-            shuffled = self._student_key()
-            session = open_quiz(
-                self.store,
-                lambda done: QuizSession.start(
-                    quiz, keys, done=done, read_number=read_number, student_key=shuffled
-                ),
-                quiz.id,
-                len(keys),
-            )
+            session = self.study.quiz_session(quiz)
+        except ContentError as error:
+            self.console.say(f"This quiz cannot open: {error}")
+            return
         except StoreError as error:
             self.console.say(f"Progress: the quiz cannot open just now. {error}")
             return
@@ -400,19 +367,10 @@ class PlainCourse:
 
     def review(self) -> bool:
         """One review pass; False when nothing was due."""
-        from tui_course.answers import read_number
         from tui_course.plain.quiz import PlainQuiz
-        from tui_course.progress.review import key_resolver, review_session
 
         try:
-            session = review_session(
-                self.course,
-                self.store,
-                self.now(),
-                key_resolver(self.course, self._quiz_keys()),
-                read_number,
-                self._student_key(),
-            )
+            session = self.study.review_session()
         except StoreError as error:
             self.console.say(f"Progress: the review cannot open just now. {error}")
             return False
@@ -426,17 +384,8 @@ class PlainCourse:
         player.run(session)
         return True
 
-    def _student_key(self) -> str | None:
-        """The app's option order for this student (None: options in the file's order)."""
-        return student_key(self.store) if self.shuffle_options else None
-
     def _quiz_finished(self, session: QuizSession) -> None:
-        quiz_id = session.quiz.id
-        # a review pass mixes quizzes: send them all, as the app does
-        if quiz_id == REVIEW_ID:
-            self.submit(tuple(quiz.id for quiz in self.course.quizzes))
-        else:
-            self.submit((quiz_id,))
+        self.submit(self.study.sent_after(session.quiz.id))
 
     # the class drop-box (only when the site config names a class folder)
 
@@ -449,7 +398,7 @@ class PlainCourse:
         if self.class_link is not None and self.class_link.pending():
             self.submit(None)
 
-    def submit(self, quiz_ids: tuple[str, ...] | None) -> None:
+    def submit(self, quiz_ids: Sequence[str] | None) -> None:
         """The lessons read and `quiz_ids` (None: what is pending) to the drop-box, waiting
         at most SUBMIT_WAIT; a failure only says 'submission pending'."""
         link = self.class_link
@@ -457,16 +406,13 @@ class PlainCourse:
             return
         payload = None
         if quiz_ids is not None:
-            owed = self._unsent | set(quiz_ids)
-            payload = link.payload(self.course, self.store, sorted(owed))
+            payload = self.study.submission(link, quiz_ids)
             if payload is None:
-                self._unsent = owed
                 self.console.say(
                     "Your results were not sent to the class folder: your progress could not"
                     " be read just now. They go with the next quiz you finish."
                 )
                 return
-            self._unsent = set()
         outcome: list[SubmitOutcome] = []
         sender = threading.Thread(
             target=lambda: outcome.append(link.send(payload)), daemon=True, name="submit"
@@ -483,8 +429,8 @@ class PlainCourse:
         if link is None:
             return
         with contextlib.suppress(Exception, Gone):
-            payload = link.payload(self.course, self.store, [q.id for q in self.course.quizzes])
-            if payload and any(quiz["state"] == "in progress" for quiz in payload["quizzes"]):
+            payload = self.study.part_way(link)
+            if payload is not None:
                 link.send_before_exit(payload, wait=wait)
 
 

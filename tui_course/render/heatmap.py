@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
 from rich.cells import cell_len, set_cell_size
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
@@ -399,6 +401,66 @@ def heatmap_rich(cells: list[list[Piece]]) -> Text:
         for piece, style in line:
             text.append(piece, _style(style))
     return text
+
+
+@dataclass(frozen=True, eq=False)
+class Heatmap:
+    """heatmap_cells as a rich renderable that lays itself out in the width it is given
+    (`options.max_width`, as rich's ProgressBar does): whole words when they fit, else
+    numbered columns named on a key line. Each width's layout is computed once."""
+
+    weights: ArrayLike
+    row_labels: Sequence[str]
+    column_labels: Sequence[str]
+    selected: int | None = None
+    unit: str = "weights"
+    shade_from_min: bool = False
+    max_rows: int | None = None
+    signed: bool = False
+    keep_columns: Sequence[int] = ()
+    absolute: bool = False
+    _laid_out: dict[int | None, list[list[Piece]]] = field(
+        default_factory=dict, init=False, repr=False
+    )  # each width's cells; a replace() starts afresh
+
+    def cells(self, width: int | None) -> list[list[Piece]]:
+        """The picture in `width` cells (None: as wide as whole words need)."""
+        found = self._laid_out.get(width)
+        if found is None:
+            found = self._laid_out[width] = heatmap_cells(
+                self.weights,
+                self.row_labels,
+                self.column_labels,
+                self.selected,
+                unit=self.unit,
+                shade_from_min=self.shade_from_min,
+                max_rows=self.max_rows,
+                signed=self.signed,
+                keep_columns=self.keep_columns,
+                width=width,
+                absolute=self.absolute,
+            )
+        return found
+
+    def height(self, width: int) -> int:
+        """Its lines at `width`: a narrow heatmap adds a key line."""
+        return len(self.cells(width)) if width else 0
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield heatmap_rich(self.cells(options.max_width))
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        """Narrowest: the row labels and one compact column; widest: every column with
+        whole words and the legend on one line (both at most `options.max_width`)."""
+        labels = [one_line(label) for label in self.row_labels]
+        narrowest = 1 + label_width(labels) + 1 + cell_width(self.signed)
+        widest = max((_line_width(line) for line in self.cells(None)), default=0)
+        limit = options.max_width
+        return Measurement(min(narrowest, widest, limit), min(widest, limit))
+
+
+def _line_width(line: list[Piece]) -> int:
+    return cell_len("".join(text for text, _ in line).rstrip())
 
 
 def weight_bars(

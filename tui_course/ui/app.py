@@ -6,7 +6,7 @@ import asyncio
 import gc
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,11 +23,11 @@ from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Header, Input, OptionList, Static
 
 from tui_course.content.errors import ContentError
-from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Question, Quiz
-from tui_course.progress.outline import LAST_OPENED, outline_marks, review_due, student_key
+from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Quiz
+from tui_course.progress.outline import LAST_OPENED
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
-from tui_course.study import Outbox
+from tui_course.study import OutlineState, Study
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved, TrainingFinished
 from tui_course.ui.widgets.footer import CourseFooter
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from tui_course.ui.widgets.quiz_view import QuizView
     from tui_course.ui.widgets.training_panel import RunFactory, TrainingPanel
 
-AnswerKeys = Mapping[str, "tuple[Question, ...] | ContentError"]
 # Footer key names when arrows (⏎, →) cannot be drawn.
 ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "down": "Down"}
 # Below this many columns the outline is an overlay that o (or Esc) opens over the lesson.
@@ -136,10 +135,10 @@ class CourseApp(App[None]):
         self.current: Item | None = None
         self._start_id: str | None = None  # what opens after the first frame
         self.training_runs: RunFactory = self._training_run
-        self._answer_keys: dict[str, asyncio.Future[AnswerKeys]] = {}  # per quiz id
-        self._quiz_keys: AnswerKeys = {}
         self.crash: Exception | None = None  # what ended the app, for launch.run_app to report
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)  # tests fix the clock
+        # keys, sessions, marks and the class folder's dues; on the app's clock, as it is now
+        self.study = Study(course, store, lambda: self.now(), settings.shuffle_options)
         self.training_extra_installed: Callable[[], bool] = _train_extra_installed
         store.on_problem = self._store_problem
         self.class_link: ClassLink | None = None
@@ -147,7 +146,6 @@ class CourseApp(App[None]):
         self.tabs_pressed = 0  # focus moves the student made (open_item leaves them be)
         # What had focus when the outline overlay opened: closing it goes back there.
         self._focus_before_overlay: Widget | None = None
-        self.outbox = Outbox()  # finished quizzes whose results could not be read yet
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
         self.left_with: int | None = None  # the exit status when a signal or hangup ended it
 
@@ -160,8 +158,8 @@ class CourseApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header(icon="*" if self.ascii_only else None)
         with Horizontal(id="main"):
-            marks, due = self._outline_state() or ({}, None)
-            yield Outline(self.items, marks, due, id="outline")
+            state = self._outline_state() or OutlineState({}, None)
+            yield Outline(self.items, state.marks, state.due, id="outline")
             with ContentSwitcher(initial="lesson", id="content"):
                 yield LessonView(id="lesson")
         yield NoticeLines(id="notices")
@@ -251,24 +249,6 @@ class CourseApp(App[None]):
         if self.current is None and self._start_id is not None:
             await self.open_item(self._start_id, focus_content)
 
-    async def _compute_answer_keys(self, quizzes: Sequence[Quiz] | None = None) -> AnswerKeys:
-        """The keys of `quizzes` (default: every quiz), each computed once, in a thread,
-        when a quiz that needs it opens.
-
-        Never on the UI thread (a key is an expression from a content file), and never
-        for a quiz not opened: a returning student's finished quiz loads no NumPy.
-        """
-        wanted = self.course.quizzes if quizzes is None else quizzes
-        missing = [quiz for quiz in wanted if quiz.id not in self._answer_keys]
-        if missing:
-            loop = asyncio.get_running_loop()
-            future = loop.run_in_executor(None, resolve_answer_keys, missing)
-            self._answer_keys.update((quiz.id, future) for quiz in missing)
-        found = dict(self._quiz_keys)
-        for quiz in wanted:
-            found[quiz.id] = (await self._answer_keys[quiz.id])[quiz.id]
-        return found
-
     # opening things
 
     async def open_item(self, item_id: str, focus_content: bool = False) -> None:
@@ -280,14 +260,13 @@ class CourseApp(App[None]):
             return
         session: QuizSession | None = None
         if isinstance(item, Quiz):
-            self._quiz_keys = await self._compute_answer_keys([item])
-            keys = self._quiz_keys[item.id]
-            if isinstance(keys, ContentError):
-                title = "This quiz cannot open"
-                self.notify(str(keys), title=title, severity="error", markup=False)
-                return
+            await asyncio.wrap_future(self.study.answer_keys([item]))  # in a thread
             try:  # where the student stands in it is read from the store
-                session = self._session(item)
+                session = self.study.quiz_session(item)
+            except ContentError as error:
+                title = "This quiz cannot open"
+                self.notify(str(error), title=title, severity="error", markup=False)
+                return
             except StoreError as error:
                 self._store_problem(f"The quiz cannot open just now. {error}")
                 return
@@ -345,63 +324,23 @@ class CourseApp(App[None]):
     async def _quiz_view(self) -> QuizView:
         """Mounted on first use: most sessions start on a lesson, and start-up is faster."""
         # Imported on first use too: the quiz view and the recorder are not start-up work.
-        from tui_course.progress.recorder import QuizRecorder
         from tui_course.ui.widgets.quiz_view import QuizView
 
         found = self.query(QuizView)
         if found:
             return found.first()
-        from tui_course.progress.review import ReviewSchedule
         from tui_course.ui.widgets.code_exercise import CodeExercises
 
-        recorder = QuizRecorder(self.store, ReviewSchedule(self.store, self.now))
         exercises = CodeExercises(self.settings.data_dir)
-        view = QuizView(recorder, exercises=exercises, id="quiz")
+        view = QuizView(self.study.recorder(), exercises=exercises, id="quiz")
         await self.query_one(ContentSwitcher).mount(view)
         return view
 
-    def _student_key(self) -> str | None:
-        """The random key this student's option orders are drawn from, kept in their store
-        (made on first use); None when shuffling is off."""
-        if not self.settings.shuffle_options:
-            return None
-        return student_key(self.store)
-
-    def _session(self, quiz: Quiz) -> QuizSession:
-        """The quiz's first pass: fresh (intro first), resumed, or finished (its summary)."""
-        # Keys were computed in a thread by _compute_answer_keys; open_item awaited them.
-        from tui_course.content.session import QuizSession
-        from tui_course.progress.recorder import open_quiz
-
-        keys = self._quiz_keys[quiz.id]
-        assert not isinstance(keys, ContentError)  # open_item does not open such a quiz
-        return open_quiz(
-            self.store,
-            lambda done: QuizSession.start(
-                quiz,
-                keys,
-                done=done,
-                read_number=read_number_lazily,
-                student_key=self._student_key(),
-            ),
-            quiz.id,
-            len(keys),
-        )
-
     async def open_review(self) -> None:
         """The review queue: due questions from every quiz, in one pass."""
-        from tui_course.progress.review import key_resolver, review_session
-
-        self._quiz_keys = await self._compute_answer_keys()
+        await asyncio.wrap_future(self.study.answer_keys())  # every quiz's, in a thread
         try:
-            session = review_session(
-                self.course,
-                self.store,
-                self.now(),
-                key_resolver(self.course, self._quiz_keys),
-                read_number_lazily,
-                self._student_key(),
-            )
+            session = self.study.review_session()
         except StoreError as error:
             self._store_problem(f"The review cannot open just now. {error}")
             return
@@ -428,13 +367,13 @@ class CourseApp(App[None]):
     def refresh_outline(self) -> None:
         state = self._outline_state()
         if state is not None:  # else the marks shown stay as they were
-            self.query_one(Outline).update_marks(*state)
+            self.query_one(Outline).update_marks(state.marks, state.due)
 
-    def _outline_state(self) -> tuple[dict[str, str], int | None] | None:
+    def _outline_state(self) -> OutlineState | None:
         """Marks and review count; None (and a notice) when the store cannot be read just
         now, e.g. a long lock."""
         try:
-            return outline_marks(self.course, self.store), review_due(self.store, self.now())
+            return self.study.outline()
         except StoreError as error:
             self._store_problem(str(error))
         return None
@@ -454,8 +393,7 @@ class CourseApp(App[None]):
 
     @on(LessonFinished)
     def _lesson_finished(self, event: LessonFinished) -> None:
-        newly_read = event.lesson_id not in self.store.lessons_done()
-        self.store.mark_lesson_done(event.lesson_id)
+        newly_read = self.study.lesson_read(event.lesson_id)
         self.refresh_outline()
         if newly_read:
             self._submit(())  # the report's lessons count follows reading, not only quizzes
@@ -464,11 +402,7 @@ class CourseApp(App[None]):
     def _quiz_finished(self, event: QuizFinished) -> None:
         """A run ended, so a score in the outline may have changed."""
         self.refresh_outline()
-        quiz_id = event.quiz_id
-        # a review pass mixes quizzes: send them all, or mastered never moves in the report
-        self._submit(
-            tuple(quiz.id for quiz in self.course.quizzes) if quiz_id == REVIEW_ID else (quiz_id,)
-        )
+        self._submit(self.study.sent_after(event.quiz_id))
 
     # the class drop-box (only when the site config names a class folder)
 
@@ -484,7 +418,7 @@ class CourseApp(App[None]):
             self.query_one(Outline).show_notice(PENDING_LABEL)  # until the retry says otherwise
             self._submit(None)
 
-    def _submit(self, quiz_ids: tuple[str, ...] | None) -> None:
+    def _submit(self, quiz_ids: Sequence[str] | None) -> None:
         """Send the lessons read and `quiz_ids` (None: only what is pending) in a thread;
         a failure only leaves "submission pending" under the outline."""
         link = self.class_link
@@ -492,17 +426,14 @@ class CourseApp(App[None]):
             return
         payload = None
         if quiz_ids is not None:  # quizzes owed from a busy moment go with these
-            owed = self.outbox.with_owed(quiz_ids)
-            payload = link.payload(self.course, self.store, owed)
+            payload = self.study.submission(link, quiz_ids)
             if payload is None:  # the summary is read from the store; it may be busy
-                self.outbox.unread(owed)
                 self._store_problem(
                     "Your results were not sent to the class folder: your progress could not"
                     " be read just now. They go with the next quiz you finish, or run"
                     " `attn-tui submit`."
                 )
                 return
-            self.outbox.sent()
 
         def send() -> None:
             outcome = link.send(payload)
@@ -517,10 +448,10 @@ class CourseApp(App[None]):
         if link is None:
             return
         try:
-            payload = link.payload(self.course, self.store, [q.id for q in self.course.quizzes])
+            payload = self.study.part_way(link)
         except StoreError:
             return
-        if payload and any(quiz["state"] == "in progress" for quiz in payload["quizzes"]):
+        if payload is not None:
             link.send_before_exit(payload, wait=wait)
 
     def _show_submission(self, outcome: SubmitOutcome) -> None:
@@ -855,39 +786,6 @@ class CourseApp(App[None]):
 
     def on_unmount(self) -> None:
         self.store.close()
-
-
-def resolve_answer_keys(quizzes: Sequence[Quiz]) -> AnswerKeys:
-    """Each quiz's questions with computed keys, or why they cannot be computed."""
-    keys: dict[str, tuple[Question, ...] | ContentError] = {}
-    for quiz in quizzes:
-        if not needs_expressions(quiz):
-            keys[quiz.id] = tuple(quiz.questions)  # nothing to compute: NumPy stays unloaded
-            continue
-        # Deferred: NumPy loads here, in the worker thread, when such a quiz opens.
-        from tui_course.answers import resolve_quiz
-
-        try:
-            keys[quiz.id] = resolve_quiz(quiz)
-        except ContentError as error:
-            keys[quiz.id] = error
-    return keys
-
-
-def needs_expressions(quiz: Quiz) -> bool:
-    """A key or a mistake written as `answer_from`, which the maths (NumPy) computes."""
-    return any(
-        question.answer_from is not None
-        or any(mistake.answer_from is not None for mistake in question.mistakes)
-        for question in quiz.questions
-    )
-
-
-def read_number_lazily(raw: str) -> float:
-    """A numeric answer as the quiz reads it; the reader (and NumPy) load on the first."""
-    from tui_course.answers import read_number
-
-    return read_number(raw)
 
 
 def make_app(settings: Settings) -> CourseApp:

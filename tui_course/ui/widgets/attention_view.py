@@ -97,6 +97,17 @@ class AttentionView(Vertical, can_focus=True):
         self.editable = editable
         self.extras = extras or {}
         self._draw_pending = False
+        # The parts, made once and held: a draw fills them in without looking them up.
+        self._controls = ItemLine(classes="attention-controls")
+        self._summary = Static(classes="attention-summary", markup=False)
+        # Every head's map is made once and hidden when unused: `m` held down must not
+        # mount and remove widgets at each press.
+        self._heads = [
+            (Static(classes="head-title", markup=False), HeatmapView(_no_weights(), [], None))
+            for _ in range(MOST_HEADS)
+        ]
+        self._extras = Static(classes="attention-extras", markup=False)
+        self._notes = Static(classes="attention-notes", markup=False)
 
     def compose(self) -> ComposeResult:
         if self.editable:
@@ -106,19 +117,15 @@ class AttentionView(Vertical, can_focus=True):
                 classes="sentence",
                 max_length=specs.SENTENCE_CHARS,
             )
-        yield ItemLine(classes="attention-controls")
-        yield Static(classes="attention-summary", markup=False)
+        yield self._controls
+        yield self._summary
         with Vertical(classes="attention-heads"):
-            # Every head's map is made once and hidden when unused: `m` held down must not
-            # mount and remove widgets at each press.
-            for _ in range(MOST_HEADS):
-                title = Static(classes="head-title", markup=False)
-                heatmap = HeatmapView(_no_weights(), [], None)
+            for title, heatmap in self._heads:
                 title.display = heatmap.display = False
                 yield title
                 yield heatmap
-        yield Static(classes="attention-extras", markup=False)
-        yield Static(classes="attention-notes", markup=False)
+        yield self._extras
+        yield self._notes
 
     def on_mount(self) -> None:
         self._draw()
@@ -160,11 +167,9 @@ class AttentionView(Vertical, can_focus=True):
         explorer = self.explorer
         result, row = explorer.result, explorer.query
         items, tail = controls(explorer)
-        self.query_one(".attention-controls", ItemLine).show(items, tail=tail)
+        self._controls.show(items, tail=tail)
         heads = 0 if result is None else result.heads
-        titles = self.query(".head-title").results(Static)
-        maps = self.query(HeatmapView).results(HeatmapView)
-        for head, (title, heatmap) in enumerate(zip(titles, maps, strict=True)):
+        for head, (title, heatmap) in enumerate(self._heads):
             shown = head < heads
             title.display = shown and heads > 1
             heatmap.display = shown
@@ -178,9 +183,7 @@ class AttentionView(Vertical, can_focus=True):
                 group="typed-model",
                 exclusive=True,
             )
-        extras = self.query_one(".attention-extras", Static)
-        notes = self.query_one(".attention-notes", Static)
-        summary = self.query_one(".attention-summary", Static)
+        extras, notes, summary = self._extras, self._notes, self._summary
         if result is None:
             extras.update("")
             notes.update("")

@@ -7,17 +7,17 @@ from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
-from rich.text import Text
 from textual import events
 from textual.geometry import Size
 from textual.widget import Widget
 
-from tui_course.render.heatmap import Piece, heatmap_cells, heatmap_rich, window
+from tui_course.render.heatmap import Heatmap, heatmap_rich, window
 from tui_course.ui.messages import HeatmapRowClicked
 
 
 class HeatmapView(Widget):
-    """Thin: gets weights and labels, draws them with render.heatmap, reports clicks."""
+    """Thin: holds weights and labels, shows them as a render.heatmap.Heatmap (which lays
+    itself out in the widget's width), reports clicks."""
 
     DEFAULT_CSS = """
     HeatmapView {
@@ -47,35 +47,56 @@ class HeatmapView(Widget):
         self.max_rows = max_rows
         self.signed = signed  # values from -1 to +1, on the diverging scale
         self.keep_columns = tuple(keep_columns)  # never windowed away
-        self.absolute = False  # shade on 0-100 %, not this map's largest weight
+        self._absolute = False
+        self._figure: Heatmap | None = None  # the renderable shown, made again on a change
+
+    @property
+    def absolute(self) -> bool:
+        """Shade on 0-100 %, not this map's largest weight."""
+        return self._absolute
+
+    @absolute.setter
+    def absolute(self, value: bool) -> None:
+        if value != self._absolute:
+            self._absolute, self._figure = value, None
+            self.refresh(layout=True)
 
     def show(
         self, weights: NDArray[np.float64], labels: Sequence[str], selected: int | None
     ) -> None:
         self.weights, self.labels, self.selected = weights, list(labels), selected
+        self._figure = None
         self.refresh(layout=True)
 
-    def _cells(self, width: int) -> list[list[Piece]]:
-        return heatmap_cells(
-            self.weights,
-            self.labels,
-            self.labels,
-            self.selected,
-            unit=self.unit,
-            shade_from_min=self.shade_from_min,
-            max_rows=self.rows_shown(),
-            signed=self.signed,
-            keep_columns=self.keep_columns,
-            width=width,
-            absolute=self.absolute,
-        )
+    def figure(self) -> Heatmap:
+        """The renderable for the weights shown (it lays itself out in the width it gets)."""
+        rows = self.rows_shown()
+        if self._figure is None or self._figure.max_rows != rows:
+            self._figure = Heatmap(
+                self.weights,
+                self.labels,
+                self.labels,
+                self.selected,
+                unit=self.unit,
+                shade_from_min=self.shade_from_min,
+                max_rows=rows,
+                signed=self.signed,
+                keep_columns=self.keep_columns,
+                absolute=self._absolute,
+            )
+        return self._figure
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        """The lines drawn at this width: a narrow heatmap adds a key line."""
-        return len(self._cells(width)) if width else 0
+        return self.figure().height(width)
 
-    def render(self) -> Text:
-        return heatmap_rich(self._cells(self.content_region.width or self.app.size.width))
+    def render(self) -> Heatmap:
+        return self.figure()
+
+    @property
+    def plain(self) -> str:
+        """The picture as it is drawn now, in the widget's width, as text (for tests)."""
+        width = self.content_region.width or self.app.size.width
+        return heatmap_rich(self.figure().cells(width)).plain
 
     def rows_shown(self) -> int:
         """`max_rows` on a 24-line terminal, proportionally more on a taller one: at 200x60

@@ -113,20 +113,24 @@ class PEView(Vertical, can_focus=True):
         self.show_table = show_table
         self.show_shaded = show_shaded
         self.show_similarity = show_similarity
+        # The parts the watcher fills in, made once and held (never looked up per draw).
+        self._controls = ItemLine(classes="pe-controls")
+        self._numbers = Static(classes="pe-numbers", markup=False)
+        self._shaded = Static(classes="pe-shaded-map", markup=False)
+        self._title = Static(classes="pe-similarity-title", markup=False)
+        self._heatmap = HeatmapView(np.ones((1, 1)), ["0"], unit="cosine similarity", signed=True)
 
     def compose(self) -> ComposeResult:
-        yield ItemLine(classes="pe-controls")
+        yield self._controls
         with HorizontalScroll(classes="pe-table") as table:
             table.display = self.show_table
-            yield Static(classes="pe-numbers", markup=False)
+            yield self._numbers
         with HorizontalScroll(classes="pe-shaded") as shaded:
             shaded.display = self.show_shaded
-            yield Static(classes="pe-shaded-map", markup=False)
-        title = Static(classes="pe-similarity-title", markup=False)
-        heatmap = HeatmapView(np.ones((1, 1)), ["0"], unit="cosine similarity", signed=True)
-        title.display = heatmap.display = self.show_similarity
-        yield title
-        yield heatmap
+            yield self._shaded
+        self._title.display = self._heatmap.display = self.show_similarity
+        yield self._title
+        yield self._heatmap
 
     def on_mount(self) -> None:
         self.watch_state(None, self.state)
@@ -134,23 +138,17 @@ class PEView(Vertical, can_focus=True):
     def watch_state(self, old: PEExplorer | None, new: PEExplorer) -> None:
         """Draw the explorer; the table and map are redone only when the numbers changed
         (up/down only moves the compared row)."""
-        self.query_one(".pe-controls", ItemLine).show(
-            explorer_keys(new.positions, new.dim, new.start, self.show_similarity)
-        )
+        self._controls.show(explorer_keys(new.positions, new.dim, new.start, self.show_similarity))
         numbers_changed = old is None or (old.positions, old.dim) != (new.positions, new.dim)
         if numbers_changed:
             pe = new.encoding
             if self.show_table:
-                self.query_one(".pe-numbers", Static).update(
-                    Text(pe_table_text(pe, new.start, self.decimals))
-                )
+                self._numbers.update(Text(pe_table_text(pe, new.start, self.decimals)))
             if self.show_shaded:
-                self.query_one(".pe-shaded-map", Static).update(Text(pe_shaded_text(pe, new.start)))
+                self._shaded.update(Text(pe_shaded_text(pe, new.start)))
         if self.show_similarity:
-            self.query_one(".pe-similarity-title", Static).update(
-                Text(similarity_title(new.start + new.selected))
-            )
-            self.query_one(HeatmapView).show(
+            self._title.update(Text(similarity_title(new.start + new.selected)))
+            self._heatmap.show(
                 new.similarity, position_labels(new.positions, new.start), new.selected
             )
 

@@ -110,6 +110,14 @@ class RealModelView(Vertical, can_focus=True):
         self.set_reactive(RealModelView.lab, lab)
         self._grid: ModelViewMap | None = None  # the grid drawn (laid out once per width)
         self._draw_pending = False
+        # The parts a draw fills in, made once and held (never looked up per draw).
+        self._status = Static("loading the model...", classes="real-status", markup=False)
+        self._heatmap = HeatmapView(_empty(), [], None, classes="real-head-view")
+        self._model_view = HorizontalScroll(classes="real-model-view")
+        self._model_map = Static("", classes="real-model-map", markup=False)
+        self._bars = Static("", classes="real-bars", markup=False)
+        self._links = Static("", classes="real-links", markup=False)
+        self._notes = Static("", classes="real-notes", markup=False)
 
     def compose(self) -> ComposeResult:
         yield Input(
@@ -118,19 +126,19 @@ class RealModelView(Vertical, can_focus=True):
             classes="real-sentence",
             max_length=specs.SENTENCE_CHARS,
         )
-        yield Static("loading the model...", classes="real-status", markup=False)
+        yield self._status
         with Vertical(classes="real-figure"):
-            yield HeatmapView(_empty(), [], None, classes="real-head-view")
-            with HorizontalScroll(classes="real-model-view"):
-                yield Static("", classes="real-model-map", markup=False)
-        yield Static("", classes="real-bars", markup=False)
+            yield self._heatmap
+            with self._model_view:
+                yield self._model_map
+        yield self._bars
         yield Input(
             placeholder="which heads link A to B? type two words, then Enter",
             classes="real-link",
             max_length=specs.SENTENCE_CHARS,
         )
-        yield Static("", classes="real-links", markup=False)
-        yield Static("", classes="real-notes", markup=False)
+        yield self._links
+        yield self._notes
 
     def on_mount(self) -> None:
         self._draw()
@@ -189,12 +197,9 @@ class RealModelView(Vertical, can_focus=True):
         self.loading = lab.loading
         figure = lab.figure
         attention = figure.attention
-        self.query_one(".real-status", Static).update(Text(lab_status(figure, lab.loading)))
-        self.query_one(".real-notes", Static).update(Text(lab_notes(figure, lab.sentence)))
-        heatmap = self.query_one(".real-head-view", HeatmapView)
-        model_view = self.query_one(".real-model-view", HorizontalScroll)
-        bars = self.query_one(".real-bars", Static)
-        links = self.query_one(".real-links", Static)
+        self._status.update(Text(lab_status(figure, lab.loading)))
+        self._notes.update(Text(lab_notes(figure, lab.sentence)))
+        heatmap, model_view, bars, links = self._heatmap, self._model_view, self._bars, self._links
         if attention is None:
             heatmap.display = model_view.display = False
             bars.update("")
@@ -206,7 +211,7 @@ class RealModelView(Vertical, can_focus=True):
             grid = self._grid
             if grid is None or grid.attention is not attention or grid.query != figure.query:
                 grid = self._grid = ModelViewMap(attention, figure.query, MODEL_VIEW_TOKENS)
-                self.query_one(".real-model-map", Static).update(grid)
+                self._model_map.update(grid)
             bars.update("")
         else:
             weights = attention.weights[figure.layer, figure.head]
@@ -278,10 +283,12 @@ class RealAttentionFigure(Vertical):
         self.compare: ModelAttention | None = None  # the block's second sentence, if any
         self.problem: str | None = None
         self.loading = True
+        self._contrast = Static(classes="real-contrast", markup=False)
 
     def compose(self) -> ComposeResult:
+        self._contrast.update(self._text())
         with HorizontalScroll(classes="real-contrast-scroll"):
-            yield Static(self._text(), classes="real-contrast", markup=False)
+            yield self._contrast
 
     def on_mount(self) -> None:
         self.run_worker(self._compute(), exclusive=True, group="real-figure", exit_on_error=False)
@@ -306,7 +313,7 @@ class RealAttentionFigure(Vertical):
         if len(merged) == len(sentences):
             self.real = merged[0]
             self.compare = merged[1] if len(merged) > 1 else None
-        self.query_one(".real-contrast", Static).update(Text(self._text(), no_wrap=True))
+        self._contrast.update(Text(self._text(), no_wrap=True))
 
     def _text(self) -> str:
         from tui_course.render.blocks import BlockError, real_attention_lines
