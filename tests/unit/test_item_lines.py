@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from tui_course.render.item_lines import pack_items
+import io
+
+import pytest
+from rich.cells import cell_len
+from rich.console import Console
+from rich.measure import Measurement
+
+from tui_course.render.item_lines import PackedItems, pack_items
 
 SWITCHES = [
     "query 'train' (up/down, click)",
@@ -32,3 +39,36 @@ def test_an_item_wider_than_the_line_wraps_between_its_words() -> None:
 
 def test_width_counts_terminal_cells() -> None:
     assert pack_items(["\u7b2c\u4e00\u53e5", "ab"], 9) == ["\u7b2c\u4e00\u53e5", "ab"]
+
+
+def drawn(renderable: object, width: int) -> list[str]:
+    console = Console(width=width, file=io.StringIO(), color_system=None, legacy_windows=False)
+    with console.capture() as captured:
+        console.print(renderable)
+    return [line.rstrip() for line in captured.get().splitlines()]
+
+
+@pytest.mark.parametrize("width", [12, 30, 74, 200])
+def test_packed_items_lay_themselves_out_for_the_width_they_get(width: int) -> None:
+    packed = PackedItems(tuple(SWITCHES), " | ")
+    assert drawn(packed, width) == pack_items(SWITCHES, width)
+    assert all(cell_len(line) <= width for line in drawn(packed, width))
+
+
+def test_the_tail_wraps_as_prose_under_the_items() -> None:
+    packed = PackedItems(("s scale on", "c causal off"), " | ", "that sentence has too many words")
+    assert drawn(packed, 16) == [
+        "s scale on",
+        "c causal off",
+        "that sentence",
+        "has too many",
+        "words",
+    ]
+
+
+def test_the_measure_is_one_word_at_least_and_every_item_on_a_line_at_most() -> None:
+    console = Console(width=300, file=io.StringIO())
+    packed = PackedItems(("s scale on", "m heads 1"), " | ")
+    measured = Measurement.get(console, console.options, packed)
+    assert (measured.minimum, measured.maximum) == (len("scale"), len("s scale on | m heads 1"))
+    assert str(packed) == "s scale on | m heads 1"

@@ -36,6 +36,7 @@ from tui_course.ui.widgets.notices import SEVERITY_WORDS, NoticeLines
 from tui_course.ui.widgets.outline import MARKS_LEGEND, Outline
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
     from textual.notifications import SeverityLevel
 
     from tui_course.classroom.link import ClassLink
@@ -148,6 +149,16 @@ class CourseApp(App[None]):
         self._focus_before_overlay: Widget | None = None
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
         self.left_with: int | None = None  # the exit status when a signal or hangup ended it
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's own driver, except that on a Unix terminal it reads pastes through
+        PasteCap: a 1 MB paste costs the reader milliseconds, not seconds of CPU."""
+        driver = super().get_driver_class()
+        if driver.__module__ != "textual.drivers.linux_driver":  # Windows, or TEXTUAL_DRIVER
+            return driver
+        from tui_course.ui.paste_cap import CappedPasteDriver
+
+        return CappedPasteDriver
 
     def _training_run(self, options: TrainOptions) -> TrainingRun:
         """Tests swap this attribute for a fake child; the real one logs under the data dir."""

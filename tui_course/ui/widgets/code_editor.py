@@ -27,6 +27,9 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
 
+from tui_course.specs import PASTE_CHARS
+from tui_course.ui.paste_cap import SEQUENCE_CHARS
+
 DEFAULT_MAX_CHARS = 20 * 1024  # what a check takes and an attempt keeps
 INDENT = "    "
 
@@ -128,6 +131,8 @@ class CodeEditor(TextArea):
             event.prevent_default()
             size = len(event.text)
             shown = f"{size // 1024} KB" if size >= 1024 else f"{size} characters"
+            if size >= PASTE_CHARS - SEQUENCE_CHARS:  # the terminal reader cut it there
+                shown = f"over {PASTE_CHARS // 1024} KB"
             limit = f"{self.max_chars // 1024} KB"
             self.post_message(
                 self.Refused(self, f"That paste ({shown}) would make the code over {limit}.")
