@@ -15,7 +15,7 @@ from tui_course.ui.widgets.outline import Outline
 __all__ = ["build_app"]  # the UI tests' fixture, used here too
 
 
-async def finish_checkpoint(app: CourseApp) -> str:
+async def finish_first_check(app: CourseApp) -> str:
     """Answer the three questions by keys; return the outline's notice line."""
     async with running(app) as pilot:
         await pilot.press("enter")  # past the intro
@@ -36,11 +36,11 @@ async def finish_checkpoint(app: CourseApp) -> str:
 async def test_finishing_a_quiz_submits_it(
     build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path
 ) -> None:
-    app = build_app("checkpoint")
-    label = await finish_checkpoint(app)
+    app = build_app("first-check")
+    label = await finish_first_check(app)
     (path,) = (class_dir / "dropbox").iterdir()
     payload = json.loads(path.read_text())
-    assert [quiz["id"] for quiz in payload["quizzes"]] == ["checkpoint"]
+    assert [quiz["id"] for quiz in payload["quizzes"]] == ["first-check"]
     assert payload["quizzes"][0]["questions"] == 3
     assert payload["quizzes"][0]["tries"] == 3
     assert label == ""
@@ -52,7 +52,7 @@ async def test_reading_a_lesson_to_its_end_sends_the_lessons_read(
     """The report's lessons column must not wait for the next finished quiz."""
     from tui_course.ui.widgets.lesson_view import LessonView
 
-    app = build_app("why-transformers")
+    app = build_app("word-by-word")
     async with running(app) as pilot:
         view = app.query_one(LessonView)
         await pilot.pause()
@@ -67,7 +67,7 @@ async def test_reading_a_lesson_to_its_end_sends_the_lessons_read(
     payload = json.loads(path.read_text())
     assert payload["quizzes"] == []
     read = [lesson["id"] for lesson in payload["lessons"] if lesson["read"]]
-    assert read == ["why-transformers"]
+    assert read == ["word-by-word"]
 
 
 async def test_a_review_pass_sends_the_quizzes_it_came_from(
@@ -80,7 +80,7 @@ async def test_a_review_pass_sends_the_quizzes_it_came_from(
     from tui_course.content.models import REVIEW_ID
 
     clock = [datetime(2026, 11, 30, 9, 0, tzinfo=UTC)]
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     app.now = lambda: clock[0]
     async with running(app) as pilot:
         await pilot.press("enter", "v", "enter", "right", "right", "enter")  # revealed, 2 skipped
@@ -90,9 +90,9 @@ async def test_a_review_pass_sends_the_quizzes_it_came_from(
         await pilot.press("2", "enter", "enter", "1", "enter", "enter", "1", "2", "enter", "enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-    report = build_report(class_dir / "dropbox", ["checkpoint"])
+    report = build_report(class_dir / "dropbox", ["first-check"])
     (row,) = report.students.values()
-    quiz = row.result("checkpoint")
+    quiz = row.result("first-check")
     assert quiz is not None and (quiz.first_try, quiz.mastered) == (0, 3)
 
 
@@ -101,21 +101,21 @@ async def test_quitting_part_way_sends_the_quiz_in_progress(
 ) -> None:
     from tui_course.classroom.report import build_report
 
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     async with running(app) as pilot:
         await pilot.press("enter", "2", "enter", "enter")  # one of three answered
         await app.action_quit()
-    report = build_report(class_dir / "dropbox", ["checkpoint"])
-    quiz = report.students[login_name()].result("checkpoint")
+    report = build_report(class_dir / "dropbox", ["first-check"])
+    quiz = report.students[login_name()].result("first-check")
     assert quiz is not None
     assert (quiz.state, quiz.answered, quiz.first_try) == ("in progress", 1, None)
     assert pending_files(tmp_path / "data") == []
     (class_dir / "dropbox").rename(class_dir / "away")  # unreachable: kept for the next start
-    again = build_app("checkpoint")
+    again = build_app("first-check")
     async with running(again) as pilot:
         await again.action_quit()
     assert len(pending_files(tmp_path / "data")) == 1
-    finished = build_app("understanding")  # nothing part-way... but checkpoint still is
+    finished = build_app("by-hand")  # nothing part-way... but first-check still is
     (class_dir / "away").rename(class_dir / "dropbox")
     async with running(finished) as pilot:
         await finished.workers.wait_for_complete()  # the start sends what is pending
@@ -127,8 +127,8 @@ async def test_unreachable_dropbox_leaves_it_pending_then_retries(
     build_app: Callable[..., CourseApp], class_dir: Path, site_config: Path, tmp_path: Path
 ) -> None:
     (class_dir / "dropbox").rename(class_dir / "away")
-    app = build_app("checkpoint")
-    assert await finish_checkpoint(app) == "(!) submission pending"
+    app = build_app("first-check")
+    assert await finish_first_check(app) == "(!) submission pending"
     assert len(pending_files(tmp_path / "data")) == 1
     (class_dir / "away").rename(class_dir / "dropbox")
     again = build_app()
@@ -160,7 +160,7 @@ def test_unreadable_progress_sends_nothing_and_does_not_raise(
     store = ProgressStore(tmp_path / "data")
     store.close()  # any read now fails
     link = ClassLink(class_dir, tmp_path / "data")
-    assert link.payload(load_course(course_root), store, ["checkpoint"]) is None
+    assert link.payload(load_course(course_root), store, ["first-check"]) is None
 
 
 async def test_a_quiz_finished_while_the_progress_file_is_held_is_sent_with_the_next(
@@ -173,7 +173,7 @@ async def test_a_quiz_finished_while_the_progress_file_is_held_is_sent_with_the_
     from tui_course.progress.store import DB_NAME
 
     data = tmp_path / "data"
-    app = build_app("checkpoint", data=data)
+    app = build_app("first-check", data=data)
     async with running(app, notifications=True) as pilot:
         await pilot.press("enter", "right", "right", "v")  # last question closed, not finished
         with exclusive_lock(data / DB_NAME):
@@ -183,7 +183,7 @@ async def test_a_quiz_finished_while_the_progress_file_is_held_is_sent_with_the_
             shown_notices = await notices(pilot)
         assert any("not sent to the class folder" in n for n in shown_notices), shown_notices
         assert not list((class_dir / "dropbox").iterdir())
-        await app.open_item("exercises")
+        await app.open_item("by-hand")
         await pilot.press("enter")
         while "Finished" not in await quiz_text(pilot):  # skip every question
             await pilot.press("escape", "right")
@@ -191,5 +191,5 @@ async def test_a_quiz_finished_while_the_progress_file_is_held_is_sent_with_the_
         await pilot.pause()
     (path,) = (class_dir / "dropbox").iterdir()
     payload = json.loads(path.read_text())
-    assert sorted(quiz["id"] for quiz in payload["quizzes"]) == ["checkpoint", "exercises"]
-    assert {quiz["id"]: quiz["reveals"] for quiz in payload["quizzes"]}["checkpoint"] == 1
+    assert sorted(quiz["id"] for quiz in payload["quizzes"]) == ["by-hand", "first-check"]
+    assert {quiz["id"]: quiz["reveals"] for quiz in payload["quizzes"]}["first-check"] == 1

@@ -3,6 +3,7 @@ from __future__ import annotations
 import io
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,39 @@ from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
 
-from tests.conftest import REPO
+from tests.conftest import FIXTURES
+from tui_course.content.course import load_course
+from tui_course.content.models import Course, Lab, Lesson, Quiz
 from tui_course.ui.app import CourseApp, Settings, make_app
+
+# The course the UI tests run on: small, written for the tests, with every block and
+# question kind (tests/ui/test_fixture_course.py keeps it so). The shipped course has one
+# smoke test of its own (test_shipped_course.py), so editing a lesson breaks no UI test.
+UI_COURSE = FIXTURES / "ui_course"
+
+
+@cache
+def ui_course() -> Course:
+    """The fixture course as the app loads it, for tests to read titles and prompts from."""
+    return load_course(UI_COURSE)
+
+
+def lesson(item_id: str) -> Lesson:
+    item = ui_course().find(item_id)
+    assert isinstance(item, Lesson), item_id
+    return item
+
+
+def quiz(item_id: str) -> Quiz:
+    item = ui_course().find(item_id)
+    assert isinstance(item, Quiz), item_id
+    return item
+
+
+def lab(item_id: str) -> Lab:
+    item = ui_course().find(item_id)
+    assert isinstance(item, Lab), item_id
+    return item
 
 
 def screen_text(app: App[Any]) -> str:
@@ -85,7 +117,7 @@ def widget_text(app: App[Any], selector: str) -> str:
 def build_app(tmp_path: Path) -> Callable[..., CourseApp]:
     def build(
         open_id: str | None = None,
-        content: Path = REPO,
+        content: Path = UI_COURSE,
         data: Path | None = None,
         shuffle: bool = False,  # file order unless a test is about shuffling
     ) -> CourseApp:

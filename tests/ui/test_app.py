@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown, Static
 
-from tests.ui.conftest import notices, running, shown
+from tests.ui.conftest import lab, lesson, notices, quiz, running, shown, ui_course
 from tui_course.progress.store import DB_NAME
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import HelpScreen
@@ -21,30 +21,34 @@ async def test_first_start_shows_outline_beside_first_lesson(
     build_app: Callable[..., CourseApp],
 ) -> None:
     app = build_app()
+    first, attention_lab, check = lesson("word-by-word"), lab("attention-lab"), quiz("first-check")
     async with running(app) as pilot:
         outline = app.query_one(Outline)
         labels = [str(outline.get_option_at_index(i).prompt) for i in range(outline.option_count)]
-        assert labels[0] == "[ ]  1 Why a new design wa…"  # 27: a cell for the marker
-        assert labels[4] == "    Lab: Attention lab"
-        assert labels[8] == "[ ] Quiz: Mini-checkpoint:…"
-        assert len(labels) == 19 + 1 + 3  # the items, a blank line, then the legend
-        assert labels[19:] == [
+        ids = [item.id for item in app.items]
+        assert len(f"[ ]  1 {first.title}") > 27 and len(f"[ ] Quiz: {check.title}") > 27
+        assert labels[0] == f"[ ]  1 {first.title}"[:26] + "…"  # 27: a cell for the marker
+        assert labels[ids.index(attention_lab.id)] == f"    Lab: {attention_lab.title}"
+        assert labels[ids.index(check.id)] == f"[ ] Quiz: {check.title}"[:26] + "…"
+        count = len(ids)
+        assert len(labels) == count + 1 + 3  # the items, a blank line, then the legend
+        assert labels[count:] == [
             "",
             "[ ] new  [~] i/n answered",
             "[=] n/m first-try score",
             "[x] all mastered / read",
         ]
-        assert outline.get_option_at_index(21).disabled  # the legend cannot be opened
+        assert outline.get_option_at_index(count + 2).disabled  # the legend cannot be opened
         assert outline.max_scroll_y == 0  # the course and legend fit 80x24
         text = await shown(pilot)
-        assert "Why a new design was needed" in text
+        assert first.title in text
         assert "q Quit" in text and "f1 Help" in text
 
 
 async def test_lesson_figures_are_computed_live(build_app: Callable[..., CourseApp]) -> None:
-    app = build_app("self-attention")
+    app = build_app("attend")
     async with running(app):
-        view, lengths = app.query(AttentionView)
+        _editable, view, lengths = app.query(AttentionView)
         assert (view.query_word, view.strongest_word) == ("sat", "sat")
         assert "'station' . 'station' = |station|^2 = 5.88" in str(
             lengths.query_one(".attention-extras", Static).render()
@@ -52,7 +56,7 @@ async def test_lesson_figures_are_computed_live(build_app: Callable[..., CourseA
         extras = str(view.query_one(".attention-extras", Static).render())
         assert "New 'sat' = [0.419, 0.523, 0.147]" in extras
         assert "Loop and vectorised versions (scaled, 1 head): identical" in extras
-    app = build_app("multi-head")
+    app = build_app("heads")
     async with running(app):
         body = str(app.query(Figure).first().query_one(".figure-body", Static).render())
         assert "x itself is never cut: each head reads all 4." in body
@@ -61,33 +65,37 @@ async def test_lesson_figures_are_computed_live(build_app: Callable[..., CourseA
 async def test_next_and_previous_walk_the_outline_and_n_does_not_mark_read(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("multi-head")
+    app = build_app("positions")
     async with running(app) as pilot:
+        ids = [item.id for item in app.items]
+        at = ids.index("positions")
         await pilot.press("n")
-        assert app.current is not None and app.current.id == "positional-encoding"
-        assert "multi-head" not in app.store.lessons_done()  # its end was never on screen
-        await pilot.press("n")
-        assert app.current.id == "pe-lab"
+        assert app.current is not None and app.current.id == ids[at + 1]
+        assert "positions" not in app.store.lessons_done()  # its end was never on screen
+        await app.open_item("pe-lab")  # (the lab after it is the training lab, not the model)
+        at = ids.index("pe-lab")
         await pilot.press("escape", "n")  # from inside a lab, Esc then n moves on
-        assert app.current.id == "checkpoint"
-        await pilot.press("p", "p", "p")
-        assert app.current.id == "multi-head"
+        assert app.current.id == ids[at + 1]
+        await app.open_item("by-hand")
+        at = ids.index("by-hand")
+        await pilot.press("p", "p", "p")  # from a quiz's intro, back over a lesson and a quiz
+        assert app.current.id == ids[at - 3]
 
 
 async def test_scrolling_to_the_end_marks_the_lesson_done(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("why-transformers")
+    app = build_app("word-by-word")
     async with running(app) as pilot:
         view = app.query_one(LessonView)
         await pilot.pause()
         assert view.max_scroll_y > 0
-        assert "why-transformers" not in app.store.lessons_done()
+        assert "word-by-word" not in app.store.lessons_done()
         view.focus()
         await pilot.press("end")
         await pilot.pause()
-        assert "why-transformers" in app.store.lessons_done()
-        label = str(app.query_one(Outline).get_option("why-transformers").prompt)
+        assert "word-by-word" in app.store.lessons_done()
+        label = str(app.query_one(Outline).get_option("word-by-word").prompt)
         assert label.startswith("[x]")
 
 
@@ -95,14 +103,16 @@ async def test_outline_by_keys_and_mouse(build_app: Callable[..., CourseApp]) ->
     app = build_app()
     async with running(app, size=(120, 30)) as pilot:
         outline = app.query_one(Outline)
+        ids = [item.id for item in app.items]
+        assert ids[3] == "heads"
         outline.focus()
-        await pilot.press("j", "j", "enter")
-        assert app.current is not None and app.current.id == "self-attention"
+        await pilot.press("j", "j", "j", "enter")
+        assert app.current is not None and app.current.id == "heads"
         assert app.query_one(LessonView).has_focus
         await pilot.press("escape")
         assert outline.has_focus
-        await pilot.click(Outline, offset=(5, 8))  # the mini-checkpoint row
-        assert app.current.id == "checkpoint"
+        await pilot.click(Outline, offset=(5, ids.index("first-check")))  # the quiz's row
+        assert app.current.id == "first-check"
 
 
 async def test_help_lists_every_key(build_app: Callable[..., CourseApp]) -> None:
@@ -150,17 +160,17 @@ async def test_palette_opens_any_lesson(build_app: Callable[..., CourseApp]) -> 
     app = build_app()
     async with running(app) as pilot:
         await pilot.press("ctrl+p")
-        await pilot.press(*"Positional encoding")
+        await pilot.press(*lesson("positions").title)
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.current is not None and app.current.id == "positional-encoding"
+        assert app.current is not None and app.current.id == "positions"
 
 
 async def test_resume_where_the_student_left(
     build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:
-    app = build_app("encoder-block")
+    app = build_app("attend")
     async with running(app) as pilot:
         view = app.query_one(LessonView)
         view.scroll_to(y=12, animate=False)
@@ -169,7 +179,7 @@ async def test_resume_where_the_student_left(
     again = build_app()
     async with running(again) as pilot:
         await pilot.pause(0.2)
-        assert again.current is not None and again.current.id == "encoder-block"
+        assert again.current is not None and again.current.id == "attend"
         assert again.query_one(LessonView).scroll_y == 12
 
 
@@ -179,7 +189,7 @@ async def test_corrupt_store_gives_notice_and_keeps_working(
     data = tmp_path / "data"
     data.mkdir()
     (data / DB_NAME).write_bytes(b"garbage" * 500)
-    app = build_app("checkpoint", data=data)
+    app = build_app("first-check", data=data)
     async with running(app, notifications=True) as pilot:
         assert any("could not be read" in notice for notice in await notices(pilot))
         await pilot.press("enter", "2", "enter")
@@ -236,7 +246,7 @@ async def test_broken_quiz_does_not_stop_the_course(
 async def test_toggle_outline_gives_the_lesson_the_full_width(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("queries-keys-values")
+    app = build_app("heads")
     async with running(app, size=(120, 30)) as pilot:  # wide: the outline sits beside
         view = app.query_one(LessonView)
         narrow = view.size.width
@@ -254,7 +264,7 @@ async def test_outline_labels_are_ascii_in_a_c_locale(
     async with running(app):
         outline = app.query_one(Outline)
         labels = [str(outline.get_option_at_index(i).prompt) for i in range(outline.option_count)]
-        assert labels[0] == "[ ]  1 Why a new design ..."
+        assert labels[0] == f"[ ]  1 {lesson('word-by-word').title}"[:24] + "..."
         assert all(label.isascii() and len(label) <= 27 for label in labels)
 
 
@@ -266,4 +276,4 @@ async def test_next_pressed_in_the_first_frame_is_not_lost(
         await pilot.press("n")  # before the first lesson has been opened
         for _ in range(100):
             await pilot.pause(0.02)
-        assert app.current is not None and app.current.id == "context-matters"
+        assert app.current is not None and app.current.id == ui_course().outline()[1].id

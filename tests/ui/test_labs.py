@@ -203,7 +203,7 @@ async def test_long_sentence_stays_readable_at_80x24(
 
 
 async def test_lesson_attention_block_is_live(build_app: Callable[..., CourseApp]) -> None:
-    app = build_app("context-matters")
+    app = build_app("attend")
     async with running(app) as pilot:
         view = app.query_one(AttentionView)
         assert (view.query_word, view.strongest_word) == ("train", "train")

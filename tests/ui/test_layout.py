@@ -9,12 +9,13 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Input
 from textual.widgets._markdown import MarkdownFence
 
-from tests.ui.conftest import running, shown, until
+from tests.ui.conftest import quiz, running, shown, until
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.lesson_view import SCROLLS_SIDEWAYS, Figure, LessonView
 from tui_course.ui.widgets.outline import Outline
+from tui_course.ui.widgets.pe_view import PEView
 
 
 def footer_line(text: str) -> str:
@@ -24,7 +25,7 @@ def footer_line(text: str) -> str:
 async def test_outline_is_an_overlay_below_100_columns(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("self-attention")
+    app = build_app("word-by-word")
     async with running(app, size=(80, 24)) as pilot:
         outline, lesson = app.query_one(Outline), app.query_one(LessonView)
         assert not outline.display
@@ -34,9 +35,9 @@ async def test_outline_is_an_overlay_below_100_columns(
         assert outline.display and outline.has_focus
         assert outline.region.x == 0  # over the lesson, which keeps its width
         assert lesson.size.width >= 78
-        assert "[ ]  1 Why a new design wa" in await shown(pilot)
+        assert f"[ ]  1 {app.items[0].title}" in await shown(pilot)  # wide: not cut
         await pilot.press("down", "enter")
-        assert app.current is not None and app.current.id == "queries-keys-values"
+        assert app.current is not None and app.current.id == app.items[1].id
         assert not outline.display and lesson.has_focus
         await pilot.press("escape")  # Esc goes back to the outline: over the lesson
         assert outline.display and outline.has_focus
@@ -47,7 +48,7 @@ async def test_outline_is_an_overlay_below_100_columns(
 async def test_outline_sits_beside_the_lesson_at_200_columns(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("self-attention")
+    app = build_app("attend")
     async with running(app, size=(200, 60)) as pilot:
         outline, lesson = app.query_one(Outline), app.query_one(LessonView)
         assert outline.display and lesson.region.x == outline.region.right
@@ -93,7 +94,7 @@ async def test_every_lesson_figure_fits_at_80x24(build_app: Callable[..., Course
 async def test_a_figure_too_wide_for_40_columns_says_it_scrolls(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("multi-head")
+    app = build_app("heads")
     async with running(app, size=(40, 12)) as pilot:
         figure = app.query_one(Figure)
         await pilot.pause(0.1)
@@ -107,7 +108,7 @@ async def test_a_figure_too_wide_for_40_columns_says_it_scrolls(
 async def test_40x12_reads_and_keeps_quit_help_and_outline(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("self-attention")
+    app = build_app("attend")
     async with running(app, size=(40, 12)) as pilot:
         text = await shown(pilot)
         assert "Self-attention turns a list of token" in text
@@ -122,7 +123,7 @@ async def test_40x12_reads_and_keeps_quit_help_and_outline(
 async def test_focused_pane_is_marked_and_the_footer_shows_its_keys(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("self-attention")
+    app = build_app("attend")
     async with running(app, size=(120, 30)) as pilot:
         app.query_one(LessonView).focus()
         text = await shown(pilot)
@@ -137,7 +138,7 @@ async def test_focused_pane_is_marked_and_the_footer_shows_its_keys(
 
 
 async def test_focusing_a_tall_figure_shows_its_top(build_app: Callable[..., CourseApp]) -> None:
-    app = build_app("self-attention")
+    app = build_app("attend")
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("tab")
         await pilot.pause(0.1)
@@ -146,7 +147,7 @@ async def test_focusing_a_tall_figure_shows_its_top(build_app: Callable[..., Cou
         frame = view.parent
         assert frame is not None and frame.region.y == app.query_one(LessonView).region.y
         assert "╔═ live: attention" in (await shown(pilot)).splitlines()[1]  # double: focused
-    app = build_app("multi-head")
+    app = build_app("heads")
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("tab")  # a computed (not live) figure is a Tab stop too
         assert isinstance(app.focused, Figure)
@@ -169,7 +170,7 @@ async def test_tab_reaches_the_attention_lab_switches(build_app: Callable[..., C
 async def test_a_notice_sits_above_the_footer_without_covering_feedback(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("enter", "h", "4", "enter")  # past the intro, a hint, a wrong answer
         before = await shown(pilot)
@@ -209,14 +210,14 @@ async def test_outline_labels_keep_to_one_line_when_the_outline_scrolls(
     async with running(app, size=(120, 12)) as pilot:
         outline = app.query_one(Outline)
         await pilot.pause()
-        assert outline.max_scroll_y > 0  # 17 items in 10 rows: a scrollbar shows
+        assert outline.max_scroll_y > 0  # more rows than its 10: a scrollbar shows
         assert outline.virtual_size.height == outline.option_count  # and nothing wraps
 
 
 async def test_widening_puts_the_overlay_away_at_once(build_app: Callable[..., CourseApp]) -> None:
     """The resize handler read the size before the resize (App stores it after the app's own
     handler runs), so one widening left the overlay marked open at 200 columns."""
-    app = build_app("self-attention")
+    app = build_app("attend")
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("o")
         assert app.overlay_open
@@ -254,13 +255,13 @@ async def test_leaving_the_overlay_for_the_content_puts_it_away(
 ) -> None:
     """n, p or Tab from the open overlay move focus to the content: the overlay must not
     stay on top of it (a quiz's answer box and feedback were hidden under it)."""
-    app = build_app("self-attention")
+    app = build_app("word-by-word")
     async with running(app, size=(80, 24)) as pilot:
         outline = app.query_one(Outline)
         await pilot.press("o")
         assert await until(pilot, lambda: outline.display and outline.has_focus)
         await pilot.press("n")
-        assert app.current is not None and app.current.id == "queries-keys-values"
+        assert app.current is not None and app.current.id == app.items[1].id
         assert await until(
             pilot, lambda: not outline.display and app.query_one(LessonView).has_focus
         )
@@ -268,11 +269,11 @@ async def test_leaving_the_overlay_for_the_content_puts_it_away(
         assert await until(pilot, lambda: not outline.display and not outline.has_focus)
         await pilot.press("escape")  # Esc from the lesson opens it again
         assert outline.display and outline.has_focus
-    app = build_app("pe-lab")
+    app = build_app("attend")
     async with running(app, size=(80, 24)) as pilot:
         outline = app.query_one(Outline)
-        await pilot.press("o", "n")  # on to the checkpoint quiz: its answer area is not covered
-        assert app.current is not None and app.current.id == "checkpoint"
+        await pilot.press("o", "n")  # on to the quiz after it: its answer area is not covered
+        assert app.current is not None and app.current.id == "first-check"
         assert not outline.display
 
 
@@ -289,12 +290,16 @@ async def test_switch_and_key_lines_break_between_items_at_80x24(
     async with running(app, size=(80, 24)) as pilot:
         text = await shown(pilot)
         assert "[/] d_model" in text and "up/down compare a position" in text
-    app = build_app("positional-encoding")  # its first table has no map to compare rows in
+    app = build_app("positions")  # its first table has no map to compare rows in
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("tab")
-        text = await shown(pilot)
+        figure = app.focused
+        assert isinstance(figure, PEView) and not figure.show_similarity
+        region = figure.region
+        lines = (await shown(pilot)).splitlines()[region.y : region.bottom]
+        text = "\n".join(line[region.x : region.right] for line in lines)
         assert "[/] d_model" in text and "compare a position" not in text
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("enter")
         text = await shown(pilot)
@@ -305,7 +310,7 @@ async def test_quiz_footer_names_what_enter_and_right_do_now(
     build_app: Callable[..., CourseApp],
 ) -> None:
     """'Submit' and 'Skip' on the intro and after an answer named keys that start or go on."""
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     async with running(app, size=(80, 24)) as pilot:
         footer = footer_line(await shown(pilot))
         assert "Start" in footer and "Submit" not in footer and "Skip" not in footer
@@ -333,11 +338,11 @@ async def test_pe_figure_footer_shows_its_keys(build_app: Callable[..., CourseAp
 
 
 async def test_heads_are_set_apart_by_a_blank_line(build_app: Callable[..., CourseApp]) -> None:
-    app = build_app("self-attention")
+    app = build_app("attend")
     async with running(app, size=(80, 50)) as pilot:
         await pilot.press("tab", "m")
         lines = (await shown(pilot)).splitlines()
-        title = next(i for i, line in enumerate(lines) if "head 2 of 2: size 2" in line)
+        title = next(i for i, line in enumerate(lines) if "head 2 of 2: size " in line)
         assert lines[title - 1].strip(" ▌║") == ""
         assert "weights in %" in lines[title - 2]
 
@@ -346,7 +351,7 @@ async def test_closing_the_overlay_gives_focus_back_where_it_was(
     build_app: Callable[..., CourseApp],
 ) -> None:
     """o then Esc from a figure landed on the lesson: the figure's keys went dead."""
-    app = build_app("self-attention")
+    app = build_app("attend")
     async with running(app, size=(40, 12)) as pilot:
         await pilot.press("tab")
         assert isinstance(app.focused, AttentionView)
@@ -356,8 +361,8 @@ async def test_closing_the_overlay_gives_focus_back_where_it_was(
         assert isinstance(app.focused, AttentionView)
         await pilot.press("o", "o")
         assert isinstance(app.focused, AttentionView)
-        await pilot.press("o", "down", "enter")  # a new item opens: its content has focus
-        assert app.current is not None and app.current.id == "queries-keys-values"
+        await pilot.press("o", "down", "down", "enter")  # a new item opens: its content has focus
+        assert app.current is not None and app.current.id == "heads"
         assert app.query_one(LessonView).has_focus
 
 
@@ -366,7 +371,7 @@ async def test_computed_figures_keep_their_text_off_the_frame(
 ) -> None:
     """The heads figure's first line ('│x has 8 components') touched the frame; the live
     figures have a space there."""
-    app = build_app("multi-head")
+    app = build_app("heads")
     async with running(app, size=(80, 40)) as pilot:
         lines = (await shown(pilot)).splitlines()
         line = next(line for line in lines if "x, one token, d = 4" in line)
@@ -377,22 +382,23 @@ async def test_the_overlay_is_wide_enough_for_whole_titles_at_80x24(
     build_app: Callable[..., CourseApp],
 ) -> None:
     """The overlay kept the side outline's 27-cell labels: 'Quiz: Mini-checkpo…'."""
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("o")
         text = await shown(pilot)
         for item in app.items:
             assert item.title in text, item.title
         assert "\u2026" not in text.split("▐")[0]
-    app = build_app("checkpoint")
+    app = build_app("first-check")
+    title = quiz("first-check").title
     async with running(app, size=(120, 30)) as pilot:  # beside the content: 30 wide, cut
-        assert "Quiz: Mini-checkpoint:\u2026" in await shown(pilot)
+        assert f"Quiz: {title}"[:22] + "\u2026" in await shown(pilot)
 
 
 async def test_read_as_line_stands_apart_from_the_hint_under_it(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("exercises")
+    app = build_app("by-hand")
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("enter", "0", ".", "5", "enter")
         lines = (await shown(pilot)).splitlines()
@@ -401,18 +407,18 @@ async def test_read_as_line_stands_apart_from_the_hint_under_it(
         assert "Hint 1 of" in lines[at + 2]
 
 
-async def test_lesson_2_says_how_to_reach_the_sentence_box_and_it_works(
+async def test_the_way_to_the_sentence_box_a_lesson_gives_works(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    """It said 'the box above the figure'; the box is the figure's first line, two Tabs in."""
+    """A lesson said 'the box above the figure'; the box is the figure's first line, two Tabs
+    in (test_shipped_course.py checks the shipped lesson says so)."""
     from tui_course.ui.widgets.lesson_view import LiveFigure
 
-    app = build_app("context-matters")
+    app = build_app("attend")
     async with running(app, size=(80, 24)) as pilot:
         prose = " ".join(
             " ".join(markdown.source.split()) for markdown in app.query("LessonView Markdown")
         )
-        assert "box above the figure" not in prose
         assert "Press Tab twice to reach the box at the top of the figure" in prose
         await pilot.press("tab", "tab")
         box = app.focused

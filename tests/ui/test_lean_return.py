@@ -8,17 +8,24 @@ import sys
 from pathlib import Path
 
 from tests.conftest import REPO
+from tests.ui.conftest import UI_COURSE, quiz
 
+# first-check (no computed keys) with its first pass finished, then the app resumed on an item
 SCRIPT = """
 import asyncio, json, sys
 from pathlib import Path
-from tests.unit.test_cli import _one_finished_first_pass
 from tui_course.progress.store import ProgressStore
 from tui_course.ui.app import LAST_OPENED, Settings, make_app
 
 data = Path(sys.argv[1])
-_one_finished_first_pass(data)
 with ProgressStore(data) as store:
+    run_id = store.start_run("first-check", 3)
+    store.record_attempt(run_id, "first-check", 1, "2", True, seconds=4.0)
+    store.record_attempt(run_id, "first-check", 2, "1", True, seconds=5.0)
+    store.record_attempt(
+        run_id, "first-check", 3, "", False, verdict="revealed", revealed=True, try_number=0
+    )
+    store.finish_run(run_id)
     store.set_setting(LAST_OPENED, sys.argv[2])
 app = make_app(Settings(Path(sys.argv[3]), data, None))
 
@@ -38,7 +45,7 @@ print(json.dumps({"opened": opened, "numpy": "numpy" in sys.modules}))
 
 def first_screen(tmp_path: Path, item: str) -> dict[str, object]:
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(tmp_path / "data"), item, str(REPO)],
+        [sys.executable, "-c", SCRIPT, str(tmp_path / "data"), item, str(UI_COURSE)],
         capture_output=True,
         text=True,
         check=True,
@@ -49,9 +56,11 @@ def first_screen(tmp_path: Path, item: str) -> dict[str, object]:
 
 
 def test_coming_back_to_a_finished_quiz_loads_no_numpy(tmp_path: Path) -> None:
-    assert first_screen(tmp_path, "checkpoint") == {"opened": "checkpoint", "numpy": False}
+    assert not any(question.answer_from for question in quiz("first-check").questions)
+    assert first_screen(tmp_path, "first-check") == {"opened": "first-check", "numpy": False}
 
 
 def test_a_quiz_with_computed_keys_still_gets_them(tmp_path: Path) -> None:
-    # exercises has answer_from keys: opening it is what loads the maths
-    assert first_screen(tmp_path, "exercises") == {"opened": "exercises", "numpy": True}
+    # by-hand has answer_from keys: opening it is what loads the maths
+    assert any(question.answer_from for question in quiz("by-hand").questions)
+    assert first_screen(tmp_path, "by-hand") == {"opened": "by-hand", "numpy": True}

@@ -29,8 +29,8 @@ async def test_focus_changes_and_help_leave_no_removed_widgets_behind(
 ) -> None:
     """Every footer redraw (a focus change, help, the outline) used to keep the old keys:
     each bound the footer's `compact` and Textual drops such a watcher only when the value
-    changes, which it never does."""
-    app = build_app("self-attention")
+    changes, which it never does. (A lesson without a text box: see the test below.)"""
+    app = build_app("heads")
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("f1", "escape", "o", "o")
         await pilot.pause()
@@ -42,16 +42,38 @@ async def test_focus_changes_and_help_leave_no_removed_widgets_behind(
             await pilot.pause()
             await pilot.press("o", "tab")
             await pilot.pause()
-        await app.open_item("checkpoint")
+        await app.open_item("first-check")
         await pilot.pause()
-        await app.open_item("self-attention")
+        await app.open_item("heads")
         await pilot.pause()
         after = removed_widgets()
         grown = {name: after[name] - before.get(name, 0) for name in after}
         assert {name: count for name, count in grown.items() if count > 0} == {}
 
 
-@pytest.mark.parametrize("open_id", [None, "review", "checkpoint", "training-lab", "empty"])
+@pytest.mark.xfail(
+    strict=True,
+    reason="Textual's Input subscribes to its screen's text-selection signal on mount and"
+    " never unsubscribes: the signal's weak-keyed table holds a closure over the box, so each"
+    " closed lesson with a sentence box keeps its Input until a mouse selection starts",
+)
+async def test_a_lesson_with_a_sentence_box_leaves_no_removed_widgets_behind(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("attend")  # its first figure has a sentence box
+    async with running(app, size=(80, 24)) as pilot:
+        before = removed_widgets()
+        for _ in range(2):
+            await app.open_item("first-check")
+            await pilot.pause()
+            await app.open_item("attend")
+            await pilot.pause()
+        after = removed_widgets()
+        grown = {name: after[name] - before.get(name, 0) for name in after}
+        assert {name: count for name, count in grown.items() if count > 0} == {}
+
+
+@pytest.mark.parametrize("open_id", [None, "review", "first-check", "training-lab", "empty"])
 async def test_cyclic_gc_comes_back_after_the_first_frame_on_every_start(
     build_app: Callable[..., CourseApp], tmp_path: Path, open_id: str | None
 ) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Markdown
 
-from tests.ui.conftest import notices, running, shown
+from tests.ui.conftest import notices, quiz, running, shown
 from tui_course.content.models import REVIEW_ID
 from tui_course.content.session import Phase
 from tui_course.ui.app import CourseApp
@@ -67,13 +67,13 @@ def mark(app: CourseApp, item_id: str) -> str:
 
 
 async def test_intro_comes_before_question_one(build_app: Callable[..., CourseApp]) -> None:
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     async with running(app) as pilot:
         text = await quiz_text(pilot)
-        assert "Three quick questions on why a Transformer needs positional encoding." in text
+        assert quiz("first-check").intro in text
         assert "Enter: start" in text and "Question 1" not in text
         await pilot.press("2")  # an option key does nothing on the intro
-        assert stored(app, "checkpoint") == []
+        assert stored(app, "first-check") == []
         await pilot.press("enter")
         assert "Question 1 of 3" in await quiz_text(pilot)
 
@@ -81,32 +81,34 @@ async def test_intro_comes_before_question_one(build_app: Callable[..., CourseAp
 async def test_wrong_answer_hides_the_key_until_the_last_try(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("checkpoint")
+    app = build_app("first-check")
+    question = quiz("first-check").questions[0]
+    assert question.answer == 2 and question.mistakes[0].answer == 4 and len(question.hints) == 2
     async with running(app) as pilot:
-        quiz = app.query_one(QuizView)
+        view = app.query_one(QuizView)
         await pilot.press("enter", "4", "enter")
         text = await quiz_text(pilot)
         assert "Not yet. 2 tries left." in text
-        assert "Speed comes from processing tokens in parallel" in text  # targeted feedback
+        assert question.mistakes[0].feedback in text  # targeted feedback
         assert "<- correct" not in text and "Why:" not in text
-        assert "order is part of its computation" not in widget_text(app, "#quiz-verdict")
+        assert question.explanation[:40] not in widget_text(app, "#quiz-verdict")
         await pilot.press("1", "enter")  # no feedback for 1: the next hint teaches instead
         text = await quiz_text(pilot)
         assert "Not yet. 1 try left." in text
-        assert "*Hint 1 of 2:* Think about how each model walks through the sentence." in text
+        assert f"*Hint 1 of 2:* {question.hints[0]}" in text
         assert "<- correct" not in text
         await pilot.press("3", "enter")  # the last try
         text = await quiz_text(pilot)
         assert "Not quite, and that was the last try." in text
-        assert "<- correct" in str(quiz.query(".option-text")[1].render())
+        assert "<- correct" in str(view.query(".option-text")[1].render())
         teach = app.query_one("#quiz-teach", Markdown).source
-        assert teach.startswith("**Why:** An RNN's step-by-step reading")
-        assert stored(app, "checkpoint") == [
+        assert teach.startswith(f"**Why:** {question.explanation[:40]}")
+        assert stored(app, "first-check") == [
             (1, "4", "wrong", 1),
             (1, "1", "wrong", 2),
             (1, "3", "wrong", 3),
         ]
-        assert [r.hints_seen for r in app.store.quiz_rows("checkpoint")] == [0, 0, 1]
+        assert [r.hints_seen for r in app.store.quiz_rows("first-check")] == [0, 0, 1]
 
 
 async def test_two_options_get_one_try_and_reveal_is_recorded(
@@ -157,16 +159,16 @@ explanation = "It is **it**."
 async def test_letters_typed_in_an_answer_box_stay_in_the_box(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("exercises")
+    app = build_app("by-hand")
     async with running(app) as pilot:
         await pilot.press("enter")
         box = app.query_one("#quiz-answer", Input)
         assert box.has_focus
         await pilot.press(*"q.k1 hnarvp")  # every one of these is an app or quiz key
         assert box.value == "q.k1 hnarvp"
-        assert app.is_running and app.current is not None and app.current.id == "exercises"
+        assert app.is_running and app.current is not None and app.current.id == "by-hand"
         assert app.query_one(QuizView).session.state.hints_seen == 0  # type: ignore[union-attr]
-        assert stored(app, "exercises") == []
+        assert stored(app, "by-hand") == []
         await pilot.press("end")  # still in the box
         assert box.has_focus
 
@@ -174,40 +176,43 @@ async def test_letters_typed_in_an_answer_box_stay_in_the_box(
 async def test_numeric_box_reads_comma_fractions_and_expressions(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("exercises")
+    app = build_app("by-hand")
     async with running(app) as pilot:
         await pilot.press("enter", *"1/sqrt(2)")
         assert widget_text(app, "#quiz-read-as") == "read as 0.707"
         await pilot.press("enter")
         text = await quiz_text(pilot)
         assert "Not yet. 2 tries left." in text
-        assert "The answer" not in text and "0.670" not in text
+        assert "The answer" not in text and "0.804" not in text
         box = app.query_one("#quiz-answer", Input)
         box.value = ""
-        await pilot.press(*"0,67")
-        assert widget_text(app, "#quiz-read-as") == "read as 0.670"
+        await pilot.press(*"0,804")  # the key: softmax([2, 0] / sqrt(2))[0]
+        assert widget_text(app, "#quiz-read-as") == "read as 0.804"
         await pilot.press("enter")
         text = await quiz_text(pilot)
-        assert "Correct." in text and "The answer: 0.670" in text
-        assert stored(app, "exercises") == [(1, "1/sqrt(2)", "wrong", 1), (1, "0,67", "right", 2)]
+        assert "Correct." in text and "The answer: 0.804" in text
+        assert stored(app, "by-hand") == [(1, "1/sqrt(2)", "wrong", 1), (1, "0,804", "right", 2)]
 
 
 async def test_text_answers_forgive_notation(build_app: Callable[..., CourseApp]) -> None:
-    app = build_app("exercises")
+    app = build_app("by-hand")
     async with running(app) as pilot:
         await pilot.press("enter", "escape", "right", "escape", "right")  # Esc, then Right skips
         text = await quiz_text(pilot)
-        assert "Question 3 of 5" in text and "(2, 3, 4)" not in text  # the prompt keeps its key
+        questions = quiz("by-hand").questions
+        assert f"Question 3 of {len(questions)}" in text
+        assert questions[2].answer == ("(2, 3, 4)",)
+        assert "(2, 3, 4)" not in text  # the prompt keeps its key
         await pilot.press(*"[2,3, 4]", "enter")
         assert "Correct. First try." in await quiz_text(pilot)
-        rows = stored(app, "exercises")
+        rows = stored(app, "by-hand")
         assert [r[2] for r in rows] == ["skipped", "skipped", "right"]
 
 
 async def test_retry_leaves_the_first_try_score_alone(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     async with running(app) as pilot:
         await pilot.press("enter", "2", "enter", "enter")  # q1 right first try
         await pilot.press("v", "enter")  # q2 revealed
@@ -216,7 +221,7 @@ async def test_retry_leaves_the_first_try_score_alone(
         text = await quiz_text(pilot)
         assert "First-try score: 1 of 3." in text
         assert "r: the 2 missed again" in text
-        assert mark(app, "checkpoint").startswith("[=] 1/3")
+        assert mark(app, "first-check").startswith("[=] 1/3")
         await pilot.press("r")
         assert "Question 1 of 2 (again: the first-try score stays)" in await quiz_text(pilot)
         await pilot.press("1", "enter")
@@ -226,34 +231,34 @@ async def test_retry_leaves_the_first_try_score_alone(
         text = await quiz_text(pilot)
         assert "This time: 2 of 2 right." in text
         assert "Your first-try score stays 1 of 3." in text
-        stats = app.store.quiz_stats("checkpoint", 3)
+        stats = app.store.quiz_stats("first-check", 3)
         assert (stats.first_try, len(stats.mastered)) == (1, 3)
-        assert mark(app, "checkpoint").startswith("[x] 1/3")  # all mastered, score unchanged
-        await app.open_item("why-transformers")
-        await app.open_item("checkpoint")  # reopens on the first pass's summary...
+        assert mark(app, "first-check").startswith("[x] 1/3")  # all mastered, score unchanged
+        await app.open_item("word-by-word")
+        await app.open_item("first-check")  # reopens on the first pass's summary...
         text = await quiz_text(pilot)
         assert "First-try score: 1 of 3." in text
         assert "Right in the end, without showing the answer: 2 of 3." in text
         # ...which says what the retry mastered since, as the outline and progress do
         assert "Since then (going again or in review): 3 of 3 right" in text
         # the missed questions are listed by their first words, cut at a word boundary
-        assert "- 2. Without positional information, how does self-attention ...\n" in text
+        assert "- 2. Without position vectors, how does attention see the ...\n" in text
 
 
 async def test_a_quiz_left_part_way_is_in_progress_not_a_score(
     build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
-    app = build_app("checkpoint", data=data)
+    app = build_app("first-check", data=data)
     async with running(app) as pilot:
         await pilot.press("enter", "4", "enter", "2", "enter", "enter")  # q1 right on try 2
         await pilot.press("3", "enter")  # q2: one wrong try, then leave
-        await app.open_item("why-transformers")
+        await app.open_item("word-by-word")
         await pilot.pause()
-        assert mark(app, "checkpoint").startswith("[~] 1/3")
-        stats = app.store.quiz_stats("checkpoint", 3)
+        assert mark(app, "first-check").startswith("[~] 1/3")
+        stats = app.store.quiz_stats("first-check", 3)
         assert (stats.state, stats.answered, stats.first_try) == ("in progress", 1, None)
-    again = build_app("checkpoint", data=data)
+    again = build_app("first-check", data=data)
     async with running(again) as pilot:
         session = again.query_one(QuizView).session
         assert session is not None and session.phase is Phase.ASKING  # no intro, resumed
@@ -262,12 +267,13 @@ async def test_a_quiz_left_part_way_is_in_progress_not_a_score(
 
 
 async def test_finished_quiz_reopens_on_its_summary(build_app: Callable[..., CourseApp]) -> None:
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     async with running(app) as pilot:
         await pilot.press("enter", "right", "right", "right")
         assert "First-try score: 0 of 3." in await quiz_text(pilot)
         await pilot.press("n")  # after the summary, n moves on in the course
-        assert app.current is not None and app.current.id == "exercises"
+        ids = [item.id for item in app.items]
+        assert app.current is not None and app.current.id == ids[ids.index("first-check") + 1]
         await pilot.press("escape", "p")
         assert "First-try score: 0 of 3." in await quiz_text(pilot)
         assert "Question 1" not in await quiz_text(pilot)
@@ -275,7 +281,7 @@ async def test_finished_quiz_reopens_on_its_summary(build_app: Callable[..., Cou
 
 async def test_review_item_appears_when_due(build_app: Callable[..., CourseApp]) -> None:
     clock = [datetime(2026, 11, 30, 9, 0, tzinfo=UTC)]
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     app.now = lambda: clock[0]
     async with running(app) as pilot:
         await pilot.press("enter", "v", "enter", "right", "right")  # q1 revealed, q2 q3 skipped
@@ -286,12 +292,12 @@ async def test_review_item_appears_when_due(build_app: Callable[..., CourseApp])
         assert str(app.query_one(Outline).get_option(REVIEW_ID).prompt) == "    Review (3 due)"
         await app.open_item(REVIEW_ID)
         text = await quiz_text(pilot)
-        assert "Question 1 of 3 (review, from checkpoint)" in text
+        assert "Question 1 of 3 (review, from first-check)" in text
         await pilot.press("2", "enter")
         assert "Correct. First try this time." in await quiz_text(pilot)
-        rows = app.store.quiz_rows("checkpoint")
+        rows = app.store.quiz_rows("first-check")
         assert (rows[-1].pass_kind, rows[-1].verdict) == ("review", "right")
-        assert app.store.quiz_stats("checkpoint", 3).first_try == 0  # review never raises it
+        assert app.store.quiz_stats("first-check", 3).first_try == 0  # review never raises it
         app.refresh_outline()
         assert str(app.query_one(Outline).get_option(REVIEW_ID).prompt) == "    Review (2 due)"
 
@@ -348,7 +354,7 @@ async def test_review_with_nothing_due_says_so_and_opens_the_course(
     async with running(app, notifications=True) as pilot:
         await pilot.pause(0.2)
         assert "Nothing is due for review right now." in await notices(pilot)
-        assert app.current is not None and app.current.id == "why-transformers"
+        assert app.current is not None and app.current.id == "word-by-word"
 
 
 async def test_a_store_that_fails_loses_nothing_and_says_so(
@@ -356,7 +362,7 @@ async def test_a_store_that_fails_loses_nothing_and_says_so(
 ) -> None:
     import sqlite3
 
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     async with running(app) as pilot:
         quiz = app.query_one(QuizView)
         real_save = quiz.recorder.save
@@ -373,7 +379,7 @@ async def test_a_store_that_fails_loses_nothing_and_says_so(
         quiz.recorder.save = real_save  # type: ignore[method-assign]
         await pilot.press("enter")
         assert "Correct. First try." in await quiz_text(pilot)
-        assert stored(app, "checkpoint") == [(1, "2", "right", 1)]
+        assert stored(app, "first-check") == [(1, "2", "right", 1)]
 
 
 async def test_a_finished_pass_of_many_questions_lists_only_the_first_misses(
@@ -409,13 +415,14 @@ def widget_text_of_prompt(app: CourseApp) -> str:
 async def test_a_hint_given_for_a_wrong_answer_shows_once(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("exercises")
+    app = build_app("by-hand")
     async with running(app) as pilot:
         await pilot.press("enter", *"0.5", "enter")  # no mistake matches 0.5: the hint teaches
         text = await quiz_text(pilot)
         assert "Not yet. 2 tries left." in text
-        assert "*Hint 1 of 3:* Scores: q.k1 = 1 and q.k2 = 0." in text
-        assert text.count("Scores: q.k1 = 1 and q.k2 = 0.") == 1
+        hint = quiz("by-hand").questions[0].hints[0]
+        assert f"*Hint 1 of 3:* {hint}" in text
+        assert text.count(hint) == 1
         assert not app.query_one("#quiz-teach", Markdown).display
 
 
@@ -423,24 +430,24 @@ async def test_a_wrong_answer_repeated_after_resuming_costs_no_try(
     build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
-    app = build_app("checkpoint", data=data)
+    app = build_app("first-check", data=data)
     async with running(app) as pilot:
         await pilot.press("enter", "4", "enter")  # q1 wrong on try 1, then leave
         assert "Not yet. 2 tries left." in await quiz_text(pilot)
-    again = build_app("checkpoint", data=data)
+    again = build_app("first-check", data=data)
     async with running(again) as pilot:
         await pilot.press("4", "enter")  # the same wrong answer as before leaving
         text = await quiz_text(pilot)
         assert "You tried that one already: it costs no try." in text
         assert "2 of 3 tries left" in text
-        assert stored(again, "checkpoint") == [(1, "4", "wrong", 1)]
+        assert stored(again, "first-check") == [(1, "4", "wrong", 1)]
 
 
 async def test_a_review_question_keeps_its_number_in_its_quiz(
     build_app: Callable[..., CourseApp],
 ) -> None:
     clock = [datetime(2026, 11, 30, 9, 0, tzinfo=UTC)]
-    app = build_app("checkpoint")
+    app = build_app("first-check")
     app.now = lambda: clock[0]
     async with running(app) as pilot:
         await pilot.press("enter", "2", "enter", "enter", "v", "enter", "right")  # q2, q3 missed
@@ -448,8 +455,9 @@ async def test_a_review_question_keeps_its_number_in_its_quiz(
         app.refresh_outline()
         await app.open_item(REVIEW_ID)
         text = await quiz_text(pilot)
-        assert "Question 1 of 2 (review, from checkpoint)" in text
-        assert "**2.** Without positional information" in text  # checkpoint's question 2
+        assert "Question 1 of 2 (review, from first-check)" in text
+        second = quiz("first-check").questions[1].prompt
+        assert f"**2.** {second[:30]}" in text  # first-check's question 2
 
 
 async def test_options_are_shuffled_for_the_student_and_the_option_is_stored(
@@ -457,7 +465,7 @@ async def test_options_are_shuffled_for_the_student_and_the_option_is_stored(
 ) -> None:
     from tui_course.content.shuffle import option_id
 
-    app = build_app("checkpoint", shuffle=True)
+    app = build_app("first-check", shuffle=True)
     async with running(app) as pilot:
         await pilot.press("enter")
         session = app.query_one(QuizView).session
@@ -473,8 +481,8 @@ async def test_options_are_shuffled_for_the_student_and_the_option_is_stored(
         ]  # what is drawn is the shown order
         await pilot.press(str(shown.answer), "enter")
         assert "Correct. First try." in await quiz_text(pilot)
-        assert stored(app, "checkpoint") == [(1, str(file_question.answer), "right", 1)]
-        assert app.store.quiz_rows("checkpoint")[0].answer == option_id(right)  # the option
+        assert stored(app, "first-check") == [(1, str(file_question.answer), "right", 1)]
+        assert app.store.quiz_rows("first-check")[0].answer == option_id(right)  # the option
 
 
 async def test_no_h_hint_where_the_question_has_none(
@@ -513,7 +521,7 @@ explanation = "It is that."
 async def test_the_right_numbers_in_another_form_cost_no_try(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("understanding")
+    app = build_app("by-hand")
     async with running(app) as pilot:
         session = app.query_one(QuizView).session
         assert session is not None
@@ -530,4 +538,4 @@ async def test_the_right_numbers_in_another_form_cost_no_try(
         assert "Write the answer in the form (a, b, c): this costs no try." in text
         session = app.query_one(QuizView).session
         assert session is not None and session.state.tries_used == 0
-        assert stored(app, "understanding")[-1][2] == "skipped"  # nothing stored for it
+        assert stored(app, "by-hand")[-1][2] == "skipped"  # nothing stored for it

@@ -294,7 +294,7 @@ async def test_lab_reports_a_failing_model_as_text(
 async def test_lesson_figure_without_weights_keeps_the_toy_half(
     build_app: Callable[..., CourseApp], no_weights: None
 ) -> None:
-    app = build_app("queries-keys-values")
+    app = build_app("real-model")
     async with running(app) as pilot:
         figure = app.query_one(RealAttentionFigure)
         await settled(pilot, figure)
@@ -340,10 +340,10 @@ async def test_lab_with_minilm_finds_the_head_linking_it_to_animal(
 
 
 @needs_minilm
-async def test_lesson_4_contrasts_toy_vectors_with_minilm(
+async def test_a_lesson_figure_contrasts_toy_vectors_with_minilm(
     build_app: Callable[..., CourseApp],
 ) -> None:
-    app = build_app("queries-keys-values")
+    app = build_app("real-model")
     async with running(app) as pilot:
         figure = app.query_one(RealAttentionFigure)
         await settled(pilot, figure)

@@ -31,4 +31,4 @@ def test_quiz_verdict(snap_compare: Any, build_app: Callable[..., CourseApp]) ->
         await pilot.press("enter", "4", "enter")
         await pilot.pause()
 
-    assert snap_compare(build_app("checkpoint"), terminal_size=(80, 24), run_before=answer_wrong)
+    assert snap_compare(build_app("first-check"), terminal_size=(80, 24), run_before=answer_wrong)

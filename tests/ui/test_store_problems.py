@@ -16,8 +16,8 @@ from tui_course.ui.app import CourseApp
 
 def saved(data: Path) -> None:
     with ProgressStore(data) as store:
-        store.set_setting("last_opened", "self-attention")
-        store.mark_lesson_done("why-transformers")
+        store.set_setting("last_opened", "attend")
+        store.mark_lesson_done("word-by-word")
 
 
 async def test_read_only_progress_file_says_so_and_the_quiz_goes_on(
@@ -27,7 +27,7 @@ async def test_read_only_progress_file_says_so_and_the_quiz_goes_on(
     saved(data)
     (data / DB_NAME).chmod(0o444)
     before = (data / DB_NAME).read_bytes()
-    app = build_app("checkpoint", data=data)
+    app = build_app("first-check", data=data)
     async with running(app, notifications=True) as pilot:
         assert any("read-only" in notice for notice in await notices(pilot))
         await pilot.press("enter", "2", "enter")  # past the intro, then the right answer
@@ -44,7 +44,7 @@ async def test_writes_that_fail_while_running_are_one_notice(
     """A full disk mid-session (SQLite's page limit gives the real SQLITE_FULL)."""
     data = tmp_path / "data"
     saved(data)
-    app = build_app("self-attention", data=data)
+    app = build_app("attend", data=data)
     async with running(app, notifications=True) as pilot:
         cap_database_at_its_size(app.store)
         for index in range(40):  # settings and marks: each fails, the app goes on
@@ -54,7 +54,7 @@ async def test_writes_that_fail_while_running_are_one_notice(
             await pilot.pause()
         full = [n for n in await notices(pilot) if "disk or your quota is full" in n]
         assert len(full) == 1, await notices(pilot)
-        assert app.current is not None and app.current.id != "self-attention"
+        assert app.current is not None and app.current.id != "attend"
 
 
 async def test_a_long_lock_fails_an_answer_quickly_and_the_app_goes_on(
@@ -62,7 +62,7 @@ async def test_a_long_lock_fails_an_answer_quickly_and_the_app_goes_on(
 ) -> None:
     data = tmp_path / "data"
     saved(data)
-    app = build_app("checkpoint", data=data)
+    app = build_app("first-check", data=data)
     async with running(app, notifications=True) as pilot:
         await pilot.press("enter")  # past the intro: the quiz's pass is saved before the lock
         with exclusive_lock(data / DB_NAME):
@@ -74,10 +74,10 @@ async def test_a_long_lock_fails_an_answer_quickly_and_the_app_goes_on(
             await pilot.press("escape", "down", "enter")  # open another item: no crash
             await pilot.pause()
         assert app.current is not None
-        await app.open_item("checkpoint")
+        await app.open_item("first-check")
         await pilot.press("enter", "2", "enter")  # nothing was saved: it opens on its intro
         assert "Correct." in await shown(pilot)
-        assert [a.correct for a in app.store.attempts("checkpoint")] == [True]
+        assert [a.correct for a in app.store.attempts("first-check")] == [True]
 
 
 async def test_full_disk_before_the_first_start(
@@ -86,7 +86,7 @@ async def test_full_disk_before_the_first_start(
     data = small_disk / "data"
     data.mkdir()
     fill_disk(small_disk)
-    app = build_app("checkpoint", data=data)
+    app = build_app("first-check", data=data)
     async with running(app, notifications=True) as pilot:
         assert any("not saved this session" in notice for notice in await notices(pilot))
         await pilot.press("enter", "2", "enter")
@@ -117,7 +117,7 @@ async def test_a_notice_naming_a_hostile_folder_is_shown_as_text(
     data.mkdir(parents=True)
     data.chmod(0o555)
     try:
-        app = build_app("checkpoint", data=data)
+        app = build_app("first-check", data=data)
         async with running(app, notifications=True) as pilot:
             shown_notices = await notices(pilot)
             assert any("[/] [@click=app.quit]x is read-only" in n for n in shown_notices)
@@ -132,7 +132,7 @@ async def test_a_retry_pass_that_ends_under_a_lock_shows_its_summary(
     """The end of a retry pass reads the first-try score from the store: another program
     holding the file then costs that one line, never the app."""
     data = tmp_path / "data"
-    app = build_app("checkpoint", data=data)
+    app = build_app("first-check", data=data)
     async with running(app, notifications=True) as pilot:
         await pilot.press("enter", "right", "right", "right")  # first pass: every one skipped
         await pilot.press("r")
@@ -143,4 +143,4 @@ async def test_a_retry_pass_that_ends_under_a_lock_shows_its_summary(
         assert app.is_running
         assert "This time: 0 of 3 right." in text
         assert "first-try score stays" not in text
-    assert [row.verdict for row in ProgressStore(data).quiz_rows("checkpoint")][-1] == "revealed"
+    assert [row.verdict for row in ProgressStore(data).quiz_rows("first-check")][-1] == "revealed"

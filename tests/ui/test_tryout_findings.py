@@ -7,7 +7,6 @@ from collections.abc import Callable
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
-from tests.conftest import REPO
 from tests.ui.conftest import running, screen_text
 from tests.ui.test_code_exercise import (
     COURSE,
@@ -67,8 +66,8 @@ async def test_a_listing_shows_all_its_code_at_40_columns(
     build_app: Callable[..., CourseApp],
 ) -> None:
     """Read-only listings wrap at a narrow terminal; a height cap hid their last lines
-    (lesson 3's print call) inside a box that cannot be focused or scrolled."""
-    app = build_app("self-attention", content=REPO)
+    (a print call) inside a box that cannot be focused or scrolled."""
+    app = build_app("attend")
     async with running(app, size=(40, 12)) as pilot:
         await until(pilot, lambda: len(app.query(ListingView)) >= 2)
         await pilot.pause()

@@ -1,0 +1,72 @@
+"""The one Pilot test on the shipped course: every lesson, quiz and lab opens at 80x24.
+
+The other UI tests run on the fixture course (tests/fixtures/ui_course), so editing a
+lesson breaks none of them; this smoke test is what still opens the course students get,
+through the factory the CLI uses. Claims the shipped lessons make about the app are
+checked without Pilot below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.containers import ScrollableContainer
+from textual.widgets import Input
+from textual.widgets._markdown import MarkdownFence
+
+from tests.ui.conftest import notices, running, shown
+from tui_course.content.course import load_course
+from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment
+from tui_course.paths import default_content_dir
+from tui_course.ui.app import Settings, make_app
+from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.lesson_view import LessonView
+from tui_course.ui.widgets.outline import Outline
+
+
+async def test_every_shipped_item_opens_at_80x24_with_its_title(tmp_path: Path) -> None:
+    app = make_app(Settings(default_content_dir(), tmp_path / "data"))
+    async with running(app, size=(80, 24), notifications=True) as pilot:
+        assert app.course.problems == ()
+        assert app.query_one(Outline).max_scroll_y == 0  # the course and legend fit 80x24
+        assert len(app.items) == len(app.course.lessons + app.course.quizzes + app.course.labs)
+        problems: list[str] = []
+        for item in app.items:
+            await app.open_item(item.id)
+            await pilot.pause(0.1)
+            assert app.current is not None and app.current.id == item.id
+            text = " ".join((await shown(pilot)).split())
+            if item.title not in text:
+                problems.append(f"{item.id}: title not on screen")
+            if "cannot be shown" in text:
+                problems.append(f"{item.id}: {text}")
+            if not isinstance(item, Lesson):
+                continue
+            for node in app.query_one(LessonView).query("*"):  # every figure fits
+                scrolls = isinstance(node, ScrollableContainer | MarkdownFence)
+                if scrolls and not isinstance(node, Input) and node.max_scroll_x > 0:
+                    problems.append(f"{item.id}: {type(node).__name__} too wide")
+                if isinstance(node, HeatmapView) and "columns" in node.plain:
+                    problems.append(f"{item.id}: heatmap shows only some columns")
+        assert problems == []
+        assert [notice for notice in await notices(pilot) if "cannot" in notice] == []
+
+
+def test_a_shipped_lesson_that_says_tab_twice_reaches_a_sentence_box() -> None:
+    """The lesson's way to the box is tested on the fixture (test_layout.py): Tab, Tab
+    reaches the box of an editable attention figure that is the lesson's first figure."""
+    course = load_course(default_content_dir())
+    saying = [
+        lesson
+        for lesson in course.lessons
+        if any(
+            "Press Tab twice to reach the box" in " ".join(segment.text.split())
+            for segment in lesson.segments
+            if isinstance(segment, MarkdownSegment)
+        )
+    ]
+    assert saying
+    for lesson in saying:
+        first = next(s for s in lesson.segments if not isinstance(s, MarkdownSegment))
+        assert isinstance(first, BlockSegment), lesson.id
+        assert (first.name, first.params.get("editable")) == ("attention", True), lesson.id
