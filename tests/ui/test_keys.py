@@ -81,18 +81,18 @@ def project_classes() -> set[type[DOMNode]]:
                 inspect.isclass(value)
                 and issubclass(value, DOMNode)
                 and value.__module__ == module.__name__
-                and not _a_text_area(value)
+                and not _a_text_box(value)
             ):
                 found.add(value)
     return found
 
 
-def _a_text_area(cls: type[DOMNode]) -> bool:
-    """The code editor is Textual's TextArea with no keys of its own: its keys are a text
-    box's, checked with the boxes below (mounted_widgets)."""
-    from textual.widgets import TextArea
+def _a_text_box(cls: type[DOMNode]) -> bool:
+    """The code editor (a TextArea) and TextBox (an Input) add no keys of their own: their
+    keys are a text box's, checked with the boxes below (mounted_widgets)."""
+    from textual.widgets import Input, TextArea
 
-    return issubclass(cls, TextArea) and "BINDINGS" not in cls.__dict__
+    return issubclass(cls, (TextArea, Input)) and "BINDINGS" not in cls.__dict__
 
 
 def plain_action(action: str) -> str:
