@@ -94,3 +94,17 @@ async def test_the_footer_rebuilds_its_keys_only_when_they_change(
         await app.open_item("small", focus_content=True)  # the quiz has keys of its own
         assert await until(pilot, lambda: "Start" in descriptions())
         assert not set(footer.query(FooterKey)) & set(keys)
+
+
+async def test_a_lesson_check_ending_after_the_app_closed_writes_nothing(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """The check runs in a thread; when it ends as the app quits, its memo must not reach
+    the closed store (a write there was a "Progress not saved" notice on no screen)."""
+    app = build_app()
+    async with running(app):
+        pass
+    problems: list[str] = []
+    app.store.on_problem = problems.append
+    app._lesson_blocks_passed("a fingerprint")
+    assert problems == []

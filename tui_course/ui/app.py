@@ -151,6 +151,7 @@ class CourseApp(App[None]):
         self._focus_before_overlay: Widget | None = None
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
         self.left_with: int | None = None  # the exit status when a signal or hangup ended it
+        self._store_closed = False  # on_unmount closed it: a late worker's memo is dropped
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's own driver, except that on a Unix terminal it reads pastes through
@@ -280,6 +281,8 @@ class CourseApp(App[None]):
         self.run_worker(check, thread=True, group="lesson-blocks", exit_on_error=False)
 
     def _lesson_blocks_passed(self, fingerprint: str) -> None:
+        if self._store_closed:  # the check ended as the app did: nothing to keep it in
+            return
         with contextlib.suppress(StoreError):  # only a memo: the next start checks again
             self.store.set_setting(LESSON_BLOCKS_CHECKED, fingerprint)
 
@@ -839,6 +842,7 @@ class CourseApp(App[None]):
         self._exit_renderables.clear()
 
     def on_unmount(self) -> None:
+        self._store_closed = True
         self.store.close()
 
 
