@@ -18,7 +18,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The suite runs on every core (pytest -n auto, README): tests that act as the real
+    """The suite runs in four workers (pytest -n 4, README): tests that act as the real
     Unix test users all go to one worker (--dist loadgroup), since each worker makes those
     users at its start and removes them at its end (tests/classroom/conftest.py)."""
     for item in items:

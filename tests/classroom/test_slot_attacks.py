@@ -108,8 +108,9 @@ def test_early_names_touched_every_second_do_not_jump_the_line(
     slots = slots_of(lab)
     ticket = slots.join()
     try:
-        # of the attacker's two tickets one counts: with two slots free, this run goes
-        assert ticket.position() == 2
+        # Of the attacker's two tickets one counts at most, and touching them (which moves
+        # their ctime) can only put them behind this one: with two slots free, this run goes.
+        assert ticket.position() <= 2
         slot = ticket.try_take()
         assert slot is not None
         slot.release()
