@@ -5,6 +5,7 @@ import grp
 import json
 import os
 import pwd
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -83,12 +84,16 @@ def arrived(path: Path) -> dt.datetime:
     return dt.datetime.fromtimestamp(os.lstat(path).st_ctime_ns / 1e9, dt.UTC)
 
 
-# real Unix users (root only): the permission tests make them once per session
+# real Unix users (root only): the permission tests make them once per session, with
+# names of this run's own, so two test runs on one machine (two checkouts, a second run
+# beside CI) never make and remove each other's users. pytest-xdist gives all the workers
+# of one run the same id.
 
-STUDENTS = ("attnt-ann", "attnt-bob")
-TEACHER = "attnt-tina"
-TEACHERS = "attnt-teach"
-PUPILS = "attnt-pupils"  # the students' group
+_RUN = (os.environ.get("PYTEST_XDIST_TESTRUNUID") or secrets.token_hex(3))[:6]
+STUDENTS = (f"attnt-ann-{_RUN}", f"attnt-bob-{_RUN}")
+TEACHER = f"attnt-tina-{_RUN}"
+TEACHERS = f"attnt-teach-{_RUN}"
+PUPILS = f"attnt-pupils-{_RUN}"  # the students' group
 
 
 def ensure_account(name: str) -> None:

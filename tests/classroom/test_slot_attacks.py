@@ -1,6 +1,6 @@
 """Issue 18: one student cannot jump or hold the training line.
 
-The attacker is a real second account (attnt-bob) whose process holds files and locks;
+The attacker is a real second account (STUDENTS[1]) whose process holds files and locks;
 the honest student is this test's own account. Skipped with the reason when not root.
 """
 

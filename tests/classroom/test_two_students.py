@@ -64,7 +64,7 @@ def test_two_students_submit_and_the_teacher_reports(
         owners.add(pwd.getpwuid(info.st_uid).pw_name)
     assert owners == set(STUDENTS)
 
-    bob_file = next(p for p in files if p.name.startswith("attnt-bob-"))
+    bob_file = next(p for p in files if p.name.startswith(f"{STUDENTS[1]}-"))
 
     def snoop() -> dict[str, str]:
         seen = {}
@@ -80,7 +80,7 @@ def test_two_students_submit_and_the_teacher_reports(
                 seen[label] = "denied"
         return seen
 
-    assert as_user("attnt-ann", snoop) == {"list": "denied", "read": "denied", "delete": "denied"}
+    assert as_user(STUDENTS[0], snoop) == {"list": "denied", "read": "denied", "delete": "denied"}
 
     def teacher_report() -> dict[str, Any]:
         report = build_report(dropbox, ["checkpoint", "exercises", "understanding"])
@@ -97,13 +97,15 @@ def test_two_students_submit_and_the_teacher_reports(
     def forge() -> str:
         from tui_course.classroom.submission import deliver
 
-        data = json.loads((shared / "attnt-ann" / "forged.json").read_text())
-        return str(deliver(dropbox, json.dumps(data).encode(), "attnt-bob"))
+        data = json.loads((shared / STUDENTS[0] / "forged.json").read_text())
+        return str(deliver(dropbox, json.dumps(data).encode(), STUDENTS[1]))
 
     forged = json.loads(bob_file.read_text())
     forged["quizzes"][0]["mastered"] = forged["quizzes"][0]["questions"]
-    (shared / "attnt-ann" / "forged.json").write_text(json.dumps(forged))
-    (shared / "attnt-ann" / "forged.json").chmod(0o644)
-    as_user("attnt-ann", forge)
+    (shared / STUDENTS[0] / "forged.json").write_text(json.dumps(forged))
+    (shared / STUDENTS[0] / "forged.json").chmod(0o644)
+    as_user(STUDENTS[0], forge)
     report = build_report(dropbox, ["checkpoint"])
-    assert [r.reason for r in report.impostors] == ["names 'attnt-bob' but belongs to 'attnt-ann'"]
+    assert [r.reason for r in report.impostors] == [
+        f"names '{STUDENTS[1]}' but belongs to '{STUDENTS[0]}'"
+    ]
