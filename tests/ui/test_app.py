@@ -6,9 +6,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.command import CommandList
 from textual.widgets import Markdown, Static
 
-from tests.ui.conftest import lab, lesson, notices, quiz, running, shown, ui_course
+from tests.ui.conftest import (
+    lab,
+    lesson,
+    notices,
+    quiz,
+    running,
+    shown,
+    ui_course,
+    until,
+)
 from tui_course.progress.store import DB_NAME
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import HelpScreen
@@ -161,7 +171,16 @@ async def test_palette_opens_any_lesson(build_app: Callable[..., CourseApp]) -> 
     async with running(app) as pilot:
         await pilot.press("ctrl+p")
         await pilot.press(*lesson("positions").title)
-        await pilot.pause(0.3)
+        palette = app.screen
+        title = lesson("positions").title
+
+        def found() -> bool:  # the search ran and its hit is the highlighted entry
+            hits = palette.query_one(CommandList)
+            return hits.highlighted is not None and title in str(
+                hits.get_option_at_index(hits.highlighted).prompt
+            )
+
+        await until(pilot, found)
         await pilot.press("enter")
         await pilot.pause()
         assert app.current is not None and app.current.id == "positions"
@@ -178,7 +197,7 @@ async def test_resume_where_the_student_left(
         await pilot.press("q")
     again = build_app()
     async with running(again) as pilot:
-        await pilot.pause(0.2)
+        await until(pilot, lambda: again.query_one(LessonView).scroll_y == 12)
         assert again.current is not None and again.current.id == "attend"
         assert again.query_one(LessonView).scroll_y == 12
 
@@ -274,6 +293,7 @@ async def test_next_pressed_in_the_first_frame_is_not_lost(
     app = build_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")  # before the first lesson has been opened
-        for _ in range(100):
-            await pilot.pause(0.02)
+        # Once the start item has been opened, a lost "n" would leave the first item open.
+        await until(pilot, lambda: not app._start_opening and app.current is not None)
+        await pilot.pause()
         assert app.current is not None and app.current.id == ui_course().outline()[1].id
