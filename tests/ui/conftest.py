@@ -90,6 +90,21 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 
     return condition()
 
 
+async def palette_offers(pilot: Pilot[Any], text: str) -> bool:
+    """The command palette's search has run and its highlighted entry mentions `text`
+    (Enter before that runs whatever was highlighted, or nothing)."""
+    from textual.command import CommandList
+
+    def found() -> bool:
+        hits = pilot.app.screen.query(CommandList)
+        if not hits or hits.first().highlighted is None:
+            return False
+        first = hits.first()
+        return text in str(first.get_option_at_index(first.highlighted or 0).prompt)
+
+    return await until(pilot, found)
+
+
 async def shown(pilot: Pilot[Any]) -> str:
     """The screen after pending refreshes have been drawn: a key handler that remounts
     widgets (a quiz summary) can otherwise leave the previous frame in place."""

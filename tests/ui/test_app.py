@@ -6,13 +6,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.command import CommandList
 from textual.widgets import Markdown, Static
 
 from tests.ui.conftest import (
     lab,
     lesson,
     notices,
+    palette_offers,
     quiz,
     running,
     shown,
@@ -171,16 +171,7 @@ async def test_palette_opens_any_lesson(build_app: Callable[..., CourseApp]) -> 
     async with running(app) as pilot:
         await pilot.press("ctrl+p")
         await pilot.press(*lesson("positions").title)
-        palette = app.screen
-        title = lesson("positions").title
-
-        def found() -> bool:  # the search ran and its hit is the highlighted entry
-            hits = palette.query_one(CommandList)
-            return hits.highlighted is not None and title in str(
-                hits.get_option_at_index(hits.highlighted).prompt
-            )
-
-        await until(pilot, found)
+        assert await palette_offers(pilot, lesson("positions").title)
         await pilot.press("enter")
         await pilot.pause()
         assert app.current is not None and app.current.id == "positions"
