@@ -11,6 +11,7 @@ import pytest
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from tests.conftest import FIXTURES
 from tui_course.content.course import load_course
@@ -88,6 +89,14 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 
             return True
         await pilot.pause(0.01)
     return condition()
+
+
+def laid_out(view: Widget) -> bool:
+    """Every block of the open lesson has been given its size (Markdown lays out over
+    several refreshes)."""
+    return bool(view.children) and all(
+        isinstance(block, Widget) and block.virtual_region.height > 0 for block in view.children
+    )
 
 
 async def palette_offers(pilot: Pilot[Any], text: str) -> bool:

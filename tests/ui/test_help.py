@@ -163,12 +163,11 @@ async def test_resizing_the_terminal_changes_the_columns(
         screen = await open_help(pilot)
         for size, columns in (((40, 12), 1), ((130, 30), 3), ((80, 24), 2)):
             await pilot.resize_terminal(*size)
-            await until(
-                pilot,
-                lambda wanted=columns: (
-                    screen.columns == wanted and len(screen.query(".help-column")) == wanted
-                ),
-            )
+
+            def laid_out_in(wanted: int = columns) -> bool:
+                return screen.columns == wanted and len(screen.query(".help-column")) == wanted
+
+            await until(pilot, laid_out_in)
             assert screen.columns == columns
             assert len(screen.query(".help-column")) == columns
             assert screen.query_one("#help-box").has_focus  # the keys still scroll it

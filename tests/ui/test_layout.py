@@ -10,7 +10,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 from textual.widgets._markdown import MarkdownFence
 
-from tests.ui.conftest import quiz, running, shown, until
+from tests.ui.conftest import laid_out, quiz, running, shown, until
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.heatmap_view import HeatmapView
@@ -78,12 +78,6 @@ async def test_narrowing_the_terminal_moves_focus_off_the_hidden_outline(
         await pilot.resize_terminal(80, 24)
         await until(pilot, lambda: app.size.width == 80 and not app.query_one(Outline).display)
         assert not app.query_one(Outline).display
-
-
-def laid_out(view: LessonView) -> bool:
-    """The open lesson's blocks have all been given their size (Markdown lays out over
-    several refreshes)."""
-    return bool(view.children) and all(block.virtual_region.height > 0 for block in view.children)
 
 
 async def test_every_lesson_figure_fits_at_80x24(build_app: Callable[..., CourseApp]) -> None:
