@@ -349,7 +349,10 @@ async def _panel_waits(tmp_path: Path) -> None:
             "Waiting for a training slot: 1st in line (1 run at a time). ctrl+x cancels."
         )
         await pilot.press("ctrl+x")
-        await pilot.pause(0.3)
+        for _ in range(100):
+            if "Cancelled" in str(status.render()) and slots.state().waiting == 0:
+                break
+            await pilot.pause(0.05)
         assert str(status.render()) == "Cancelled. You left the line for a training slot."
         assert slots.state().waiting == 0
     assert held is not None

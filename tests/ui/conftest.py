@@ -11,6 +11,7 @@ import pytest
 from rich.console import Console
 from textual.app import App
 from textual.pilot import Pilot
+from textual.widget import Widget
 
 from tests.conftest import FIXTURES
 from tui_course.content.course import load_course
@@ -88,6 +89,29 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 
             return True
         await pilot.pause(0.01)
     return condition()
+
+
+def laid_out(view: Widget) -> bool:
+    """Every block of the open lesson has been given its size (Markdown lays out over
+    several refreshes)."""
+    return bool(view.children) and all(
+        isinstance(block, Widget) and block.virtual_region.height > 0 for block in view.children
+    )
+
+
+async def palette_offers(pilot: Pilot[Any], text: str) -> bool:
+    """The command palette's search has run and its highlighted entry mentions `text`
+    (Enter before that runs whatever was highlighted, or nothing)."""
+    from textual.command import CommandList
+
+    def found() -> bool:
+        hits = pilot.app.screen.query(CommandList)
+        if not hits or hits.first().highlighted is None:
+            return False
+        first = hits.first()
+        return text in str(first.get_option_at_index(first.highlighted or 0).prompt)
+
+    return await until(pilot, found)
 
 
 async def shown(pilot: Pilot[Any]) -> str:

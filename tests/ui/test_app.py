@@ -8,7 +8,17 @@ from pathlib import Path
 import pytest
 from textual.widgets import Markdown, Static
 
-from tests.ui.conftest import lab, lesson, notices, quiz, running, shown, ui_course
+from tests.ui.conftest import (
+    lab,
+    lesson,
+    notices,
+    palette_offers,
+    quiz,
+    running,
+    shown,
+    ui_course,
+    until,
+)
 from tui_course.progress.store import DB_NAME
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import HelpScreen
@@ -161,7 +171,7 @@ async def test_palette_opens_any_lesson(build_app: Callable[..., CourseApp]) -> 
     async with running(app) as pilot:
         await pilot.press("ctrl+p")
         await pilot.press(*lesson("positions").title)
-        await pilot.pause(0.3)
+        assert await palette_offers(pilot, lesson("positions").title)
         await pilot.press("enter")
         await pilot.pause()
         assert app.current is not None and app.current.id == "positions"
@@ -178,7 +188,7 @@ async def test_resume_where_the_student_left(
         await pilot.press("q")
     again = build_app()
     async with running(again) as pilot:
-        await pilot.pause(0.2)
+        await until(pilot, lambda: again.query_one(LessonView).scroll_y == 12)
         assert again.current is not None and again.current.id == "attend"
         assert again.query_one(LessonView).scroll_y == 12
 
@@ -274,6 +284,7 @@ async def test_next_pressed_in_the_first_frame_is_not_lost(
     app = build_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")  # before the first lesson has been opened
-        for _ in range(100):
-            await pilot.pause(0.02)
+        # Once the start item has been opened, a lost "n" would leave the first item open.
+        await until(pilot, lambda: not app._start_opening and app.current is not None)
+        await pilot.pause()
         assert app.current is not None and app.current.id == ui_course().outline()[1].id

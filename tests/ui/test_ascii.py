@@ -6,8 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
-from tests.ui.conftest import running, shown
+from tests.ui.conftest import running, screen_text, shown, until
 from tui_course import cli
 from tui_course.terminal import ASCII_ENV
 from tui_course.ui.app import CourseApp
@@ -27,6 +28,18 @@ def not_ascii(text: str) -> list[str]:
     return [line for line in text.splitlines() if not line.isascii()]
 
 
+async def settled(pilot: Pilot[None], changed_from: str | None) -> None:
+    """The keys have had their effect (the screen differs from `changed_from`, when given)
+    and the screen is the same on two frames running."""
+    last = None
+    for _ in range(500):
+        await pilot.pause(0.01)
+        text = screen_text(pilot.app)
+        if text == last and text != changed_from:
+            return
+        last = text
+
+
 @pytest.mark.parametrize(("item_id", "keys"), SCREENS)
 @pytest.mark.parametrize("size", [(40, 12), (80, 24), (120, 30)])
 async def test_c_locale_draws_only_ascii(
@@ -39,8 +52,9 @@ async def test_c_locale_draws_only_ascii(
     monkeypatch.setenv("LANG", "C")
     app = build_app(item_id)
     async with running(app, size=size) as pilot:
+        before = await shown(pilot)
         await pilot.press(*keys)
-        await pilot.pause(0.1)
+        await settled(pilot, changed_from=before if keys else None)
         assert not_ascii(await shown(pilot)) == []
 
 
@@ -141,6 +155,6 @@ async def test_a_loading_figure_says_so_in_ascii(
     app = build_app("word-by-word")
     async with running(app, size=(80, 24)) as pilot:
         app.query_one(LessonView).loading = True  # what the real-model lab shows while it works
-        await pilot.pause(0.2)
+        await until(pilot, lambda: "Loading..." in screen_text(app))
         text = await shown(pilot)
         assert "Loading..." in text and not_ascii(text) == []

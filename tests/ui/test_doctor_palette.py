@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.ui.conftest import running
+from tests.ui.conftest import palette_offers, running
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.doctor import DoctorScreen
 
@@ -17,7 +17,7 @@ async def test_the_palette_runs_doctor_and_esc_closes_it(
     async with running(app) as pilot:
         await pilot.press("ctrl+p")
         await pilot.press(*"Doctor")
-        await pilot.pause(0.3)
+        assert await palette_offers(pilot, "Doctor")
         await pilot.press("enter")
         for _ in range(100):
             if isinstance(app.screen, DoctorScreen):

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from tests.ui.conftest import running, shown
+from tests.ui.conftest import running, shown, until
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import (
     HelpScreen,
@@ -163,7 +163,11 @@ async def test_resizing_the_terminal_changes_the_columns(
         screen = await open_help(pilot)
         for size, columns in (((40, 12), 1), ((130, 30), 3), ((80, 24), 2)):
             await pilot.resize_terminal(*size)
-            await pilot.pause(0.1)
+
+            def laid_out_in(wanted: int = columns) -> bool:
+                return screen.columns == wanted and len(screen.query(".help-column")) == wanted
+
+            await until(pilot, laid_out_in)
             assert screen.columns == columns
             assert len(screen.query(".help-column")) == columns
             assert screen.query_one("#help-box").has_focus  # the keys still scroll it

@@ -22,7 +22,7 @@ from textual.widgets import Input, Markdown, OptionList
 
 from tests.conftest import REPO
 from tests.fixtures.hostile_corpus import MARKUP_QUIZ_TITLE, write_hostile_course
-from tests.ui.conftest import notices, shown
+from tests.ui.conftest import notices, shown, until
 from tui_course.content.models import Quiz
 from tui_course.ui.app import CourseApp, Settings, make_app
 from tui_course.ui.screens.help import HelpScreen
@@ -45,6 +45,13 @@ async def running(app: CourseApp, size: tuple[int, int]) -> AsyncIterator[Pilot[
             await pilot.pause(0.01)
         await pilot.pause()
         yield pilot
+
+
+async def searched(pilot: Pilot[None]) -> None:
+    """The palette's search for what was just typed has finished (it runs in a worker)."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 def assert_inert(text: str) -> None:
@@ -139,10 +146,10 @@ async def test_the_palette_shows_titles_as_text_and_runs_no_action(
     app = make_app(Settings(hostile_root, tmp_path / "data"))
     async with running(app, size=(120, 30)) as pilot:
         await pilot.press("ctrl+p")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"click")
-        await pilot.pause(0.5)
+        await searched(pilot)
         options = app.screen.query_one(OptionList)
         prompts = [options.get_option_at_index(i).prompt for i in range(options.option_count)]
         plain = [p.plain if isinstance(p, Content) else str(p) for p in prompts]
@@ -157,13 +164,18 @@ async def test_the_palette_shows_titles_as_text_and_runs_no_action(
         for _ in range(5):
             await pilot.press("backspace")
         await pilot.press(*"[/]\\[")
-        await pilot.pause(0.5)
+        await searched(pilot)
         assert app.is_running and isinstance(app.screen, CommandPalette)
         await pilot.press(*("backspace" for _ in range(4)), *"click")
-        await pilot.pause(0.5)
+        await searched(pilot)
+        options = app.screen.query_one(OptionList)
+        first = str(options.get_option_at_index(0).prompt)
         # Clicking the text that says @click=app.quit opens the item; it does not quit.
         await pilot.click(OptionList, offset=(5, 0))
-        await pilot.pause(0.3)
+        await until(
+            pilot,
+            lambda: not app.is_running or (app.current is not None and app.current.title in first),
+        )
         assert app.is_running and app.return_code is None
         assert app.current is not None
 
@@ -193,7 +205,7 @@ async def test_hostile_text_typed_or_pasted_into_the_attention_lab(
         box.value = ""
         pasted = "the [@click=app.quit]cat \x1b]0;x\x07 sat \u202eon [/] 注意力 🤖"
         app.post_message(events.Paste(pasted))  # as the terminal delivers a paste
-        await pilot.pause(0.3)
+        await until(pilot, lambda: box.value != "")
         assert box.value == "the [@click=app.quit]cat ]0;x sat on [/] 注意力 🤖"
         await pilot.press("enter")
         text = await shown(pilot)

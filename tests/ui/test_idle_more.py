@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from tests.ui.conftest import frames_while_idle, running
+from tests.ui.conftest import frames_while_idle, running, until
 from tests.ui.test_real_model_lab import (  # noqa: F401 (fixtures)
     needs_real,
     no_hub_cache,
@@ -27,7 +27,11 @@ async def test_idle_after_resizing(build_app: Callable[..., CourseApp], item_id:
     async with running(app, size=(200, 60)) as pilot:
         for size in ((80, 24), (40, 12), (200, 60), (80, 24)):
             await pilot.resize_terminal(*size)
-            await pilot.pause(0.1)
+
+            def resized(wanted: tuple[int, int] = size) -> bool:
+                return tuple(app.screen.size) == wanted
+
+            await until(pilot, resized)
         assert await frames_while_idle(pilot) == 0
 
 

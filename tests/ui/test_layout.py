@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual.containers import ScrollableContainer
+from textual.widget import Widget
 from textual.widgets import Input
 from textual.widgets._markdown import MarkdownFence
 
-from tests.ui.conftest import quiz, running, shown, until
+from tests.ui.conftest import laid_out, quiz, running, shown, until
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.heatmap_view import HeatmapView
@@ -65,13 +66,17 @@ async def test_narrowing_the_terminal_moves_focus_off_the_hidden_outline(
     async with running(app, size=(120, 30)) as pilot:
         app.query_one(Outline).focus()
         await pilot.resize_terminal(80, 24)
-        await pilot.pause(0.1)
+        await until(
+            pilot,
+            lambda: not app.query_one(Outline).display and app.query_one(LessonView).has_focus,
+        )
         assert not app.query_one(Outline).display
         assert app.query_one(LessonView).has_focus
         await pilot.press("o")  # the overlay, then wide again: it sits beside, and stays put
         await pilot.resize_terminal(120, 30)
+        await until(pilot, lambda: app.query_one(Outline).display and not app.overlay_open)
         await pilot.resize_terminal(80, 24)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: app.size.width == 80 and not app.query_one(Outline).display)
         assert not app.query_one(Outline).display
 
 
@@ -81,7 +86,8 @@ async def test_every_lesson_figure_fits_at_80x24(build_app: Callable[..., Course
         cut: list[str] = []
         for lesson in app.course.lessons:
             await app.open_item(lesson.id)
-            await pilot.pause(0.1)
+            await until(pilot, lambda: laid_out(app.query_one(LessonView)))
+            await pilot.pause()
             for node in app.query_one(LessonView).query("*"):
                 scrolls = isinstance(node, ScrollableContainer | MarkdownFence)
                 if scrolls and not isinstance(node, Input) and node.max_scroll_x > 0:
@@ -97,11 +103,11 @@ async def test_a_figure_too_wide_for_40_columns_says_it_scrolls(
     app = build_app("heads")
     async with running(app, size=(40, 12)) as pilot:
         figure = app.query_one(Figure)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: figure.border_subtitle == SCROLLS_SIDEWAYS)
         assert figure.max_scroll_x > 0
         assert figure.border_subtitle == SCROLLS_SIDEWAYS
         await pilot.resize_terminal(120, 30)
-        await pilot.pause(0.2)
+        await until(pilot, lambda: figure.max_scroll_x == 0 and figure.border_subtitle == "")
         assert figure.max_scroll_x == 0 and figure.border_subtitle == ""
 
 
@@ -141,8 +147,16 @@ async def test_focusing_a_tall_figure_shows_its_top(build_app: Callable[..., Cou
     app = build_app("attend")
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("tab")
-        await pilot.pause(0.1)
         view = app.query_one(AttentionView)
+        lesson_y = app.query_one(LessonView).region.y
+        await until(
+            pilot,
+            lambda: (
+                view.has_focus
+                and isinstance(view.parent, Widget)
+                and view.parent.region.y == lesson_y
+            ),
+        )
         assert view.has_focus
         frame = view.parent
         assert frame is not None and frame.region.y == app.query_one(LessonView).region.y
@@ -192,14 +206,15 @@ async def test_training_form_stacks_its_fields_at_40_columns(
 ) -> None:
     app = build_app("training-lab")
     async with running(app, size=(40, 24)) as pilot:
-        await pilot.pause(0.1)
+        await until(pilot, lambda: bool(app.query("#train-batch_size")))
         digits, epochs, batch = (
             app.query_one(f"#train-{name}") for name in ("length", "epochs", "batch_size")
         )
+        await until(pilot, lambda: digits.region.y == epochs.region.y < batch.region.y)
         assert digits.region.y == epochs.region.y < batch.region.y  # two to a row
         assert digits.region.width >= 15
         await pilot.resize_terminal(80, 24)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: digits.region.y == batch.region.y)
         assert digits.region.y == batch.region.y  # one row when there is room
 
 
@@ -222,11 +237,11 @@ async def test_widening_puts_the_overlay_away_at_once(build_app: Callable[..., C
         await pilot.press("o")
         assert app.overlay_open
         await pilot.resize_terminal(200, 60)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: app.query_one(LessonView).region.x == 30)
         assert not app.overlay_open
         assert app.query_one(Outline).region.x == 0 and app.query_one(LessonView).region.x == 30
         await pilot.resize_terminal(80, 24)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: app.size.width == 80 and not app.query_one(Outline).display)
         assert not app.overlay_open and not app.query_one(Outline).display
 
 

@@ -32,10 +32,12 @@ app = make_app(Settings(Path(sys.argv[3]), data, None))
 async def main() -> str:
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(200):
-            if app.current is not None and app.current.id == sys.argv[2]:
+            if not app._start_opening and app.current is not None:
                 break
             await pilot.pause(0.05)
-        await pilot.pause(0.3)
+        # what runs after the first item opens (the lessons' block check) has run too
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         return app.current.id if app.current else ""
 
 opened = asyncio.run(main())

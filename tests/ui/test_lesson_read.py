@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.ui.conftest import running
+from tests.ui.conftest import laid_out, running, until
 from tui_course.ui.app import CourseApp
+from tui_course.ui.widgets.lesson_view import LessonView
 
 
 def _short_course(root: Path) -> Path:
@@ -26,11 +27,24 @@ async def test_short_lesson_is_read_once_shown_long_one_only_at_its_end(
 ) -> None:
     app = build_app("short", content=_short_course(tmp_path / "content"))
     async with running(app) as pilot:
-        await pilot.pause(0.6)  # laid out, end on screen
+        view = app.query_one(LessonView)
+        await until(pilot, lambda: bool(app.store.lessons_done()))  # laid out, end on screen
         assert app.store.lessons_done() == {"short"}
         await pilot.press("n")
-        await pilot.pause(0.6)
+        await until(
+            pilot,
+            lambda: view.lesson is not None and view.lesson.id == "long" and laid_out(view),
+        )
         assert app.current is not None and app.current.id == "long"
+        view._check_finished()  # what its 0.3 s timer does: shown, not at its end
+        await pilot.pause()
+        assert app.store.lessons_done() == {"short"}
         await pilot.press("p")  # walking away is not reading
-        await pilot.pause(0.3)
+        # The long lesson's end-check timer was set before the short one's, with the same
+        # delay, so once the short one has sent its finish the long one's check has run.
+        await until(
+            pilot,
+            lambda: view.lesson is not None and view.lesson.id == "short" and view._finished_sent,
+        )
+        assert view._finished_sent
         assert app.store.lessons_done() == {"short"}

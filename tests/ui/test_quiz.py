@@ -8,10 +8,11 @@ from pathlib import Path
 
 from textual.widgets import Input, Markdown
 
-from tests.ui.conftest import notices, quiz, running, shown
+from tests.ui.conftest import notices, quiz, running, shown, until
 from tui_course.content.models import REVIEW_ID
 from tui_course.content.session import Phase
 from tui_course.ui.app import CourseApp
+from tui_course.ui.widgets.notices import NoticeLines
 from tui_course.ui.widgets.outline import Outline
 from tui_course.ui.widgets.quiz_view import QuizView
 
@@ -352,7 +353,17 @@ async def test_review_with_nothing_due_says_so_and_opens_the_course(
 ) -> None:
     app = build_app(REVIEW_ID)
     async with running(app, notifications=True) as pilot:
-        await pilot.pause(0.2)
+        await until(
+            pilot,
+            lambda: (
+                app.current is not None
+                and any(
+                    "Nothing is due" in line
+                    for box in app.screen.query(NoticeLines)
+                    for line in box.lines
+                )
+            ),
+        )
         assert "Nothing is due for review right now." in await notices(pilot)
         assert app.current is not None and app.current.id == "word-by-word"
 

