@@ -165,7 +165,14 @@ async def test_resizing_the_terminal_changes_the_columns(
             await pilot.resize_terminal(*size)
 
             def laid_out_in(wanted: int = columns) -> bool:
-                return screen.columns == wanted and len(screen.query(".help-column")) == wanted
+                """Recomposed for the new width, and the new box given focus (a tick after)."""
+                box = screen.query("#help-box")
+                return (
+                    screen.columns == wanted
+                    and len(screen.query(".help-column")) == wanted
+                    and bool(box)
+                    and box.first().has_focus
+                )
 
             await until(pilot, laid_out_in)
             assert screen.columns == columns
