@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The suite runs in four workers (pytest -n 4, README): tests that act as the real
     Unix test users all go to one worker (--dist loadgroup), since each worker makes those

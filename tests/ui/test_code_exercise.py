@@ -314,8 +314,13 @@ async def test_the_check_key_is_in_the_footer_and_in_help_while_typing(
     app = build_app("code", content=COURSE)
     async with running(app, size=(100, 30)) as pilot:
         await open_exercise(pilot)
-        footer = screen_text(app).splitlines()[-1]
-        assert "^r Check" in footer and "^n Reset" in footer
+
+        def footer() -> str:
+            return screen_text(app).splitlines()[-1]
+
+        # the footer draws the editor's keys in the frame after the editor takes focus
+        await until(pilot, lambda: "^r Check" in footer())
+        assert "^r Check" in footer() and "^n Reset" in footer()
         await pilot.press("f1")
         await pilot.pause()
         from tui_course.ui.screens.help import HelpScreen
@@ -345,6 +350,7 @@ async def test_editor_key_only_where_the_student_has_a_shell(
     app = build_app("code", content=COURSE)
     async with running(app, size=(120, 30)) as pilot:
         view = await open_exercise(pilot)
+        await until(pilot, lambda: "^r Check" in screen_text(app).splitlines()[-1])
         footer = screen_text(app).splitlines()[-1]
         assert ("^o $EDITOR" in footer) is not forced
         assert view.editor_allowed is not forced
