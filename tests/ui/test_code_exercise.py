@@ -51,7 +51,12 @@ async def open_exercise(pilot: Pilot[Any]) -> CodeExerciseView:
     app = pilot.app
     await until(pilot, lambda: bool(app.query(CodeExerciseView)))
     view = app.query_one(CodeExerciseView)
-    await until(pilot, lambda: view.state is not None and view.editor.has_focus)
+    # keys count from the frame after the editor shows with the focus (earlier ones are
+    # dropped by design: they were meant for the quiz)
+    await until(
+        pilot,
+        lambda: view.state is not None and view.editor.has_focus and view.editor.taking_keys,
+    )
     return view
 
 
