@@ -119,6 +119,32 @@ async def test_typing_and_checking_puts_the_verdict_and_the_solution_on_screen(
         assert render_quiz.keys(quiz.run) == ["Esc, then Enter or Right: next question"]
 
 
+async def test_the_verdict_lays_itself_out_again_when_the_screen_resizes(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """Side by side where the two arrays fit, stacked once the screen is narrower: the
+    verdict is a renderable worded for the width it gets, not text wrapped at one width."""
+
+    def side_by_side() -> bool:
+        lines = screen_text(app).splitlines()
+        assert any("expected result" in line for line in lines)
+        return any("your result" in line and "expected result" in line for line in lines)
+
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(80, 40)) as pilot:
+        view = await open_exercise(pilot)
+        await write_solution(pilot, view, "def double(x):\n    return 3 * x\n")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: checked(view))
+        await pilot.pause()
+        assert side_by_side()
+        await pilot.resize_terminal(44, 40)
+        await until(pilot, lambda: not side_by_side())
+        assert max(len(line.rstrip()) for line in screen_text(app).splitlines()) <= 44
+        await pilot.resize_terminal(80, 40)
+        await until(pilot, side_by_side)
+
+
 async def test_enter_keeps_the_indentation_and_adds_a_level_after_a_colon(
     build_app: Callable[..., CourseApp],
 ) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -44,7 +45,8 @@ CHECK_LIMITS: Limits | None = None
 SAVE_DELAY = 0.4  # seconds of quiet typing before the draft is written
 
 Checker = Callable[[str], Judged]  # blocking: runs the code, returns the verdict
-Describe = Callable[[Any, int], str]  # a verdict as plain text at a width (render/code.py)
+# A verdict as a renderable that words itself for the width it gets (render/code.py)
+Describe = Callable[[Any], RenderableType]
 
 
 class CodeExerciseView(Vertical, can_focus=True):
@@ -174,16 +176,11 @@ class CodeExerciseView(Vertical, can_focus=True):
         widget.update(Text(clean(text)))
 
     def _show_verdict(self, state: CodeExercise) -> None:
-        """Worded for the width the view has: prose wrapped at 80 would wrap again on a
-        narrower screen, and the matrices pick side by side or stacked from it."""
-        width = self.content_size.width or 80
-        self._show(
-            ".code-verdict", "" if state.verdict is None else self._describe(state.verdict, width)
-        )
-
-    def on_resize(self) -> None:
-        if self.state is not None and self.state.verdict is not None:
-            self._show_verdict(self.state)
+        """The verdict's renderable lays itself out at the width it gets, again on a resize
+        (prose rewrapped, the matrices side by side or stacked)."""
+        widget = self.query_one(".code-verdict", Static)
+        widget.set_class(state.verdict is None, "-empty")
+        widget.update("" if state.verdict is None else self._describe(state.verdict))
 
     def _verdict_into_view(self) -> None:
         self.query_one(".code-verdict").scroll_visible(animate=False)

@@ -35,7 +35,7 @@ class CodeExercises:
         return self._checker
 
     def view(self, question: Question, draft_key: tuple[str, int]) -> CodeExerciseView:
-        from tui_course.render.code import verdict_text
+        from tui_course.render.code import VerdictLines
         from tui_course.shell_access import editor_available
         from tui_course.ui.widgets.code_exercise import CodeExerciseView
 
@@ -49,7 +49,7 @@ class CodeExercises:
             draft_key=draft_key,
             data_dir=self.data_dir,
             checker=lambda code: checker.check(question, code),
-            describe=verdict_text,
+            describe=VerdictLines,
             warning=checker.warning,
             editor_allowed=editor_available(),
             classes="code-exercise",
