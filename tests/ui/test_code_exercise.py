@@ -55,7 +55,7 @@ async def open_exercise(pilot: Pilot[Any]) -> CodeExerciseView:
     # dropped by design: they were meant for the quiz)
     await until(
         pilot,
-        lambda: view.state is not None and view.editor.has_focus and view.editor.taking_keys,
+        lambda: view.has_editor and view.editor.has_focus and view.editor.taking_keys,
     )
     return view
 

@@ -46,6 +46,7 @@ class CodeExercise:
     closed: CodePhase | None = None  # PASSED or REVEALED once the quiz closed it
     confirming_reset: bool = False
     notice: str = ""  # one line: a key that did nothing and why, a problem saving
+    opening: bool = False  # the editor is still being built: keys pressed now are not typed
 
     @classmethod
     def open(
@@ -53,7 +54,7 @@ class CodeExercise:
     ) -> CodeExercise:
         """A question opened: its saved draft when there is one, else the starter."""
         text = starter if draft is None else draft
-        return cls(starter, solution, text, saved_draft=text, max_chars=max_chars)
+        return cls(starter, solution, text, saved_draft=text, max_chars=max_chars, opening=True)
 
     # what the view asks
 
@@ -108,6 +109,19 @@ class CodeExercise:
         if number != self.checking:
             return self
         return replace(self, checking=None, notice=f"The check could not run: {problem}")
+
+    def editor_ready(self) -> CodeExercise:
+        """The editor takes keys from now on."""
+        return replace(self, opening=False) if self.opening else self
+
+    def keys_not_typed(self, count: int) -> CodeExercise:
+        """Keys pressed while the editor was opening were dropped (a second Enter meant for
+        the quiz must not edit the code): said, so the student types them again."""
+        keys = "1 key" if count == 1 else f"{count} keys"
+        verb = "was" if count == 1 else "were"
+        return replace(
+            self, notice=f"The editor was still opening: {keys} pressed then {verb} not typed."
+        )
 
     def with_notice(self, notice: str) -> CodeExercise:
         return replace(self, notice=notice)
