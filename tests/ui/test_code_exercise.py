@@ -467,3 +467,16 @@ async def test_keys_pressed_while_the_editor_opens_are_said_not_typed_nor_taken_
         await until(pilot, lambda: view.editor.text == "y" + starter)
         await pilot.pause()
         assert "not typed" not in screen_text(app)
+
+
+async def test_the_sandbox_warning_shows_once_the_checker_has_started(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checker starts in a thread after the question shows; its warning still comes."""
+    from tui_course.code_check_service import CodeChecker
+
+    monkeypatch.setattr(CodeChecker, "warning", property(lambda self: "Checks are not boxed."))
+    app = build_app("write-double")
+    async with running(app, size=(80, 30)) as pilot:
+        await open_exercise(pilot)
+        await until(pilot, lambda: "Checks are not boxed." in screen_text(app))

@@ -99,7 +99,7 @@ class CodeExerciseView(Vertical, can_focus=True):
         data_dir: Path,
         checker: Checker,
         describe: Describe,
-        warning: str | None = None,
+        prepare: Callable[[], str | None] | None = None,
         editor_allowed: bool = False,
         name: str | None = None,
         id: str | None = None,
@@ -110,7 +110,7 @@ class CodeExerciseView(Vertical, can_focus=True):
         self.data_dir = data_dir
         self._checker = checker
         self._describe = describe
-        self._warning = warning
+        self._prepare = prepare
         self.editor_allowed = editor_allowed
         self._save_timer: Timer | None = None
         self._save_lock = threading.Lock()
@@ -136,7 +136,6 @@ class CodeExerciseView(Vertical, can_focus=True):
         yield Static(classes="code-solution -empty", markup=False)
 
     def on_mount(self) -> None:
-        self._show(".code-warning", self._warning or "")
         self.state = self._initial
 
     async def on_show(self) -> None:
@@ -153,6 +152,19 @@ class CodeExerciseView(Vertical, can_focus=True):
         await self.mount(editor, before=".code-status")
         if self._editor_wanted and (self.has_focus or self.app.focused is None):
             editor.focus()  # still here: the keys go to the code
+        if self._prepare is not None:
+            self._prepare_checks(self._prepare)
+
+    @work(thread=True, group="code-prepare")
+    def _prepare_checks(self, prepare: Callable[[], str | None]) -> None:
+        """The checker's start (its imports, the sandbox probe, a warm worker, the
+        reference's results) off the UI thread: none of it holds up the question."""
+        try:
+            warning = prepare()
+        except Exception as error:  # the machinery (or the quiz left meanwhile)
+            warning = f"The sandbox could not start: {str(error)[:200]}"
+        if self.is_mounted:
+            self.app.call_from_thread(self._show, ".code-warning", warning or "")
 
     def focus_editor(self) -> None:
         """The keys to the editor; while it is being built, to this view, which holds them
