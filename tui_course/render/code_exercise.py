@@ -28,6 +28,11 @@ def status_text(state: CodeExercise, ascii_only: bool = False) -> str:
     lines: list[str] = []
     if state.opening:
         lines.append(opening_text(ascii_only))
+    if state.not_typed:
+        keys, verb = (
+            ("1 key", "was") if state.not_typed == 1 else (f"{state.not_typed} keys", "were")
+        )
+        lines.append(f"The editor was still opening: {keys} pressed then {verb} not typed.")
     if state.notice:
         lines.append(state.notice)
     if state.phase is CodePhase.CHECKING:

@@ -47,6 +47,7 @@ class CodeExercise:
     confirming_reset: bool = False
     notice: str = ""  # one line: a key that did nothing and why, a problem saving
     opening: bool = False  # the editor is still being built: keys pressed now are not typed
+    not_typed: int = 0  # keys pressed while it was opening, said until the next check
 
     @classmethod
     def open(
@@ -96,7 +97,7 @@ class CodeExercise:
             return replace(self, notice=notice), None
         number = self.checks + 1
         return replace(
-            self, checking=number, checks=number, notice="", confirming_reset=False
+            self, checking=number, checks=number, notice="", confirming_reset=False, not_typed=0
         ), number
 
     def check_finished(self, number: int, code: str, verdict: Judged) -> CodeExercise:
@@ -116,12 +117,9 @@ class CodeExercise:
 
     def keys_not_typed(self, count: int) -> CodeExercise:
         """Keys pressed while the editor was opening were dropped (a second Enter meant for
-        the quiz must not edit the code): said, so the student types them again."""
-        keys = "1 key" if count == 1 else f"{count} keys"
-        verb = "was" if count == 1 else "were"
-        return replace(
-            self, notice=f"The editor was still opening: {keys} pressed then {verb} not typed."
-        )
+        the quiz must not edit the code): said, and kept said while the student types on
+        (a fast typist's next key would hide a notice), until the next check."""
+        return replace(self, not_typed=count)
 
     def with_notice(self, notice: str) -> CodeExercise:
         return replace(self, notice=notice)
