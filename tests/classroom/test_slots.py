@@ -24,7 +24,7 @@ from tui_course.classroom.config import load_site_config
 from tui_course.classroom.folder import init_class
 from tui_course.classroom.slots import STALE_SECONDS, TrainingSlots, training_slots
 from tui_course.training.protocol import Error, Started, Waiting, decode, encode, waiting_text
-from tui_course.training.runner import LEAVE_GRACE, TrainingRun
+from tui_course.training.runner import TrainingRun
 
 DRIVER = FIXTURES / "slot_driver.py"
 # The students of these tests are processes of one account: let it hold many runs (the
@@ -45,8 +45,10 @@ class Student:
         runs_per_user: int = SAME_ACCOUNT,
         user: str | None = None,
         max_seconds: float | None = None,
+        gate: Path | None = None,
     ) -> None:
         self.name = name
+        self.gate = gate  # a "held" run finishes once this file exists
         self.lines: queue.Queue[dict[str, Any]] = queue.Queue()
         self.seen: list[dict[str, Any]] = []
         env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -61,6 +63,7 @@ class Student:
                 str(tmp / f"{name}.log"),
                 str(runs_per_user),
                 *([] if max_seconds is None else [str(max_seconds)]),
+                *([] if gate is None else ["--gate", str(gate)]),
             ],
             stdout=subprocess.PIPE,
             text=True,
@@ -74,21 +77,34 @@ class Student:
         for line in self.process.stdout:
             self.lines.put(json.loads(line))
 
-    def until(self, kind: str, timeout: float = 20.0, **fields: object) -> dict[str, Any]:
-        """Wait for an event of `kind` (with these field values); keep everything seen."""
-        for line in self.seen:
-            if line["event"] == kind and all(line.get(k) == v for k, v in fields.items()):
-                return line
+    def until(
+        self, kind: str, timeout: float = 20.0, count: int = 1, **fields: object
+    ) -> dict[str, Any]:
+        """Wait for the `count`th event of `kind` (with these field values); keep everything
+        seen. Returns that event."""
+
+        def matches() -> list[dict[str, Any]]:
+            return [
+                line
+                for line in self.seen
+                if line["event"] == kind and all(line.get(k) == v for k, v in fields.items())
+            ]
+
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            self.seen.append(line)
-            if line["event"] == kind and all(line.get(k) == v for k, v in fields.items()):
-                return line
-        raise AssertionError(f"{self.name}: no {kind} {fields} within {timeout} s: {self.seen}")
+        while len(matches()) < count:
+            if time.monotonic() > deadline:
+                said = [line for line in self.seen if line["event"] != "look"]
+                raise AssertionError(
+                    f"{self.name}: no {kind} {fields} x{count} within {timeout} s: {said}"
+                )
+            with contextlib.suppress(queue.Empty):
+                self.seen.append(self.lines.get(timeout=0.1))
+        return matches()[count - 1]
+
+    def release(self) -> None:
+        """Let a "held" run finish."""
+        assert self.gate is not None
+        self.gate.touch()
 
     def kinds(self) -> list[str]:
         return [line["event"] for line in self.seen]
@@ -118,17 +134,28 @@ def students() -> Iterator[list[Student]]:
 def test_one_at_a_time_in_the_order_they_came(
     one_slot_class: Path, tmp_path: Path, students: list[Student]
 ) -> None:
-    ann = Student("ann", one_slot_class, "slow", tmp_path)
-    students.append(ann)
+    """Each run holds its slot until the test lets it finish, so who waits where does not
+    depend on how fast the machine is."""
+
+    def held(name: str) -> Student:
+        student = Student(name, one_slot_class, "held", tmp_path, gate=tmp_path / f"{name}.go")
+        students.append(student)
+        return student
+
+    ann = held("ann")
     ann.until("started")
-    bob = Student("bob", one_slot_class, "slow", tmp_path)
-    students.append(bob)
+    bob = held("bob")
     bob.until("waiting", position=1)
-    cat = Student("cat", one_slot_class, "slow", tmp_path)
-    students.append(cat)
+    cat = held("cat")
     cat.until("waiting", position=2)
+    ann.release()
+    bob.until("started")
+    cat.until("waiting", position=1)  # bob's ticket left the line when his run began
+    bob.release()
+    cat.until("started")
+    cat.release()
     for student in (ann, bob, cat):
-        student.until("end", timeout=60)
+        student.until("end")
         assert student.process.wait(10) == 0
     runs = [(s.until("started")["t"], s.until("done")["t"], s.name) for s in (ann, bob, cat)]
     assert [name for _, _, name in sorted(runs)] == ["ann", "bob", "cat"]  # the queue order
@@ -148,12 +175,16 @@ def test_kill_9_frees_the_slot_at_once(
     bob = Student("bob", one_slot_class, "ok", tmp_path)
     students.append(bob)
     bob.until("waiting", position=1)
-    time.sleep(0.5)
+    bob.until("look", count=3, taken=False)  # bob looked at the line three times, refused
     assert "started" not in bob.kinds()
     ann.process.kill()  # SIGKILL: no cleanup code runs in ann's process
-    killed = time.monotonic()
-    started = bob.until("started", timeout=10)
-    assert started["t"] - killed < 2.0  # one poll of the line, not a timeout
+    ann.process.wait()  # gone, and the kernel has dropped its locks
+    dead = time.monotonic()
+    bob.until("started")
+    looks = [line for line in bob.seen if line["event"] == "look"]
+    assert [line["taken"] for line in looks].count(True) == 1
+    # bob's first look after ann's death took the slot: no timeout, no stale-run wait
+    assert [line for line in looks if line["began"] > dead and not line["taken"]] == []
     bob.until("done")
 
 
@@ -196,23 +227,34 @@ def test_a_stopped_waiter_is_passed_over(
     bob.until("started", timeout=10)  # awake again, and the slot is free
 
 
-async def test_cancel_while_waiting_leaves_the_line(one_slot_class: Path, tmp_path: Path) -> None:
+def line_threads() -> set[threading.Thread]:
+    return {thread for thread in threading.enumerate() if thread.name == "training-slot"}
+
+
+async def test_cancel_while_waiting_leaves_the_line(
+    one_slot_class: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui_course.training.runner as runner
+
+    # A look every ten minutes: only the cancel itself can wake the waiting thread in time.
+    monkeypatch.setattr(runner, "SLOT_POLL", 600.0)
     slots = TrainingSlots(
         one_slot_class / "slots", one_slot_class / "queue", 1, runs_per_user=SAME_ACCOUNT
     )
     held = slots.try_take()  # another student is training
     assert held is not None
     log = tmp_path / "run.log"
+    earlier = line_threads()
     run = TrainingRun([sys.executable, str(FAKE), "ok", "--log", str(log)], log, slots=slots)
     events = run.events()
     first = await anext(events)
     assert first == Waiting(position=1, slots=1)
     assert slots.state().waiting == 1 and slots.state().in_use == 1
-    start = time.perf_counter()
     await run.cancel()
     rest = [event async for event in events]
     assert rest == [] and run.process is None  # no child was ever started
-    assert time.perf_counter() - start < 1.0
+    # the line thread woke at the cancel and ended within the run's grace, not at its next look
+    assert line_threads() - earlier == set()
     assert slots.state().waiting == 0
     assert [p.name[:4] for p in (one_slot_class / "queue").iterdir()] == ["run-"]  # held's
     held.release()
@@ -221,39 +263,50 @@ async def test_cancel_while_waiting_leaves_the_line(one_slot_class: Path, tmp_pa
 
 
 async def test_a_slow_class_folder_never_blocks_the_loop(tmp_path: Path) -> None:
-    """An NFS class folder that hangs for a second: the screen keeps drawing meanwhile."""
+    """An NFS class folder that hangs: the screen keeps drawing meanwhile, and a cancel
+    does not wait for the folder to answer."""
+    looking = threading.Event()
+    loop_ran = threading.Event()  # the event loop ticked while the lookup was stuck
+    answered: list[bool] = []
 
     def slow_lookup() -> None:
-        time.sleep(1.0)
+        looking.set()
+        answered.append(loop_ran.wait(30))  # stuck until the loop has ticked meanwhile
 
     log = tmp_path / "run.log"
     command = [sys.executable, str(FAKE), "ok", "--log", str(log)]
-    ticks = 0
 
     async def tick() -> None:
-        nonlocal ticks
-        while True:
-            ticks += 1
-            await asyncio.sleep(0.05)
+        ticks = 0
+        while ticks < 15:
+            await asyncio.sleep(0.01)
+            ticks += looking.is_set()
+        loop_ran.set()
 
     ticker = asyncio.create_task(tick())
     events = [event async for event in TrainingRun(command, log, find_slots=slow_lookup).events()]
     ticker.cancel()
-    assert ticks >= 15  # the loop ran all along the one-second lookup
+    assert answered == [True]  # the loop ticked 15 times while the lookup was stuck
     assert type(events[0]).__name__ == "Started" and type(events[-1]).__name__ == "Done"
 
+    stuck, answer, returned = threading.Event(), threading.Event(), threading.Event()
+
     def hung_lookup() -> None:
-        time.sleep(4.0)
+        stuck.set()
+        answer.wait(60)
+        returned.set()
 
     run = TrainingRun(command, log, find_slots=hung_lookup)
     events_of_cancelled = run.events()
     waiting = asyncio.create_task(anext(events_of_cancelled, None))
-    await asyncio.sleep(0.1)
-    start = time.perf_counter()
-    await run.cancel()
-    assert await waiting is None  # the run ends without starting a child...
-    assert time.perf_counter() - start < LEAVE_GRACE + 0.5  # ...not when the lookup returns
-    assert run.process is None
+    try:
+        assert await asyncio.to_thread(stuck.wait, 20)
+        await run.cancel()
+        assert await waiting is None  # the run ends without starting a child...
+        assert not returned.is_set()  # ...while the lookup still hangs
+        assert run.process is None
+    finally:
+        answer.set()  # the folder answers at last: the line thread ends
 
 
 async def test_run_takes_and_gives_back_its_slot(one_slot_class: Path, tmp_path: Path) -> None:

@@ -10,13 +10,17 @@ from typing import Any
 import pytest
 from rich.console import Console
 from textual.app import App
+from textual.containers import ScrollableContainer
 from textual.pilot import Pilot
 from textual.widget import Widget
+from textual.widgets import Input
+from textual.widgets._markdown import MarkdownFence
 
 from tests.conftest import FIXTURES
 from tui_course.content.course import load_course
 from tui_course.content.models import Course, Lab, Lesson, Quiz
 from tui_course.ui.app import CourseApp, Settings, make_app
+from tui_course.ui.widgets.heatmap_view import HeatmapView
 
 # The course the UI tests run on: small, written for the tests, with every block and
 # question kind (tests/ui/test_fixture_course.py keeps it so). The shipped course has one
@@ -97,6 +101,19 @@ def laid_out(view: Widget) -> bool:
     return bool(view.children) and all(
         isinstance(block, Widget) and block.virtual_region.height > 0 for block in view.children
     )
+
+
+def figures_cut(view: Widget) -> list[str]:
+    """What in `view` does not fit its width: a figure or code block that scrolls sideways
+    (a text box may), a heatmap showing only some of its columns."""
+    cut: list[str] = []
+    for node in view.query("*"):
+        scrolls = isinstance(node, ScrollableContainer | MarkdownFence)
+        if scrolls and not isinstance(node, Input) and node.max_scroll_x > 0:
+            cut.append(f"{type(node).__name__} {node.max_scroll_x} too wide")
+        if isinstance(node, HeatmapView) and "columns" in node.plain:
+            cut.append("heatmap shows only some columns")
+    return cut
 
 
 async def palette_offers(pilot: Pilot[Any], text: str) -> bool:

@@ -285,6 +285,6 @@ async def test_next_pressed_in_the_first_frame_is_not_lost(
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")  # before the first lesson has been opened
         # Once the start item has been opened, a lost "n" would leave the first item open.
-        await until(pilot, lambda: not app._start_opening and app.current is not None)
+        await until(pilot, lambda: app.started and app.current is not None)
         await pilot.pause()
         assert app.current is not None and app.current.id == ui_course().outline()[1].id

@@ -34,7 +34,7 @@ app = make_app(Settings(Path(sys.argv[3]), data, None))
 async def main() -> str:
     async with app.run_test(size=(100, 30)) as pilot:
         for _ in range(200):
-            if not app._start_opening and app.current is not None:
+            if app.started and app.current is not None:
                 break
             await pilot.pause(0.05)
         # what runs after the first item opens (the lessons' block check) has run too

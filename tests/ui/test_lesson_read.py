@@ -36,7 +36,7 @@ async def test_short_lesson_is_read_once_shown_long_one_only_at_its_end(
             lambda: view.lesson is not None and view.lesson.id == "long" and laid_out(view),
         )
         assert app.current is not None and app.current.id == "long"
-        view._check_finished()  # what its 0.3 s timer does: shown, not at its end
+        view.check_finished()  # what its 0.3 s timer does: shown, not at its end
         await pilot.pause()
         assert app.store.lessons_done() == {"short"}
         await pilot.press("p")  # walking away is not reading
@@ -44,7 +44,7 @@ async def test_short_lesson_is_read_once_shown_long_one_only_at_its_end(
         # delay, so once the short one has sent its finish the long one's check has run.
         await until(
             pilot,
-            lambda: view.lesson is not None and view.lesson.id == "short" and view._finished_sent,
+            lambda: view.lesson is not None and view.lesson.id == "short" and view.finish_reported,
         )
-        assert view._finished_sent
+        assert view.finish_reported
         assert app.store.lessons_done() == {"short"}

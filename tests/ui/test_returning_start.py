@@ -7,7 +7,9 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
+import pytest
 from textual.widgets._footer import FooterKey
 
 from tests.conftest import REPO
@@ -31,9 +33,15 @@ def parsed(app: CourseApp) -> set[str]:
     return {lesson.id for lesson in app.course.lessons if "segments" in vars(lesson)}
 
 
-async def test_lessons_that_passed_are_not_parsed_again(
-    build_app: Callable[..., CourseApp], tmp_path: Path
-) -> None:
+class FirstStart(NamedTuple):
+    content: Path  # a copy of the plain course, the test's to change
+    app: CourseApp  # the first start, ended
+    fingerprint: str  # of the lessons whose live blocks that start checked and saved
+
+
+@pytest.fixture
+async def first_start(build_app: Callable[..., CourseApp], tmp_path: Path) -> FirstStart:
+    """A first start that checked every lesson's live blocks and saved that they passed."""
     content = course_copy(tmp_path)
     first = build_app(content=content)
     fingerprint = lessons_fingerprint(first.course.lessons)
@@ -41,7 +49,14 @@ async def test_lessons_that_passed_are_not_parsed_again(
         assert await until(
             pilot, lambda: first.store.get_setting(LESSON_BLOCKS_CHECKED) == fingerprint
         )
-        assert parsed(first) == {"attend", "positions"}
+    return FirstStart(content, first, fingerprint)
+
+
+async def test_lessons_that_passed_are_not_parsed_again(
+    build_app: Callable[..., CourseApp], first_start: FirstStart
+) -> None:
+    assert parsed(first_start.app) == {"attend", "positions"}
+    content = first_start.content
     again = build_app(content=content)
     async with running(again, size=(120, 30)) as pilot:
         await again.workers.wait_for_complete()
@@ -51,15 +66,9 @@ async def test_lessons_that_passed_are_not_parsed_again(
 
 
 async def test_a_lesson_broken_after_it_passed_is_reported_at_every_start(
-    build_app: Callable[..., CourseApp], tmp_path: Path
+    build_app: Callable[..., CourseApp], first_start: FirstStart
 ) -> None:
-    content = course_copy(tmp_path)
-    first = build_app(content=content)
-    fingerprint = lessons_fingerprint(first.course.lessons)
-    async with running(first) as pilot:
-        assert await until(
-            pilot, lambda: first.store.get_setting(LESSON_BLOCKS_CHECKED) == fingerprint
-        )
+    content = first_start.content
     lesson = content / "lessons" / "02-positions.md"
     lesson.write_text(lesson.read_text() + "\n```attentoin\nx = 1\n```\n")
     for _ in range(2):
@@ -71,7 +80,7 @@ async def test_a_lesson_broken_after_it_passed_is_reported_at_every_start(
 
             assert await until(pilot, reported)
             assert any("attentoin" in line for line in await notices(pilot))  # on screen
-            assert app.store.get_setting(LESSON_BLOCKS_CHECKED) == fingerprint  # the old one
+            assert app.store.get_setting(LESSON_BLOCKS_CHECKED) == first_start.fingerprint  # old
 
 
 async def test_the_footer_rebuilds_its_keys_only_when_they_change(

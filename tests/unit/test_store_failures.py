@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import REPO, cap_database_at_its_size, exclusive_lock, fill_disk, run_python
 from tui_course.cli import main
 from tui_course.paths import ensure_private_dir
+from tui_course.progress import store as store_module
 from tui_course.progress.store import (
     ANSWER_TIMEOUT_MS,
     DB_NAME,
@@ -151,15 +152,35 @@ def test_long_lock_while_running_never_freezes_for_long(data_dir: Path) -> None:
         assert len(store.lessons_done()) == 21
 
 
-def test_queued_writes_go_in_once_the_lock_ends(data_dir: Path) -> None:
+class FrozenClock:
+    """Stands in for the store's `time` module: its monotonic clock moves only when the
+    test moves it, so a retry interval is passed without waiting it out."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_queued_writes_go_in_once_the_lock_ends(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = FrozenClock()
+    monkeypatch.setattr(store_module, "time", clock)
     saved_store(data_dir)
     with ProgressStore(data_dir, interactive=True) as store:
         with exclusive_lock(data_dir / DB_NAME):
             store.set_setting("last_opened", "first")
             store.set_setting("last_opened", "second")
-        time.sleep(RETRY_SECONDS)
-        store.mark_lesson_opened("next")  # the next write retries the queue first, in order
+        clock.now += RETRY_SECONDS / 2
+        store.mark_lesson_opened("next")  # too soon to retry: queued behind the two
+        assert store.get_setting("last_opened") == "quiz"
+        assert "next" not in store.lesson_activity()
+        clock.now += RETRY_SECONDS / 2
+        store.mark_lesson_opened("later")  # the next write retries the queue first, in order
         assert store.get_setting("last_opened") == "second"
+        assert {"next", "later"} <= store.lesson_activity().keys()
         assert store.problem is None
 
 

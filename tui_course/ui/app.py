@@ -244,6 +244,12 @@ class CourseApp(App[None]):
         if self.focused is None and not self._start_quiz_pending():
             (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
 
+    @property
+    def started(self) -> bool:
+        """The start item has been opened (or could not be) and the footer released: what
+        a caller waiting for the first screen (a test, a script) waits for."""
+        return not self._start_opening
+
     def _start_quiz_pending(self) -> bool:
         """The start item is a quiz not open yet. It focuses its own answer box when it
         opens: focusing another pane before would restyle every node and rebuild the

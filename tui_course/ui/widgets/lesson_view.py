@@ -94,7 +94,7 @@ class LessonView(VerticalScroll):
         self.watch_virtual_size()
         # A lesson shorter than the screen never scrolls: its end is on screen once laid out.
         shown = lesson
-        self.set_timer(0.3, lambda: self._check_finished() if self.lesson is shown else None)
+        self.set_timer(0.3, lambda: self.check_finished() if self.lesson is shown else None)
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         """Show where a link points, as text the student can copy; jump to #anchors."""
@@ -129,7 +129,7 @@ class LessonView(VerticalScroll):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
-        self._check_finished()
+        self.check_finished()
 
     def _end_laid_out_on_screen(self) -> bool:
         """A short lesson's end is on screen once its last block has been laid out
@@ -139,7 +139,14 @@ class LessonView(VerticalScroll):
         last = self.children[-1]
         return last.region.height > 0 and last.virtual_region.bottom <= self.size.height
 
-    def _check_finished(self) -> None:
+    @property
+    def finish_reported(self) -> bool:
+        """LessonFinished has been posted for the lesson on show (once per showing)."""
+        return self._finished_sent
+
+    def check_finished(self) -> None:
+        """Post LessonFinished once the lesson's end is on screen; run by a timer after it is
+        shown and on every scroll."""
         if self.lesson is None or self._finished_sent:
             return
         if self.max_scroll_y > 0:
