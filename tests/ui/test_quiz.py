@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Input, Markdown, Static
 
-from tests.ui.conftest import notices, quiz, running, shown, until
+from tests.ui.conftest import notices, quiz, running, screen_text, shown, until
 from tui_course.content.models import REVIEW_ID
 from tui_course.content.session import Phase
 from tui_course.ui.app import CourseApp
@@ -75,6 +75,20 @@ async def test_intro_comes_before_question_one(build_app: Callable[..., CourseAp
         assert "Enter: start" in text and "Question 1" not in text
         await pilot.press("2")  # an option key does nothing on the intro
         assert stored(app, "first-check") == []
+        await pilot.press("enter")
+        assert "Question 1 of 3" in await quiz_text(pilot)
+
+
+async def test_a_small_screen_shows_how_to_start_on_the_intro(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """At 40x12 the intro's text fills the screen and the footer has room only for q, f1
+    and o: the title line says how to start."""
+    app = build_app("first-check")
+    async with running(app, size=(40, 12)) as pilot:
+        assert await until(pilot, lambda: "Quit" in screen_text(app))
+        shown = " ".join(screen_text(app).split())
+        assert "Enter to start" in shown
         await pilot.press("enter")
         assert "Question 1 of 3" in await quiz_text(pilot)
 

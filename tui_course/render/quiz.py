@@ -59,7 +59,8 @@ class OptionLine:
 def title(run: QuizRun) -> str:
     session = run.session
     if run.phase is Phase.INTRO:
-        return f"{session.quiz.title} | {len(session.order)} questions"
+        # How to start, in the first line: on a small screen the keys below are cut off.
+        return f"{session.quiz.title} | {len(session.order)} questions | Enter to start"
     if run.phase is Phase.FINISHED:
         return f"Finished | {session.quiz.title}"
     position = f"Question {session.position + 1} of {len(session.order)}"
