@@ -86,12 +86,16 @@ class Study:
         thread of its own: never on the caller's (a key is an expression from a content
         file, and the UI thread must keep drawing), and never for a quiz not asked for
         (a returning student's finished quiz loads no NumPy). Asked again, or twice at
-        once, a quiz's keys come from the first computation."""
+        once, a quiz's keys come from the first computation; a quiz with nothing to compute
+        has them at once (the future is done on return)."""
         wanted = list(self.course.quizzes if quizzes is None else quizzes)
         with self._keys_lock:
             missing = [quiz for quiz in wanted if quiz.id not in self._keys]
             for quiz in missing:
                 self._keys[quiz.id] = Future()
+                if not needs_expressions(quiz):  # nothing to compute: no thread to wait on
+                    self._keys[quiz.id].set_result(tuple(quiz.questions))
+            missing = [quiz for quiz in missing if not self._keys[quiz.id].done()]
             futures = {quiz.id: self._keys[quiz.id] for quiz in wanted}
         if missing:
             threading.Thread(

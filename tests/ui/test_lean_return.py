@@ -1,4 +1,6 @@
-"""A returning student starts as lean as a new one: no NumPy before a figure needs it."""
+"""A returning student starts as lean as a new one: no NumPy before a figure needs it, no
+Markdown view before content Markdown shows (a finished quiz's summary is the app's own
+text)."""
 
 from __future__ import annotations
 
@@ -41,7 +43,8 @@ async def main() -> str:
         return app.current.id if app.current else ""
 
 opened = asyncio.run(main())
-print(json.dumps({"opened": opened, "numpy": "numpy" in sys.modules}))
+markdown_view = "textual.widgets._markdown" in sys.modules
+print(json.dumps({"opened": opened, "numpy": "numpy" in sys.modules, "markdown": markdown_view}))
 """
 
 
@@ -59,10 +62,18 @@ def first_screen(tmp_path: Path, item: str) -> dict[str, object]:
 
 def test_coming_back_to_a_finished_quiz_loads_no_numpy(tmp_path: Path) -> None:
     assert not any(question.answer_from for question in quiz("first-check").questions)
-    assert first_screen(tmp_path, "first-check") == {"opened": "first-check", "numpy": False}
+    assert first_screen(tmp_path, "first-check") == {
+        "opened": "first-check",
+        "numpy": False,
+        "markdown": False,
+    }
 
 
 def test_a_quiz_with_computed_keys_still_gets_them(tmp_path: Path) -> None:
     # by-hand has answer_from keys: opening it is what loads the maths
     assert any(question.answer_from for question in quiz("by-hand").questions)
-    assert first_screen(tmp_path, "by-hand") == {"opened": "by-hand", "numpy": True}
+    assert first_screen(tmp_path, "by-hand") == {
+        "opened": "by-hand",
+        "numpy": True,
+        "markdown": True,  # its intro is content Markdown
+    }

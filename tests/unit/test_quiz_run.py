@@ -106,8 +106,12 @@ def test_the_summary_lists_the_misses_and_what_the_store_adds() -> None:
         run = run.saved(record).advanced()
     assert run.phase is Phase.FINISHED and run.at_end
     summed = run.finished(mastered=2, first_try_score=None)
-    text = render.prompt(summed)
-    assert text.startswith("**First-try score: 0 of 3.**")
+    assert render.prompt(summed) == ""  # the summary is text, not Markdown
+    summary = render.summary(summed)
+    text = summary.plain
+    assert text.startswith("First-try score: 0 of 3. Right in the end")
+    bold = [text[span.start : span.end] for span in summary.spans if span.style == "bold"]
+    assert bold == ["First-try score: 0 of 3."]
     assert "Since then (going again or in review): 2 of 3" in text
     assert "- 1. p" in text and render.keys(summed)[0] == "r: the 3 missed again"
     retry = summed.again()
@@ -119,3 +123,23 @@ def test_the_pass_key_stays_with_every_change_of_one_pass() -> None:
     run = started()
     after = submit(run.pick(2)).advanced().pick(1)
     assert after.pass_key is run.pass_key
+
+
+def test_a_missed_prompt_is_quoted_by_its_words_without_its_markdown() -> None:
+    """The summary is text: a prompt's Markdown is read, not shown as marks, and nothing in
+    it becomes markup."""
+    marked = Question(
+        kind=Kind.TEXT,
+        prompt="What does `softmax` give **each** row of [b]scores[/b]? <eos> " + "word " * 30,
+        explanation="e",
+        answer="weights",
+        line=1,
+    )
+    quiz = Quiz("m", "M", "m.toml", (marked,))
+    run = QuizRun.of(QuizSession.start(quiz, quiz.questions, clock=lambda: 0.0)).begin()
+    record = run.skip_record()
+    assert isinstance(record, AttemptRecord)
+    summary = render.summary(run.saved(record).advanced().finished(None, None)).plain
+    listed = summary.split("\n")[-1]
+    assert listed.startswith("- 1. What does softmax give each row of [b]scores[/b]? <eos>")
+    assert listed.endswith(" ...") and len(listed) <= len("- 1. ") + 60

@@ -104,11 +104,12 @@ def test_keys_are_computed_once_per_quiz_even_when_asked_for_twice_at_once(
     assert not first.done()  # the caller's thread never computes
     gate.set()
     keys, every = first.result(timeout=10), second.result(timeout=10)
-    assert sorted(computed) == ["broken", "small", "sums"]  # each once
+    assert sorted(computed) == ["broken", "sums"]  # each once; small has nothing to compute
     assert keys["sums"] is every["sums"]
     assert set(every) == {"broken", "small", "sums"}
+    assert every["small"] == quiz(course, "small").questions
     again = study.answer_keys([quiz(course, "sums")]).result(timeout=10)
-    assert again["sums"] is keys["sums"] and len(computed) == 3
+    assert again["sums"] is keys["sums"] and len(computed) == 2
 
 
 def test_an_unexpected_failure_reaches_whoever_waits(
@@ -124,7 +125,23 @@ def test_an_unexpected_failure_reaches_whoever_waits(
     with pytest.raises(RuntimeError, match="no keys for"):
         study.answer_keys().result(timeout=10)  # never a future that hangs
     with pytest.raises(RuntimeError):
-        study.answer_keys([quiz(course, "small")]).result(timeout=10)
+        study.answer_keys([quiz(course, "sums")]).result(timeout=10)
+
+
+def test_a_quiz_with_nothing_to_compute_has_its_keys_at_once(
+    course: Course, store: ProgressStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No thread to wait on (a returning student's quiz opens in the frame it is asked
+    for), and the key computation is never run for it."""
+    import tui_course.study as study_module
+
+    def never(asked: Quiz) -> Any:
+        raise AssertionError(f"{asked.id} has nothing to compute")
+
+    monkeypatch.setattr(study_module, "quiz_keys", never)
+    small = quiz(course, "small")
+    keys = Study(course, store).answer_keys([small])
+    assert keys.done() and keys.result() == {"small": small.questions}
 
 
 def test_a_computed_key_holds_its_value(course: Course, store: ProgressStore) -> None:

@@ -11,10 +11,12 @@ another way (plain text, block counts) parses with it too, so all agree.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 
 def markdown_parser() -> MarkdownIt:
@@ -22,3 +24,49 @@ def markdown_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt  # on first use: not start-up work
 
     return MarkdownIt("gfm-like", {"html": False})
+
+
+@cache
+def reading_parser() -> MarkdownIt:
+    """The parser for Markdown read as plain text (line mode, a prompt's first words):
+    the app's own (raw HTML read as text, as the Markdown view shows it), with bare
+    addresses left as words."""
+    parser = markdown_parser()
+    parser.options["linkify"] = False
+    return parser.disable("linkify")
+
+
+def inline_text(children: list[Token] | None) -> str:
+    """An inline run as it reads: emphasis and code marks dropped, a link's address in
+    brackets after its words (never opened), an image by its description."""
+    out: list[str] = []
+    link: list[str] = []
+    for token in children or []:
+        kind = token.type
+        if kind in ("text", "code_inline", "html_inline"):
+            out.append(token.content)
+        elif kind == "softbreak":
+            out.append(" ")
+        elif kind == "hardbreak":
+            out.append("\n")
+        elif kind == "link_open":
+            link.append(str(token.attrs.get("href", "")))
+        elif kind == "link_close" and link:
+            href = link.pop()
+            if href and not href.startswith("#"):
+                out.append(f" ({href})")
+        elif kind == "image":
+            out.append(f"[image: {token.content or 'no description'}]")
+    return "".join(out)
+
+
+def plain_text(source: str) -> str:
+    """Markdown as one run of plain words (a prompt quoted in a sentence): its blocks'
+    text joined by spaces, code blocks included, no markup characters left."""
+    parts = []
+    for token in reading_parser().parse(source):
+        if token.type == "inline":
+            parts.append(inline_text(token.children))
+        elif token.type in ("fence", "code_block"):
+            parts.append(token.content)
+    return " ".join(" ".join(parts).split())

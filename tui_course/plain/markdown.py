@@ -3,53 +3,13 @@ parser family the app's Markdown view uses): no markup characters left to be rea
 
 from __future__ import annotations
 
-from functools import cache
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-    from markdown_it.token import Token
-
-
-@cache
-def _parser() -> MarkdownIt:
-    """The app's one parser (raw HTML read as text, as the Markdown view shows it), with
-    bare addresses left as words."""
-    from tui_course.content.markdown import markdown_parser
-
-    parser = markdown_parser()
-    parser.options["linkify"] = False
-    return parser.disable("linkify")
-
-
-def inline_text(children: list[Token] | None) -> str:
-    """An inline run as it reads: emphasis and code marks dropped, a link's address in
-    brackets after its words (never opened), an image by its description."""
-    out: list[str] = []
-    link: list[str] = []
-    for token in children or []:
-        kind = token.type
-        if kind in ("text", "code_inline", "html_inline"):
-            out.append(token.content)
-        elif kind == "softbreak":
-            out.append(" ")
-        elif kind == "hardbreak":
-            out.append("\n")
-        elif kind == "link_open":
-            link.append(str(token.attrs.get("href", "")))
-        elif kind == "link_close" and link:
-            href = link.pop()
-            if href and not href.startswith("#"):
-                out.append(f" ({href})")
-        elif kind == "image":
-            out.append(f"[image: {token.content or 'no description'}]")
-    return "".join(out)
+from tui_course.content.markdown import inline_text, reading_parser
 
 
 def markdown_lines(text: str) -> list[str]:
     """Paragraphs, headings, lists, quotes, code and tables, a blank line between blocks.
     A table is read row by row, each cell with its column's name."""
-    tokens = _parser().parse(text)
+    tokens = reading_parser().parse(text)
     lines: list[str] = []
     lists: list[list[int]] = []  # for each open list: [next number] (or [-1] for bullets)
     quote = 0

@@ -284,7 +284,8 @@ class PlainQuiz:
                 first_try = self.recorder.first_try_score(session.quiz.id, count)
         except Exception:  # a busy store: the pass's own summary still stands
             pass
-        self.say_markdown(words.summary(QuizRun.of(session).finished(mastered, first_try)))
+        summary = words.summary(QuizRun.of(session).finished(mastered, first_try))
+        self.console.say_all(summary.plain.split("\n"))
         if session.kind is PassKind.REVIEW:
             self.ask("Enter: go on")
             return None

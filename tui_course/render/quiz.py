@@ -1,7 +1,8 @@
 """What the quiz screen says, from a QuizRun: one function per part of the screen.
 
 Prompts, hints, feedback and explanations are Markdown sources (content, never markup);
-the rest is plain text. An empty string means the part takes no line at all.
+the rest is plain text (the summary a rich Text, for its bold score). An empty string
+means the part takes no line at all.
 """
 
 from __future__ import annotations
@@ -10,14 +11,18 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.text import Text
+
 from tui_course.content.grading import AnswerFormatError, expected_text, format_number
+from tui_course.content.markdown import plain_text
 from tui_course.content.models import Kind, Question
 from tui_course.content.session import Outcome, PassKind, Phase
 
 if TYPE_CHECKING:  # a view state is only read here: views import render, not back
     from tui_course.views.quiz import QuizRun
 
-# The summary is Markdown, a widget per line: 2,000 misses listed froze the app for 45 s.
+# Each miss listed costs a Markdown parse of its prompt: 2,000 listed in full (as
+# Markdown, a widget per line) froze the app for 45 s.
 MAX_LISTED_MISSES = 20
 
 KIND_NAMES = {
@@ -54,7 +59,8 @@ class OptionLine:
 def title(run: QuizRun) -> str:
     session = run.session
     if run.phase is Phase.INTRO:
-        return f"{session.quiz.title} | {len(session.order)} questions"
+        # How to start, in the first line: on a small screen the keys below are cut off.
+        return f"{session.quiz.title} | {len(session.order)} questions | Enter to start"
     if run.phase is Phase.FINISHED:
         return f"Finished | {session.quiz.title}"
     position = f"Question {session.position + 1} of {len(session.order)}"
@@ -67,13 +73,13 @@ def title(run: QuizRun) -> str:
 
 
 def prompt(run: QuizRun) -> str:
-    """Markdown: the intro, the question, or the summary of the pass."""
+    """Markdown: the intro or the question (none at the end: the summary is text)."""
     session = run.session
     if run.phase is Phase.INTRO:
         intro = session.quiz.intro or ""
         return f"{intro}\n\n{RULES}" if intro else RULES
     if run.phase is Phase.FINISHED:
-        return summary(run)
+        return ""
     return f"**{session.number}.** {run.question.prompt}"
 
 
@@ -203,38 +209,44 @@ def keys(run: QuizRun) -> list[str]:
     return shown
 
 
-def summary(run: QuizRun) -> str:
-    """Markdown: the end of a pass, its scores and the first misses."""
+def summary(run: QuizRun) -> Text:
+    """The end of a pass: its scores, then the first misses. The app's own words, drawn
+    as text (a returning student's first screen needs no Markdown parser); a missed
+    prompt is quoted by its first words, read from its Markdown as plain text."""
     session = run.session
     total = len(session.order)
-    lines: list[str] = []
+    text = Text()
+    sentences: list[str] = []
     if session.kind is PassKind.FIRST:
-        lines.append(
-            f"**First-try score: {session.first_try_count} of {total}.** "
+        text.append(f"First-try score: {session.first_try_count} of {total}.", style="bold")
+        sentences.append(
             f"Right in the end, without showing the answer: {session.right_count} of {total}."
         )
         if run.mastered is not None and run.mastered > session.right_count:
-            lines.append(
+            sentences.append(
                 f"Since then (going again or in review): {run.mastered} of {total} "
                 "right without showing the answer."
             )
     else:
-        lines.append(f"This time: {session.right_count} of {total} right.")
+        text.append(f"This time: {session.right_count} of {total} right.")
         if session.kind is PassKind.REVIEW:
-            lines.append(
+            sentences.append(
                 "Each question comes back later: sooner if you missed it, "
                 "later and later as you get it right."
             )
         if session.kind is PassKind.RETRY and run.first_try_score is not None:
             count = len(session.questions)
-            lines.append(f"Your first-try score stays {run.first_try_score} of {count}.")
+            sentences.append(f"Your first-try score stays {run.first_try_score} of {count}.")
+    for sentence in sentences:
+        text.append(f" {sentence}")
     if session.missed and session.kind is not PassKind.REVIEW:
-        lines += ["", "Not right on the first try:", ""]
+        text.append("\n\nNot right on the first try:\n")
         for index in session.missed[:MAX_LISTED_MISSES]:
-            lines.append(f"- {index + 1}. {first_words(session.questions[index].prompt)}")
+            prompt = plain_text(session.questions[index].prompt)
+            text.append(f"\n- {index + 1}. {first_words(prompt)}")
         if len(session.missed) > MAX_LISTED_MISSES:
-            lines.append(f"- ... and {len(session.missed) - MAX_LISTED_MISSES} more")
-    return "\n".join(lines)
+            text.append(f"\n- ... and {len(session.missed) - MAX_LISTED_MISSES} more")
+    return text
 
 
 def first_words(text: str, width: int = 60) -> str:

@@ -238,6 +238,10 @@ class CourseApp(App[None]):
         self._start_id = item.id
         if isinstance(item, Quiz):  # its keys, not those of the pane before it, come first
             self.query_one(CourseFooter).hold()
+            # Before the first frame: a quiz's first screen is text (no Markdown, no NumPy
+            # unless its keys are computed), and one frame costs less than two.
+            self.call_next(self._open_start, self.settings.open_id is not None)
+            return
         self.call_after_refresh(self._open_start, self.settings.open_id is not None)
 
     def _first_focus(self) -> None:
@@ -322,7 +326,10 @@ class CourseApp(App[None]):
             return
         session: QuizSession | None = None
         if isinstance(item, Quiz):
-            await asyncio.wrap_future(self.study.answer_keys([item]))  # in a thread
+            keys = self.study.answer_keys([item])  # computed in a thread, if at all
+            if not keys.done():
+                await asyncio.wrap_future(keys)
+            keys.result()  # what computing them raised, raised here
             try:  # where the student stands in it is read from the store
                 session = self.study.quiz_session(item)
             except ContentError as error:
@@ -335,7 +342,8 @@ class CourseApp(App[None]):
         self._remember_position()
         self.current = item
         tabs_before = self.tabs_pressed  # opening a lesson can take seconds on a busy server
-        self.store.set_setting(LAST_OPENED, item.id)
+        if self.store.get_setting(LAST_OPENED) != item.id:  # as a returning student left it
+            self.store.set_setting(LAST_OPENED, item.id)
         self.query_one(Outline).select_id(item.id)
         switcher = self.query_one(ContentSwitcher)
         target: Widget

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import var
-from textual.widgets import Input, Markdown, Static
+from textual.widgets import Input, Static
 
 from tui_course.content.grading import Verdict
 from tui_course.content.markdown import markdown_parser
@@ -42,12 +42,20 @@ from tui_course.ui.widgets.text_box import TextBox
 from tui_course.views.quiz import QuizRun
 
 if TYPE_CHECKING:
+    from textual.widgets import Markdown
+
     from tui_course.ui.widgets.code_exercise import CodeExerciseView
     from tui_course.ui.widgets.code_exercises import CodeExercises
 
 ENTER_TOOLTIP = "Start; submit; after the answer, go on"
 ENTER_LABELS = (("intro", "Start"), ("asking", "Submit"), ("closed", "Next question"))
 RIGHT_TOOLTIP = "Next question (skips an unanswered one)"
+# The Markdown parts, each made when it first has text and placed after the part named.
+MARKDOWN_PLACES = {
+    "quiz-prompt": "quiz-summary",
+    "quiz-hints": "quiz-read-as",
+    "quiz-teach": "quiz-verdict",
+}
 
 
 class Recorder(Protocol):
@@ -110,7 +118,7 @@ class QuizView(VerticalScroll, can_focus=True):
         color: $text-muted;
         margin-bottom: 1;
     }
-    QuizView .quiz-prompt, QuizView Input, QuizView .quiz-verdict {
+    QuizView .quiz-prompt, QuizView .quiz-summary, QuizView Input, QuizView .quiz-verdict {
         margin-bottom: 1;
     }
     QuizView #quiz-options {
@@ -210,25 +218,15 @@ class QuizView(VerticalScroll, can_focus=True):
         self.exercise: CodeExerciseView | None = None  # the code question's editor on screen
         self._drawn: QuizRun | None = None  # the run on screen now
         self._shown: dict[str, object] = {}  # each part's text as last drawn
+        self._markdown_parts: dict[str, Markdown] = {}  # the Markdown parts made so far
 
     def compose(self) -> ComposeResult:
         yield Static(classes="quiz-title", markup=False, id="quiz-title")
-        yield Markdown(
-            id="quiz-prompt",
-            classes="quiz-prompt",
-            open_links=False,
-            parser_factory=markdown_parser,
-        )
+        yield Static(classes="quiz-summary", markup=False, id="quiz-summary")
         yield Vertical(id="quiz-options")
         yield TextBox(placeholder="your answer", id="quiz-answer", max_length=MAX_ANSWER_CHARS)
         yield Static(classes="quiz-read-as", markup=False, id="quiz-read-as")
-        yield Markdown(
-            id="quiz-hints", classes="quiz-hints", open_links=False, parser_factory=markdown_parser
-        )
         yield Static(classes="quiz-verdict", markup=False, id="quiz-verdict")
-        yield Markdown(
-            id="quiz-teach", classes="quiz-teach", open_links=False, parser_factory=markdown_parser
-        )
         yield ItemLine(separator="  |  ", classes="quiz-keys", id="quiz-keys")
 
     @property
@@ -291,9 +289,15 @@ class QuizView(VerticalScroll, can_focus=True):
         if self._shown.get("#quiz-keys") != keys:
             self._shown["#quiz-keys"] = keys
             self.get_child_by_id("quiz-keys", ItemLine).show(keys)
-        await self._markdown("#quiz-prompt", render.prompt(run), always=True)
-        await self._markdown("#quiz-hints", render.hints(run))
-        await self._markdown("#quiz-teach", render.teach(run))
+        summary = render.summary(run) if run.phase is Phase.FINISHED else None
+        summary_box = self.get_child_by_id("quiz-summary", Static)
+        summary_box.display = summary is not None
+        if summary is not None and self._shown.get("#quiz-summary") != summary:
+            self._shown["#quiz-summary"] = summary
+            summary_box.update(summary)
+        await self._markdown("quiz-prompt", render.prompt(run))
+        await self._markdown("quiz-hints", render.hints(run))
+        await self._markdown("quiz-teach", render.teach(run))
 
     async def _draw_code(self, run: QuizRun) -> None:
         """A code question's editor, made when its question shows (TextArea is not start-up
@@ -340,11 +344,22 @@ class QuizView(VerticalScroll, can_focus=True):
             self._shown[selector] = text
             widget.update(_plain(text))
 
-    async def _markdown(self, selector: str, text: str, always: bool = False) -> None:
-        """A Markdown part, parsed again only when its text changed; an empty one takes no
-        line at all."""
-        widget = self.get_child_by_id(selector.removeprefix("#"), Markdown)
-        widget.display = always or bool(text)
+    async def _markdown(self, part: str, text: str) -> None:
+        """A Markdown part, made the first time it has text (a returning student's summary
+        then loads no Markdown stack at start) and parsed again only when its text
+        changed; an empty one takes no line at all."""
+        widget = self._markdown_parts.get(part)
+        if widget is None:
+            if not text:
+                return
+            from textual.widgets import Markdown
+
+            widget = Markdown(
+                id=part, classes=part, open_links=False, parser_factory=markdown_parser
+            )
+            self._markdown_parts[part] = widget
+            await self.mount(widget, after=self.get_child_by_id(MARKDOWN_PLACES[part]))
+        widget.display = bool(text)
         if widget.source != text:
             await widget.update(text)
 
