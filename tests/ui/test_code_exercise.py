@@ -480,3 +480,20 @@ async def test_the_sandbox_warning_shows_once_the_checker_has_started(
     async with running(app, size=(80, 30)) as pilot:
         await open_exercise(pilot)
         await until(pilot, lambda: "Checks are not boxed." in screen_text(app))
+
+
+async def test_esc_while_the_editor_opens_is_not_held_back_and_the_opening_line_ends(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Esc is not held back (nor counted as not typed): the keys go where Esc sends them
+    (the outline), and the view stops saying the editor is opening."""
+    app = build_app("write-double")
+    snapshot_while_the_editor_is_built(app, monkeypatch, keys=("escape",))
+    async with running(app, size=(80, 30)) as pilot:
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(app.query(CodeExerciseView)))
+        view = app.query_one(CodeExerciseView)
+        await until(pilot, lambda: view.has_editor and view.state is not None)
+        await until(pilot, lambda: view.state is not None and not view.state.opening)
+        assert not view.editor.has_focus
+        assert view.state is not None and view.state.not_typed == 0

@@ -151,7 +151,9 @@ class CodeExerciseView(Vertical, can_focus=True):
         )
         await self.mount(editor, before=".code-status")
         if self._editor_wanted and (self.has_focus or self.app.focused is None):
-            editor.focus()  # still here: the keys go to the code
+            editor.focus()  # still here: the keys go to the code; TakingKeys ends the opening
+        elif self.state is not None:  # built, the keys elsewhere (a closed question, Esc)
+            self.state = self.state.editor_ready()
         if self._prepare is not None:
             self._prepare_checks(self._prepare)
 
