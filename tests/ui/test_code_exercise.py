@@ -18,9 +18,11 @@ from textual.widgets import TextArea
 from tests.conftest import REPO
 from tests.ui.conftest import running, screen_text
 from tui_course import listings
+from tui_course.content.session import Phase
 from tui_course.progress.drafts import read_draft
 from tui_course.render import quiz as render_quiz
 from tui_course.sandbox.limits import TEST_LIMITS
+from tui_course.terminal import ASCII_ENV
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets import code_exercise
 from tui_course.ui.widgets.code_editor import CodeEditor
@@ -55,7 +57,7 @@ async def open_exercise(pilot: Pilot[Any]) -> CodeExerciseView:
     # dropped by design: they were meant for the quiz)
     await until(
         pilot,
-        lambda: view.state is not None and view.editor.has_focus and view.editor.taking_keys,
+        lambda: view.has_editor and view.editor.has_focus and view.editor.taking_keys,
     )
     return view
 
@@ -117,6 +119,32 @@ async def test_typing_and_checking_puts_the_verdict_and_the_solution_on_screen(
         assert app.current is not None and app.current.id == "code"
         assert quiz.run is not None
         assert render_quiz.keys(quiz.run) == ["Esc, then Enter or Right: next question"]
+
+
+async def test_the_verdict_lays_itself_out_again_when_the_screen_resizes(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """Side by side where the two arrays fit, stacked once the screen is narrower: the
+    verdict is a renderable worded for the width it gets, not text wrapped at one width."""
+
+    def side_by_side() -> bool:
+        lines = screen_text(app).splitlines()
+        assert any("expected result" in line for line in lines)
+        return any("your result" in line and "expected result" in line for line in lines)
+
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(80, 40)) as pilot:
+        view = await open_exercise(pilot)
+        await write_solution(pilot, view, "def double(x):\n    return 3 * x\n")
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: checked(view))
+        await pilot.pause()
+        assert side_by_side()
+        await pilot.resize_terminal(44, 40)
+        await until(pilot, lambda: not side_by_side())
+        assert max(len(line.rstrip()) for line in screen_text(app).splitlines()) <= 44
+        await pilot.resize_terminal(80, 40)
+        await until(pilot, side_by_side)
 
 
 async def test_enter_keeps_the_indentation_and_adds_a_level_after_a_colon(
@@ -372,3 +400,100 @@ async def test_the_editor_works_without_tree_sitter(
         await write_solution(pilot, view, SOLUTION)
         await pilot.press("ctrl+r")
         await until(pilot, lambda: view.state is not None and view.state.phase is CodePhase.PASSED)
+
+
+def snapshot_while_the_editor_is_built(
+    app: CourseApp, monkeypatch: pytest.MonkeyPatch, keys: tuple[str, ...] = ()
+) -> list[str]:
+    """The screen as it stands when the editor starts being built (and `keys` pressed
+    then, as a student's are while it opens)."""
+    build = CodeEditor.code_editor.__func__  # type: ignore[attr-defined]
+    screens: list[str] = []
+
+    def building(cls: type[CodeEditor], *args: Any, **kwargs: Any) -> CodeEditor:
+        if not screens:
+            screens.append(screen_text(app))
+            for key in keys:
+                app.post_message(events.Key(key, key))
+        editor: CodeEditor = build(cls, *args, **kwargs)
+        return editor
+
+    monkeypatch.setattr(CodeEditor, "code_editor", classmethod(building))
+    return screens
+
+
+@pytest.mark.parametrize(("ascii_only", "dots"), [(False, "\u2026"), (True, "...")])
+async def test_the_question_says_the_editor_is_opening_until_it_takes_keys(
+    build_app: Callable[..., CourseApp],
+    monkeypatch: pytest.MonkeyPatch,
+    ascii_only: bool,
+    dots: str,
+) -> None:
+    if ascii_only:
+        monkeypatch.setenv(ASCII_ENV, "1")
+    app = build_app("write-double")
+    screens = snapshot_while_the_editor_is_built(app, monkeypatch)
+    async with running(app, size=(80, 24)) as pilot:
+        view = await open_exercise(pilot)
+        assert len(screens) == 1
+        opening = screens[0]
+        assert "Write double(x)" in opening  # the question is on screen, its editor not yet
+        assert f"Opening the editor{dots} wait for it" in opening
+        assert opening.isascii() or not ascii_only
+        await pilot.pause()
+        assert view.state is not None and not view.state.opening
+        assert "Opening the editor" not in screen_text(app)
+
+
+async def test_keys_pressed_while_the_editor_opens_are_said_not_typed_nor_taken_by_the_quiz(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """h and v are the quiz's hint and reveal keys: pressed while the editor is opening
+    they must neither edit the code nor act on the quiz, and the student is told."""
+    app = build_app("write-double")
+    snapshot_while_the_editor_is_built(app, monkeypatch, keys=("h", "v"))
+    async with running(app, size=(80, 30)) as pilot:
+        view = await open_exercise(pilot)
+        starter = "import numpy as np\n\n\ndef double(x):\n    raise NotImplementedError\n"
+        await until(pilot, lambda: view.state is not None and view.state.not_typed == 2)
+        await pilot.pause()
+        screen = screen_text(app)
+        assert "The editor was still opening: 2 keys pressed then were not typed." in screen
+        assert view.editor.text == starter
+        quiz = app.query_one(QuizView)
+        assert quiz.run is not None and quiz.run.phase is Phase.ASKING  # not revealed
+        assert "Multiply by 2." not in screen  # no hint taken
+        await pilot.press("y")  # once it is open, keys type; what was lost is still said
+        await until(pilot, lambda: view.editor.text == "y" + starter)
+        await pilot.pause()
+        assert "2 keys pressed then were not typed" in screen_text(app)
+
+
+async def test_the_sandbox_warning_shows_once_the_checker_has_started(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checker starts in a thread after the question shows; its warning still comes."""
+    from tui_course.code_check_service import CodeChecker
+
+    monkeypatch.setattr(CodeChecker, "warning", property(lambda self: "Checks are not boxed."))
+    app = build_app("write-double")
+    async with running(app, size=(80, 30)) as pilot:
+        await open_exercise(pilot)
+        await until(pilot, lambda: "Checks are not boxed." in screen_text(app))
+
+
+async def test_esc_while_the_editor_opens_is_not_held_back_and_the_opening_line_ends(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Esc is not held back (nor counted as not typed): the keys go where Esc sends them
+    (the outline), and the view stops saying the editor is opening."""
+    app = build_app("write-double")
+    snapshot_while_the_editor_is_built(app, monkeypatch, keys=("escape",))
+    async with running(app, size=(80, 30)) as pilot:
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(app.query(CodeExerciseView)))
+        view = app.query_one(CodeExerciseView)
+        await until(pilot, lambda: view.has_editor and view.state is not None)
+        await until(pilot, lambda: view.state is not None and not view.state.opening)
+        assert not view.editor.has_focus
+        assert view.state is not None and view.state.not_typed == 0

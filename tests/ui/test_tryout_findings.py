@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual.containers import ScrollableContainer
+from textual.geometry import Region
 from textual.widgets import Static
 
 from tests.ui.conftest import running, screen_text
@@ -16,6 +17,7 @@ from tests.ui.test_code_exercise import (
     until,
     write_solution,
 )
+from tui_course.render.code import verdict_lines
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.code_editor import CodeEditor
 from tui_course.ui.widgets.listing_view import ListingView
@@ -57,9 +59,11 @@ async def test_the_verdict_is_worded_for_the_width_it_has(
         await pilot.pause()
         verdict = view.query_one(".code-verdict", Static)
         width = verdict.content_size.width
-        lines = str(verdict.render()).splitlines()
-        assert lines and width > 0
-        assert max(len(line) for line in lines) <= width, lines
+        drawn = [strip.text.rstrip() for strip in verdict.render_lines(Region(0, 0, *verdict.size))]
+        assert drawn and width > 0
+        assert max(len(line) for line in drawn) <= width, drawn
+        assert view.state is not None and view.state.verdict is not None
+        assert drawn == verdict_lines(view.state.verdict, width)  # worded at its width, once
 
 
 async def test_a_listing_shows_all_its_code_at_40_columns(

@@ -301,3 +301,19 @@ def test_attn_tui_check_reads_the_draft_the_editor_saved(tmp_path: Path, capsys)
     write_draft(data, "code", 1, "def attention_weights(Q, K):\n    return Q @ K.T\n")
     assert main(["check", "code/1", "--data-dir", str(data)]) == 1
     assert capsys.readouterr().out.startswith("NOT YET")
+
+
+def test_opening_is_said_until_the_editor_is_ready_and_lost_keys_until_the_next_check() -> None:
+    state = opened()
+    assert state.opening
+    assert status_text(state) == (
+        "Opening the editor\u2026 wait for it: keys pressed before it opens are not typed."
+    )
+    assert status_text(state, ascii_only=True).startswith("Opening the editor... wait")
+    ready = state.keys_not_typed(1).editor_ready()
+    assert not ready.opening
+    assert status_text(ready) == "The editor was still opening: 1 key pressed then was not typed."
+    typed = ready.keys_not_typed(3).typed("x = 1\n")
+    assert status_text(typed) == "The editor was still opening: 3 keys pressed then were not typed."
+    checking, _ = typed.check_started()
+    assert "not typed" not in status_text(checking)

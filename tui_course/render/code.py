@@ -9,9 +9,14 @@ control characters stripped (an OSC 52 or a title sequence never reaches the ter
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
 
 from tui_course.content.code_check import CellDiff, CodeVerdict, Outcome
 from tui_course.render.heatmap import heatmap_cells
@@ -107,7 +112,7 @@ def _heatmap(values: Any, wrong: Any, signed: bool, first_row: int, first_column
 
 def diff_lines(diff: CellDiff, width: int = 80) -> list[str]:
     """Yours and the reference, side by side when they fit in `width`, else one above."""
-    max_columns = max(2, min(MAX_GRID, (width - 4) // 9))
+    max_columns = max(1, min(MAX_GRID, (width - 4) // 9))
     got, want, wrong, prefix, row, column = _plane(diff, max_columns)
     left = _grid(got, wrong, row, column)
     right = _grid(want, np.zeros_like(wrong), row, column)
@@ -129,8 +134,8 @@ def diff_lines(diff: CellDiff, width: int = 80) -> list[str]:
     else:
         lines += [left_title, *left, right_title, *right]
     if window:
-        lines.append(f"({window})")
-    lines.append("'!' marks the cells that differ")
+        lines += _wrapped(f"({window})", width)
+    lines += _wrapped("'!' marks the cells that differ", width)
     return lines
 
 
@@ -181,3 +186,35 @@ def verdict_lines(verdict: CodeVerdict, width: int = 80) -> list[str]:
 
 def verdict_text(verdict: CodeVerdict, width: int = 80) -> str:
     return "\n".join(verdict_lines(verdict, width))
+
+
+NARROWEST = 1  # the width verdict_lines is asked for to find the verdict's narrowest layout
+WIDEST = 10_000  # ... and its widest: every paragraph on one line, matrices side by side
+
+
+@dataclass(frozen=True, eq=False)
+class VerdictLines:
+    """A renderable of the verdict worded for the width it is given (verdict_lines): the
+    app's editor shows it as it is, and it lays itself out again when the screen resizes
+    (prose rewrapped, the two matrices side by side or stacked). Plain Text throughout:
+    what the student's code printed is never read as markup."""
+
+    verdict: CodeVerdict
+
+    def lines(self, width: int) -> list[str]:
+        return [clean(line) for line in verdict_lines(self.verdict, width)]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines(80))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text("\n".join(self.lines(options.max_width)))
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        """Narrowest: its layout at one column (prose wraps at 20, quoted code and output
+        keep their lines); widest: every paragraph on one line."""
+        narrow, wide = (
+            max((cell_len(line) for line in self.lines(width)), default=1)
+            for width in (NARROWEST, WIDEST)
+        )
+        return Measurement(min(narrow, wide), wide).clamp(max_width=options.max_width)

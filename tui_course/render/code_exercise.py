@@ -16,9 +16,23 @@ RESET_KEY = "ctrl+n"
 EDITOR_KEY = "ctrl+o"
 
 
-def status_text(state: CodeExercise) -> str:
+def opening_text(ascii_only: bool = False) -> str:
+    """Said from the moment a code question shows until its editor takes keys (the first
+    one takes most of a second to build)."""
+    dots = "..." if ascii_only else "\u2026"
+    return f"Opening the editor{dots} wait for it: keys pressed before it opens are not typed."
+
+
+def status_text(state: CodeExercise, ascii_only: bool = False) -> str:
     """One or two lines under the editor ("" when there is nothing to say)."""
     lines: list[str] = []
+    if state.opening:
+        lines.append(opening_text(ascii_only))
+    if state.not_typed:
+        keys, verb = (
+            ("1 key", "was") if state.not_typed == 1 else (f"{state.not_typed} keys", "were")
+        )
+        lines.append(f"The editor was still opening: {keys} pressed then {verb} not typed.")
     if state.notice:
         lines.append(state.notice)
     if state.phase is CodePhase.CHECKING:

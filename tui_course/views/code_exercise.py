@@ -46,6 +46,8 @@ class CodeExercise:
     closed: CodePhase | None = None  # PASSED or REVEALED once the quiz closed it
     confirming_reset: bool = False
     notice: str = ""  # one line: a key that did nothing and why, a problem saving
+    opening: bool = False  # the editor is still being built: keys pressed now are not typed
+    not_typed: int = 0  # keys pressed while it was opening, said until the next check
 
     @classmethod
     def open(
@@ -53,7 +55,7 @@ class CodeExercise:
     ) -> CodeExercise:
         """A question opened: its saved draft when there is one, else the starter."""
         text = starter if draft is None else draft
-        return cls(starter, solution, text, saved_draft=text, max_chars=max_chars)
+        return cls(starter, solution, text, saved_draft=text, max_chars=max_chars, opening=True)
 
     # what the view asks
 
@@ -95,7 +97,7 @@ class CodeExercise:
             return replace(self, notice=notice), None
         number = self.checks + 1
         return replace(
-            self, checking=number, checks=number, notice="", confirming_reset=False
+            self, checking=number, checks=number, notice="", confirming_reset=False, not_typed=0
         ), number
 
     def check_finished(self, number: int, code: str, verdict: Judged) -> CodeExercise:
@@ -108,6 +110,16 @@ class CodeExercise:
         if number != self.checking:
             return self
         return replace(self, checking=None, notice=f"The check could not run: {problem}")
+
+    def editor_ready(self) -> CodeExercise:
+        """The editor takes keys from now on."""
+        return replace(self, opening=False) if self.opening else self
+
+    def keys_not_typed(self, count: int) -> CodeExercise:
+        """Keys pressed while the editor was opening were dropped (a second Enter meant for
+        the quiz must not edit the code): said, and kept said while the student types on
+        (a fast typist's next key would hide a notice), until the next check."""
+        return replace(self, not_typed=count)
 
     def with_notice(self, notice: str) -> CodeExercise:
         return replace(self, notice=notice)

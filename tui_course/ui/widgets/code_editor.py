@@ -8,7 +8,9 @@
   TextArea has no auto-indent); Backspace still deletes one character.
 - Keys pressed before the editor first showed with the focus are dropped: the first code
   question takes a moment to open, and a second Enter meant for the quiz must not edit the
-  code (nor a key pressed while it paints: those reach it after the focus).
+  code (nor a key pressed while it paints: those reach it after the focus). Each dropped
+  key is posted (Dropped) and so is the moment keys start to count (TakingKeys), so the
+  view around it can say so.
 - In ASCII mode (LANG=C, --ascii) no block glyph is drawn.
 - A paste that would take the code past its limit is refused whole, with one line saying
   so: a 1 MB paste must not freeze the screen or reach a check.
@@ -64,6 +66,20 @@ class CodeEditor(TextArea):
             self.editor = editor
             self.message = message
 
+    class Dropped(Message):
+        """A key pressed while the editor was still opening was not typed."""
+
+        def __init__(self, editor: CodeEditor) -> None:
+            super().__init__()
+            self.editor = editor
+
+    class TakingKeys(Message):
+        """The editor showed with the focus: keys pressed from now on edit the code."""
+
+        def __init__(self, editor: CodeEditor) -> None:
+            super().__init__()
+            self.editor = editor
+
     def on_unmount(self) -> None:
         """Let go of what TextArea's mount bound outside this widget: the screen's
         text-selection signal (its callback holds the editor) and the app's `theme` watcher,
@@ -86,11 +102,13 @@ class CodeEditor(TextArea):
 
     def _take_keys(self) -> None:
         self._keys_from = Message().time  # a message's time: the clock Key events carry
+        self.post_message(self.TakingKeys(self))
 
     async def _on_key(self, event: events.Key) -> None:
         if self._keys_from is None or event.time < self._keys_from:
             event.stop()  # pressed while the editor was still opening
             event.prevent_default()
+            self.post_message(self.Dropped(self))
             return
         if event.key == "escape":
             event.stop()

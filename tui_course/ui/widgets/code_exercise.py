@@ -6,6 +6,10 @@ from render/code_exercise.py). Two things happen off the UI thread so typing nev
 a check (a worker thread calls the checker, which runs the code in the sandbox) and the
 draft's save (debounced, an atomic 0600 write in the data folder, progress/drafts.py).
 The quiz hears of every finished check (CodeChecked) and records it like an answer.
+
+The editor is built after the view's first frame: the first one takes most of a second
+(TextArea, tree-sitter), and until it takes keys the view says it is opening and that keys
+pressed meanwhile are not typed (and, after, how many were not).
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.console import RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import ScrollableContainer, Vertical
@@ -44,7 +49,8 @@ CHECK_LIMITS: Limits | None = None
 SAVE_DELAY = 0.4  # seconds of quiet typing before the draft is written
 
 Checker = Callable[[str], Judged]  # blocking: runs the code, returns the verdict
-Describe = Callable[[Any, int], str]  # a verdict as plain text at a width (render/code.py)
+# A verdict as a renderable that words itself for the width it gets (render/code.py)
+Describe = Callable[[Any], RenderableType]
 
 
 class CodeExerciseView(Vertical, can_focus=True):
@@ -93,7 +99,7 @@ class CodeExerciseView(Vertical, can_focus=True):
         data_dir: Path,
         checker: Checker,
         describe: Describe,
-        warning: str | None = None,
+        prepare: Callable[[], str | None] | None = None,
         editor_allowed: bool = False,
         name: str | None = None,
         id: str | None = None,
@@ -104,12 +110,15 @@ class CodeExerciseView(Vertical, can_focus=True):
         self.data_dir = data_dir
         self._checker = checker
         self._describe = describe
-        self._warning = warning
+        self._prepare = prepare
         self.editor_allowed = editor_allowed
         self._save_timer: Timer | None = None
         self._save_lock = threading.Lock()
         self._newest = ""
         self._drawn: CodeExercise | None = None
+        self._editor_started = False
+        self._editor_wanted = False  # the quiz gave the keys to the editor before it was built
+        self._not_typed = 0  # keys pressed while the editor was opening
         self._shown: dict[str, str] = {}  # each part's text as last drawn
         notice = ""
         try:
@@ -122,21 +131,60 @@ class CodeExerciseView(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(classes="code-warning -empty", markup=False)
-        editor = CodeEditor.code_editor(
-            self._initial.draft, language=python_highlighting(), classes="code-editor"
-        )
-        yield editor
         yield Static(classes="code-status -empty", markup=False)
         yield Static(classes="code-verdict -empty", markup=False)
         yield Static(classes="code-solution -empty", markup=False)
 
     def on_mount(self) -> None:
-        self._show(".code-warning", self._warning or "")
         self.state = self._initial
+
+    async def on_show(self) -> None:
+        """Build the editor once the view has been on screen: Show comes after the frame
+        that laid it out was drawn (the quiz mounts this view inside a batch update, when
+        an after-refresh callback could run before anything reached the terminal)."""
+        state = self.state
+        if self._editor_started or state is None:
+            return
+        self._editor_started = True
+        editor = CodeEditor.code_editor(
+            state.draft, language=python_highlighting(), classes="code-editor"
+        )
+        await self.mount(editor, before=".code-status")
+        if self._editor_wanted and (self.has_focus or self.app.focused is None):
+            editor.focus()  # still here: the keys go to the code; TakingKeys ends the opening
+        elif self.state is not None:  # built, the keys elsewhere (a closed question, Esc)
+            self.state = self.state.editor_ready()
+        if self._prepare is not None:
+            self._prepare_checks(self._prepare)
+
+    @work(thread=True, group="code-prepare")
+    def _prepare_checks(self, prepare: Callable[[], str | None]) -> None:
+        """The checker's start (its imports, the sandbox probe, a warm worker, the
+        reference's results) off the UI thread: none of it holds up the question."""
+        try:
+            warning = prepare()
+        except Exception as error:  # the machinery (or the quiz left meanwhile)
+            warning = f"The sandbox could not start: {str(error)[:200]}"
+        if self.is_mounted:
+            self.app.call_from_thread(self._show, ".code-warning", warning or "")
+
+    def focus_editor(self) -> None:
+        """The keys to the editor; while it is being built, to this view, which holds them
+        back (a letter must not reach the quiz's keys) and hands over once it is there."""
+        editors = self.query(CodeEditor)
+        if editors:
+            editors.first().focus()
+            return
+        self._editor_wanted = True
+        self.focus()
 
     @property
     def editor(self) -> CodeEditor:
         return self.query_one(CodeEditor)
+
+    @property
+    def has_editor(self) -> bool:
+        return bool(self.query(CodeEditor))
 
     @property
     def typing(self) -> bool:
@@ -151,10 +199,10 @@ class CodeExerciseView(Vertical, can_focus=True):
         if state is None or state is self._drawn:
             return
         before, self._drawn = self._drawn, state
-        editor = self.editor
-        if editor.text != state.draft:  # a reset (or $EDITOR): undo still brings it back
-            editor.replace(state.draft, editor.document.start, editor.document.end)
-        self._show(".code-status", status_text(state))
+        for editor in self.query(CodeEditor):  # none yet while it is being built
+            if editor.text != state.draft:  # a reset (or $EDITOR): undo still brings it back
+                editor.replace(state.draft, editor.document.start, editor.document.end)
+        self._show(".code-status", status_text(state, getattr(self.app, "ascii_only", False)))
         if before is None or before.verdict is not state.verdict:
             self._show_verdict(state)
             if state.verdict is not None:
@@ -174,16 +222,11 @@ class CodeExerciseView(Vertical, can_focus=True):
         widget.update(Text(clean(text)))
 
     def _show_verdict(self, state: CodeExercise) -> None:
-        """Worded for the width the view has: prose wrapped at 80 would wrap again on a
-        narrower screen, and the matrices pick side by side or stacked from it."""
-        width = self.content_size.width or 80
-        self._show(
-            ".code-verdict", "" if state.verdict is None else self._describe(state.verdict, width)
-        )
-
-    def on_resize(self) -> None:
-        if self.state is not None and self.state.verdict is not None:
-            self._show_verdict(self.state)
+        """The verdict's renderable lays itself out at the width it gets, again on a resize
+        (prose rewrapped, the matrices side by side or stacked)."""
+        widget = self.query_one(".code-verdict", Static)
+        widget.set_class(state.verdict is None, "-empty")
+        widget.update("" if state.verdict is None else self._describe(state.verdict))
 
     def _verdict_into_view(self) -> None:
         self.query_one(".code-verdict").scroll_visible(animate=False)
@@ -204,7 +247,7 @@ class CodeExerciseView(Vertical, can_focus=True):
         if action == "external_editor":
             return self.editor_allowed
         if action == "edit":
-            return not self.editor.has_focus
+            return self.has_editor and not self.editor.has_focus
         return True
 
     # actions: one state change each
@@ -248,7 +291,7 @@ class CodeExerciseView(Vertical, can_focus=True):
             self.state = self.state.ask_reset()
 
     def action_edit(self) -> None:
-        self.editor.focus()
+        self.focus_editor()
 
     def action_external_editor(self) -> None:
         """$EDITOR on a copy of the draft, the app suspended meanwhile (a shell's own)."""
@@ -275,7 +318,7 @@ class CodeExerciseView(Vertical, can_focus=True):
                 return
             with open(path, encoding="utf-8", errors="replace") as handle:
                 text = handle.read(MAX_DRAFT_BYTES + 1)
-        if len(text) > self.editor.max_chars:
+        if len(text) > CodeEditor.max_chars:
             self.notify("That file is too large for a check; the draft is unchanged.", timeout=5)
             return
         self.state = self.state.typed(text)
@@ -305,6 +348,32 @@ class CodeExerciseView(Vertical, can_focus=True):
             return
         row = y - shown.y + round(box.scroll_y)
         box.scroll_to_region(Region(0, row, 1, 1), animate=False, immediate=True)
+
+    # the editor opening
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys pressed on this view while the editor is being built are not typed (nor
+        taken as the quiz's: a letter of a name could be a command); Esc still leaves."""
+        if self.state is not None and self.state.opening and event.key != "escape":
+            event.stop()
+            event.prevent_default()
+            self._key_not_typed()
+
+    @on(CodeEditor.Dropped)
+    def _dropped(self, event: CodeEditor.Dropped) -> None:
+        event.stop()
+        self._key_not_typed()
+
+    def _key_not_typed(self) -> None:
+        self._not_typed += 1
+        if self.state is not None:
+            self.state = self.state.keys_not_typed(self._not_typed)
+
+    @on(CodeEditor.TakingKeys)
+    def _taking_keys(self, event: CodeEditor.TakingKeys) -> None:
+        event.stop()
+        if self.state is not None:
+            self.state = self.state.editor_ready()
 
     @on(CodeEditor.Refused)
     def _refused(self, event: CodeEditor.Refused) -> None:

@@ -7,10 +7,13 @@ first code question shows, not when the quiz opens.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from tui_course.code_check_service import CodeChecker
     from tui_course.content.models import Question
     from tui_course.ui.widgets.code_exercise import CodeExerciseView
@@ -24,39 +27,57 @@ class CodeExercises:
     def __init__(self, data_dir: Path) -> None:
         self.data_dir = data_dir
         self._checker: CodeChecker | None = None
+        self._lock = threading.Lock()  # made by the first of a preparing and a checking thread
+        self._closed = False
 
     @property
     def checker(self) -> CodeChecker:
-        if self._checker is None:
-            from tui_course.code_check_service import CodeChecker
-            from tui_course.ui.widgets import code_exercise  # its limits: tests shorten them
+        with self._lock:
+            if self._closed:  # a thread finishing after the quiz was left: no new worker
+                raise RuntimeError("the quiz was closed")
+            if self._checker is None:
+                from tui_course.code_check_service import CodeChecker
+                from tui_course.ui.widgets import code_exercise  # its limits: tests shorten them
 
-            self._checker = CodeChecker(code_exercise.CHECK_LIMITS)
-        return self._checker
+                self._checker = CodeChecker(code_exercise.CHECK_LIMITS)
+            return self._checker
 
     def view(self, question: Question, draft_key: tuple[str, int]) -> CodeExerciseView:
-        from tui_course.render.code import verdict_text
+        """The view, cheap to make: the checker starts (and the reference's results are
+        computed) in a thread once the question is on screen, not before it shows."""
         from tui_course.shell_access import editor_available
         from tui_course.ui.widgets.code_exercise import CodeExerciseView
 
         spec = question.code
         assert spec is not None  # a code question always has its spec
-        checker = self.checker
-        checker.prepare(question)  # the reference's results, computed while the student reads
+
+        def prepare() -> str | None:
+            checker = self.checker
+            checker.prepare(question)  # the reference's results, while the student reads
+            return checker.warning
+
         return CodeExerciseView(
             starter=spec.starter,
             solution=spec.solution,
             draft_key=draft_key,
             data_dir=self.data_dir,
-            checker=lambda code: checker.check(question, code),
-            describe=verdict_text,
-            warning=checker.warning,
+            checker=lambda code: self.checker.check(question, code),
+            describe=_describe,
+            prepare=prepare,
             editor_allowed=editor_available(),
             classes="code-exercise",
         )
 
     def close(self) -> None:
         """Stop the warm worker (a child process): on leaving the quiz or the app."""
-        if self._checker is not None:
-            self._checker.close()
-            self._checker = None
+        with self._lock:
+            checker, self._checker, self._closed = self._checker, None, True
+        if checker is not None:
+            checker.close()
+
+
+def _describe(verdict: Any) -> RenderableType:
+    """The verdict's renderable (render/code.py, which loads numpy: only once there is one)."""
+    from tui_course.render.code import VerdictLines
+
+    return VerdictLines(verdict)

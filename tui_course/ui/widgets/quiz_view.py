@@ -372,7 +372,7 @@ class QuizView(VerticalScroll, can_focus=True):
             if run.asks_typed:
                 self.get_child_by_id("quiz-answer", Input).focus()
             elif self.exercise is not None and run.phase is Phase.ASKING:
-                self.exercise.editor.focus()
+                self.exercise.focus_editor()
             elif typing_code:
                 pass  # a check closed it mid-typing: the next letters must not be commands
             else:
