@@ -174,6 +174,11 @@ def main() -> int:
                 for course, bare in zip(results[kind], results["bare"], strict=True)
             ]
             print(f"{kind:9} each round's paint/quit ratio: {'  '.join(each)}")
+            seconds = [
+                f"{course['paint']:.1f}/{bare['paint']:.1f}"
+                for course, bare in zip(results[kind], results["bare"], strict=True)
+            ]
+            print(f"{kind:9} each round's paint, s (this/bare): {'  '.join(seconds)}")
     numpy = max(int(r["numpy"]) for r in results["attn-tui"])
     paint, quit_ratio = ratio("paint"), ratio("quit")
     print(f"paint ratio (returning attn-tui / bare): {paint:.2f}  (target <= 1.50)")
