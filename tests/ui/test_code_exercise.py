@@ -88,6 +88,19 @@ def checked(view: CodeExerciseView) -> bool:
     return view.state is not None and view.state.verdict is not None and not view.state.checking
 
 
+WRONG_DOUBLE = "def double(x):\n    return 3 * x\n"
+
+
+async def wrong_answer_checked(pilot: Pilot[Any]) -> CodeExerciseView:
+    """The exercise opened, a wrong `double` written and checked, its verdict drawn."""
+    view = await open_exercise(pilot)
+    await write_solution(pilot, view, WRONG_DOUBLE)
+    await pilot.press("ctrl+r")
+    await until(pilot, lambda: checked(view))
+    await pilot.pause()
+    return view
+
+
 async def test_typing_and_checking_puts_the_verdict_and_the_solution_on_screen(
     build_app: Callable[..., CourseApp],
 ) -> None:
@@ -95,7 +108,7 @@ async def test_typing_and_checking_puts_the_verdict_and_the_solution_on_screen(
     async with running(app, size=(80, 30)) as pilot:
         view = await open_exercise(pilot)
         assert "raise NotImplementedError" in view.editor.text
-        await write_solution(pilot, view, "def double(x):\n    return 3 * x\n")
+        await write_solution(pilot, view, WRONG_DOUBLE)
         await pilot.press("ctrl+r")
         quiz = app.query_one(QuizView)
         await until(pilot, lambda: quiz.session is not None and quiz.session.state.tries_used == 1)
@@ -134,11 +147,7 @@ async def test_the_verdict_lays_itself_out_again_when_the_screen_resizes(
 
     app = build_app("code", content=COURSE)
     async with running(app, size=(80, 40)) as pilot:
-        view = await open_exercise(pilot)
-        await write_solution(pilot, view, "def double(x):\n    return 3 * x\n")
-        await pilot.press("ctrl+r")
-        await until(pilot, lambda: checked(view))
-        await pilot.pause()
+        await wrong_answer_checked(pilot)
         assert side_by_side()
         await pilot.resize_terminal(44, 40)
         await until(pilot, lambda: not side_by_side())

@@ -11,11 +11,10 @@ from textual.widgets import Static
 from tests.ui.conftest import running, screen_text
 from tests.ui.test_code_exercise import (
     COURSE,
-    checked,
     open_exercise,
     type_text,
     until,
-    write_solution,
+    wrong_answer_checked,
 )
 from tui_course.render.code import verdict_lines
 from tui_course.ui.app import CourseApp
@@ -30,11 +29,7 @@ async def test_typing_after_a_verdict_keeps_the_cursor_on_screen(
     editor's cursor back, or the student types blind."""
     app = build_app("code", content=COURSE)
     async with running(app, size=(80, 24)) as pilot:
-        view = await open_exercise(pilot)
-        await write_solution(pilot, view, "def double(x):\n    return 3 * x\n")
-        await pilot.press("ctrl+r")
-        await until(pilot, lambda: checked(view))
-        await pilot.pause()
+        view = await wrong_answer_checked(pilot)
         await type_text(pilot, "# more")
         quiz_box = next(node for node in view.ancestors if isinstance(node, ScrollableContainer))
 
@@ -52,11 +47,7 @@ async def test_the_verdict_is_worded_for_the_width_it_has(
     width, not at 80 and then again by the screen."""
     app = build_app("code", content=COURSE)
     async with running(app, size=(40, 24)) as pilot:
-        view = await open_exercise(pilot)
-        await write_solution(pilot, view, "def double(x):\n    return 3 * x\n")
-        await pilot.press("ctrl+r")
-        await until(pilot, lambda: checked(view))
-        await pilot.pause()
+        view = await wrong_answer_checked(pilot)
         verdict = view.query_one(".code-verdict", Static)
         width = verdict.content_size.width
         drawn = [strip.text.rstrip() for strip in verdict.render_lines(Region(0, 0, *verdict.size))]
