@@ -439,6 +439,64 @@ def test_two_processes_opening_a_damaged_file_at_once(data_dir: Path) -> None:
             assert sorted(a.answer for a in store.attempts()) == ["first", "second", "third"]
 
 
+def test_moving_a_damaged_file_aside_leaves_the_next_sessions_journal_alone(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the damaged file has left its name, another session may create the fresh file
+    and start writing it (its journal beside it): that journal is not the damaged one's.
+    Moving it lost that session's answers when three sessions opened a damaged file."""
+    data_dir.mkdir()
+    damaged = b"SQLite format 3\0" + os.urandom(PAGE * 3)
+    (data_dir / DB_NAME).write_bytes(damaged)
+    journal = data_dir / (DB_NAME + "-journal")
+    keep = ProgressStore._keep_under_new_name
+
+    def another_session_starts_between(store: ProgressStore, source: Path, base: str) -> Path:
+        target = keep(store, source, base)
+        if source.name == DB_NAME:  # the damaged file has left: a session makes the new one
+            (data_dir / DB_NAME).write_bytes(b"")
+            journal.write_bytes(b"that session's journal")
+        return target
+
+    monkeypatch.setattr(ProgressStore, "_keep_under_new_name", another_session_starts_between)
+    with ProgressStore(data_dir, interactive=True) as store:
+        assert store.notice is not None and "moved to" in store.notice
+    # (SQLite itself then treats the stand-in journal, which no lock holds, as hot and
+    # rolls it back: what counts is that it was never moved aside as the damaged one's.)
+    assert [p.read_bytes() for p in aside_files(data_dir)] == [damaged]
+
+
+def test_a_fresh_file_another_session_writes_is_never_removed(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new progress file is empty until the first session's schema is committed. A
+    session whose own schema step fails for any reason but a full disk must leave it: the
+    other session's answers go into that very file."""
+    import tui_course.progress.store as store_module
+
+    data_dir.mkdir()
+    fresh = data_dir / DB_NAME
+    fresh.write_bytes(b"")  # as another session has just created it
+    before = os.stat(fresh)
+    real = store_module._prepare_schema
+    calls: list[int] = []
+
+    def journal_gone_once(conn: sqlite3.Connection) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            error = sqlite3.OperationalError("unable to open database file")
+            error.sqlite_errorcode = sqlite3.SQLITE_CANTOPEN  # type: ignore[attr-defined]
+            raise error
+        real(conn)
+
+    monkeypatch.setattr(store_module, "_prepare_schema", journal_gone_once)
+    with ProgressStore(data_dir) as store:
+        store.record_attempt(None, "quiz", 1, "mine", True)
+    now = os.stat(fresh)
+    assert (now.st_dev, now.st_ino) == (before.st_dev, before.st_ino)  # the same file
+    assert len(calls) == 2
+
+
 def test_kill_9_during_move_aside_keeps_the_damaged_file(data_dir: Path) -> None:
     """A process killed holding the move-aside lock does not block the next one."""
     data_dir.mkdir()

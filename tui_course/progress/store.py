@@ -506,8 +506,9 @@ class ProgressStore:
                 raise _Raced(f"{self.path} was replaced while it was being opened")
             try:
                 _prepare_schema(conn)
-            except sqlite3.Error:
-                self._forget_if_empty(info)
+            except sqlite3.Error as error:
+                if _code(error) == sqlite3.SQLITE_FULL:  # no other session can fill it either
+                    self._forget_if_empty(info)
                 raise
         except BaseException:
             conn.close()
@@ -515,7 +516,10 @@ class ProgressStore:
         return conn
 
     def _forget_if_empty(self, info: os.stat_result) -> None:
-        """A file this call created but could not fill (full disk) is not left behind."""
+        """A file that could not be filled for a full disk is not left behind. Only then: a
+        fresh file is empty until the first session's schema is committed, and another
+        session may already be writing in it (a busy or vanished journal is not a reason
+        to remove it: that session's answers would go to a file no longer there)."""
         with contextlib.suppress(OSError):
             now = os.lstat(self.path)
             if now.st_size == 0 and _identity(now) == _identity(info):
@@ -556,10 +560,14 @@ class ProgressStore:
             if current is None or _identity(current) != identity:
                 return None
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-            target = self._keep_under_new_name(self.path, f"{DB_NAME}.unreadable-{stamp}")
+            base = f"{DB_NAME}.unreadable-{stamp}"
+            # The journal first, while the damaged file still holds the name: once that is
+            # moved, another session may create the fresh file and its own journal, which
+            # must stay where it is (moving it lost that session's answers).
             journal = self.path.with_name(DB_NAME + "-journal")
             if os.path.lexists(journal) and stat.S_ISREG(os.lstat(journal).st_mode):
-                self._keep_under_new_name(journal, target.name + "-journal")
+                self._keep_under_new_name(journal, base + "-journal")
+            target = self._keep_under_new_name(self.path, base)
             self._create_db()
             return target
         finally:
