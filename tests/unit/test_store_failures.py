@@ -497,6 +497,41 @@ def test_a_fresh_file_another_session_writes_is_never_removed(
     assert len(calls) == 2
 
 
+def test_a_file_moved_aside_while_it_is_checked_is_not_taken_for_read_only(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """access() also says no for a file that has just left its name: another session
+    moving the damaged file aside at that moment. That is a race to open again after, not a
+    read-only file (this session's answers were kept in memory only: lost, in one run of
+    three sessions opening a damaged file)."""
+    import tui_course.progress.store as store_module
+
+    data_dir.mkdir()
+    damaged = data_dir / DB_NAME
+    damaged.write_bytes(b"SQLite format 3\0" + os.urandom(PAGE * 3))
+    real_access = os.access
+    moved: list[Path] = []
+
+    def moved_aside_meanwhile(path: object, mode: int, **kwargs: object) -> bool:
+        if Path(str(path)) != damaged or moved:
+            return real_access(path, mode, **kwargs)  # type: ignore[arg-type]
+        # The other session: the damaged file leaves its name, this look finds nothing
+        # there, then the fresh file is made.
+        moved.append(damaged.rename(data_dir / f"{DB_NAME}.unreadable-elsewhere"))
+        found = real_access(path, mode, **kwargs)  # type: ignore[arg-type]
+        damaged.write_bytes(b"")
+        return found
+
+    monkeypatch.setattr(store_module.os, "access", moved_aside_meanwhile)
+    with ProgressStore(data_dir) as store:
+        assert store.saving and store.notice is None, store.notice
+        store.record_attempt(None, "quiz", 1, "kept", True)
+    monkeypatch.undo()
+    assert moved
+    with ProgressStore(data_dir) as store:
+        assert [attempt.answer for attempt in store.attempts()] == ["kept"]
+
+
 def test_kill_9_during_move_aside_keeps_the_damaged_file(data_dir: Path) -> None:
     """A process killed holding the move-aside lock does not block the next one."""
     data_dir.mkdir()

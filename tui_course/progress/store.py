@@ -487,6 +487,12 @@ class ProgressStore:
         if not folder.st_mode & stat.S_IWUSR or not os.access(self.directory, os.W_OK):
             return f"the folder {self.directory} is read-only"
         if info is not None and not os.access(self.path, os.W_OK):
+            # access() is False for a file that is no longer there too: another session that
+            # moved a damaged file aside in between is a race, not a read-only file (taking
+            # it for one kept this session's answers in memory only).
+            now = self._db_info()
+            if now is None or _identity(now) != _identity(info):
+                raise _Raced(f"{self.path} was replaced while it was being checked")
             return f"{self.path.name} is read-only for you"
         return None
 
