@@ -435,6 +435,7 @@ def test_two_processes_opening_a_damaged_file_at_once(data_dir: Path) -> None:
         assert len(moved) == 1, (trial, moved)
         assert moved[0].read_bytes() == damaged
         assert sum("moved to" in out for out, _ in outputs) == 1
+        assert not any("read-only" in out or "not saved" in out for out, _ in outputs), outputs
         with ProgressStore(folder) as store:
             assert sorted(a.answer for a in store.attempts()) == ["first", "second", "third"]
 
