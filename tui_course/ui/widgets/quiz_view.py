@@ -289,12 +289,8 @@ class QuizView(VerticalScroll, can_focus=True):
         if self._shown.get("#quiz-keys") != keys:
             self._shown["#quiz-keys"] = keys
             self.get_child_by_id("quiz-keys", ItemLine).show(keys)
-        summary = render.summary(run) if run.phase is Phase.FINISHED else None
-        summary_box = self.get_child_by_id("quiz-summary", Static)
-        summary_box.display = summary is not None
-        if summary is not None and self._shown.get("#quiz-summary") != summary:
-            self._shown["#quiz-summary"] = summary
-            summary_box.update(summary)
+        summary = render.summary(run) if run.phase is Phase.FINISHED else ""
+        self._text("#quiz-summary", summary, hide_empty=True)
         await self._markdown("quiz-prompt", render.prompt(run))
         await self._markdown("quiz-hints", render.hints(run))
         await self._markdown("quiz-teach", render.teach(run))
@@ -337,12 +333,14 @@ class QuizView(VerticalScroll, can_focus=True):
         if self.exercises is not None:
             self.exercises.close()
 
-    def _text(self, selector: str, text: str, hide_empty: bool = False) -> None:
+    def _text(self, selector: str, text: str | Text, hide_empty: bool = False) -> None:
+        """A text part (a rich Text from render/ is drawn as it is), updated only when its
+        text changed."""
         widget = self.get_child_by_id(selector.removeprefix("#"), Static)
         widget.display = bool(text) or not hide_empty
         if self._shown.get(selector) != text:
             self._shown[selector] = text
-            widget.update(_plain(text))
+            widget.update(text if isinstance(text, Text) else _plain(text))
 
     async def _markdown(self, part: str, text: str) -> None:
         """A Markdown part, made the first time it has text (a returning student's summary
