@@ -300,6 +300,9 @@ class CourseApp(App[None]):
         """Once the first item is open: cyclic GC on again (launch.run_app paused it; what
         start-up built stays alive, so collecting it before was wasted), and the lessons'
         live blocks checked (work that would only delay the first screen)."""
+        # Frozen first: a quiz opens before the first frame, ahead of on_mount's freeze, and
+        # GC turned on with start-up's objects unfrozen walks all of them in its first passes.
+        gc.freeze()
         gc.enable()
         self._check_lesson_blocks()
 
