@@ -40,9 +40,10 @@ RESCAN_MARGIN = 4096  # bytes of output looked at again: a line of text with its
 
 
 def returning_data(folder: Path) -> None:
-    """A finished first pass of checkpoint, opened last, and the mark of the lessons'
-    live blocks checked (what a returning student's earlier session left)."""
-    from tui_course.progress.outline import LESSON_BLOCKS_CHECKED
+    """A finished first pass of checkpoint, opened last, the mark of the lessons' live
+    blocks checked, and the student's option-order key, made when they first opened a quiz
+    (what a returning student's earlier session left)."""
+    from tui_course.progress.outline import LESSON_BLOCKS_CHECKED, student_key
     from tui_course.progress.store import ProgressStore
     from tui_course.ui.app import LAST_OPENED
 
@@ -55,6 +56,7 @@ def returning_data(folder: Path) -> None:
         store.record_attempt(run_id, "checkpoint", 3, "1", True, seconds=3.0)
         store.finish_run(run_id)
         store.set_setting(LAST_OPENED, "checkpoint")
+        student_key(store)
 
 
 @functools.cache
