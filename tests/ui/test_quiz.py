@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input, Markdown, Static
 
 from tests.ui.conftest import notices, quiz, running, screen_text, shown, until
@@ -15,6 +16,7 @@ from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.notices import NoticeLines
 from tui_course.ui.widgets.outline import Outline
 from tui_course.ui.widgets.quiz_view import QuizView
+from tui_course.views.quiz import QuizRun
 
 
 def stored(app: CourseApp, quiz_id: str) -> list[tuple[int, str, str, int]]:
@@ -564,3 +566,39 @@ async def test_the_right_numbers_in_another_form_cost_no_try(
         session = app.query_one(QuizView).session
         assert session is not None and session.state.tries_used == 0
         assert stored(app, "by-hand")[-1][2] == "skipped"  # nothing stored for it
+
+
+async def test_a_quiz_view_removed_while_it_opens_draws_nothing(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """The app quitting while a quiz opens removes the view under its draw: the draw
+    stops there instead of raising (NoScreen ended a run of the suite, and would end a
+    student's quit with a crash report)."""
+    app = build_app()
+    async with running(app, size=(80, 24)) as pilot:
+        await app.open_item("first-check")
+        await pilot.pause()
+        view = app.query_one(QuizView)
+        session = view.session
+        assert session is not None
+        await view.remove()
+        await view.start(session)  # a new pass, drawn for a view no longer on any screen
+        assert not view.is_attached
+
+
+async def test_a_quiz_view_removed_while_its_parts_mount_stops_there(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The case the suite met: the parts drawn, the view gone before the footer's keys."""
+    draw_parts = QuizView._draw_parts
+
+    async def parts_then_removed(self: QuizView, run: QuizRun, moved: bool) -> None:
+        await draw_parts(self, run, moved)
+        await self.remove()
+
+    monkeypatch.setattr(QuizView, "_draw_parts", parts_then_removed)
+    app = build_app()
+    async with running(app, size=(80, 24)) as pilot:
+        await app.open_item("first-check")  # raised NoScreen from refresh_bindings
+        await pilot.pause()
+        assert not app.query(QuizView)

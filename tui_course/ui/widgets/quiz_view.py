@@ -250,12 +250,14 @@ class QuizView(VerticalScroll, can_focus=True):
         the first call draws the newest and the others find it drawn already. A part whose
         text did not change is left alone (a Markdown part re-parses on every update)."""
         run = self.run
-        if run is None or run is self._drawn:
-            return
+        if run is None or run is self._drawn or not self.is_attached:
+            return  # nothing new, or the view is gone (the app quit while a quiz opened)
         before, self._drawn = self._drawn, run
         moved = before is None or before.place != run.place
         with self.app.batch_update():
             await self._draw_parts(run, moved)
+        if not self.is_attached:  # removed while its parts were mounting
+            return
         # After the question is on screen: the footer redraws its keys in a later frame.
         self.refresh_bindings()
         self._follow(run, moved, before)
