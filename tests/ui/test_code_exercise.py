@@ -506,3 +506,16 @@ async def test_esc_while_the_editor_opens_is_not_held_back_and_the_opening_line_
         await until(pilot, lambda: view.state is not None and not view.state.opening)
         assert not view.editor.has_focus
         assert view.state is not None and view.state.not_typed == 0
+
+
+@pytest.mark.parametrize(("size", "rows"), [((80, 24), 14), ((40, 12), 7), ((200, 60), 14)])
+async def test_the_editor_takes_at_most_six_tenths_of_a_short_terminal(
+    build_app: Callable[..., CourseApp], size: tuple[int, int], rows: int
+) -> None:
+    """14 rows where they fit; on a 12-row terminal a 14-row editor was taller than the
+    screen, and the lines under it (what was not typed, the verdict) never showed beside it."""
+    app = build_app("code", content=COURSE)
+    async with running(app, size=size) as pilot:
+        view = await open_exercise(pilot)
+        await until(pilot, lambda: view.editor.outer_size.height > 0)
+        assert view.editor.outer_size.height == rows

@@ -60,9 +60,11 @@ class CodeExerciseView(Vertical, can_focus=True):
         margin-bottom: 1;
     }
     /* A fixed height: an editor that grew with its text would lay the quiz out again on
-       every Enter (50 ms a key on a quiet machine). */
+       every Enter (50 ms a key on a quiet machine). At most 60% of the terminal's rows,
+       so on a short one (40x12) the lines under it fit beside it. */
     CodeExerciseView CodeEditor {
         height: 14;
+        max-height: 60vh;
     }
     CodeExerciseView .code-warning, CodeExerciseView .code-status {
         color: $text-muted;
