@@ -60,8 +60,9 @@ class CodeExerciseView(Vertical, can_focus=True):
         margin-bottom: 1;
     }
     /* A fixed height: an editor that grew with its text would lay the quiz out again on
-       every Enter (50 ms a key on a quiet machine). At most 60% of the terminal's rows,
-       so on a short one (40x12) the lines under it fit beside it. */
+       every Enter (50 ms a key on a quiet machine). At most 60% of the terminal's rows:
+       on a short one (40x12) it is not taller than the screen, and the lines under it
+       can show with it. */
     CodeExerciseView CodeEditor {
         height: 14;
         max-height: 60vh;
