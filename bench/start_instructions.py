@@ -1,36 +1,41 @@
-"""Instructions a returning student's session runs to its first screen, against a bare Textual app.
+"""Instructions a returning student's session runs, against a bare Textual app's.
 
 Wall-clock ratios on a shared machine move by a tenth from run to run (see
-bench/returning_logins.py, which times thirty at once). Counted instructions do
-not: valgrind's callgrind counts the same program the same way whatever else the
-machine is doing (two counts of one session agree within 0.3%), so a change of a
-few milliseconds of start-up work shows here when thirty timed logins cannot tell
-it from noise. Instructions are not seconds: the ratio printed here is higher than
-the CPU-time one (when this was written, 1.68 counted against 1.5 in CPU time to the
-summary, one session at a time), as the bare app spends more of its time in the
-kernel. Use it to compare two versions of attn-tui, not against the 1.5x target.
+bench/returning_logins.py, which times thirty at once). Counted instructions
+move far less: valgrind's callgrind counts what the program runs, not how long
+it waited for the CPU. On a quiet machine two counts of one session agree within
+0.3%; a busy one lowers them by up to 3% (fewer frames get drawn), so compare
+two versions in one invocation (`--also`), under the same load. That shows a
+change of a few milliseconds of start-up work that thirty timed logins cannot
+tell from noise. Instructions are not seconds: the ratio here is higher than the
+CPU-time one (when this was written, 1.6 counted against 1.5 in CPU time), as
+the bare app spends more of its time in the kernel. Use it to compare versions
+of attn-tui, not against the 1.5x target.
 
-Each kind runs once under callgrind on its own 80x24 pty: the real entry point
+Each kind runs under callgrind on its own 80x24 pty: the real entry point
 (`attn-tui`) with a data folder holding a finished first pass of `checkpoint`,
 opened last (as in returning_logins.py), and the bare app (Header, Static,
-Footer). When the text is on the terminal, `callgrind_control --dump` writes the
-count so far ("to the first screen"); ctrl+q then quits, and the rest is counted
-to the exit. A session under valgrind runs 30-50 times slower, so this takes
-about half a minute.
+Footer). Once its text is on the terminal, ctrl+q quits it; the count is from
+the launch to the exit. (Where the first screen falls in that count depends on
+when valgrind, which runs one thread at a time, lets Textual's writer thread
+reach the terminal, so the count is not cut there.) `--also DIR` counts the
+same session again with DIR first on PYTHONPATH: another checkout's tui_course
+(`git worktree add DIR COMMIT`), with the same content and data. A session
+under valgrind runs 30-50 times slower: about 15 s a count.
 
 Needs valgrind (Debian's package) on PATH.
 
-    python bench/start_instructions.py [--runs 1]
+    python bench/start_instructions.py [--runs 1] [--also DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -42,38 +47,41 @@ from startup import BARE_APP, BARE_TEXT, byte_compile, entry_point
 _TOTALS = re.compile(r"^totals: (\d+)", re.MULTILINE)
 
 
-def counted(argv: list[str], text: str, env: dict[str, str], folder: Path) -> tuple[int, int]:
-    """(instructions to the first screen, instructions from there to the exit)."""
+def counted(argv: list[str], text: str, env: dict[str, str], folder: Path) -> int:
+    """Instructions from the launch to the exit, ctrl+q sent once `text` is on screen."""
     out = folder / "callgrind.out"
     valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
     session = PtySession(valgrind + argv, SIZE, env)
     try:
         session.wait_for(text, timeout=600)
-        subprocess.run(
-            ["callgrind_control", "--dump", str(session.pid)], check=True, capture_output=True
-        )
         session.send("\x11")  # ctrl+q
         session.process.wait(600)
     finally:
         session.close()
-    # The dump at the first screen is out.1; what ran after it is in out, written at exit.
-    to_screen = int(_TOTALS.findall((folder / "callgrind.out.1").read_text())[0])
-    after = int(_TOTALS.findall(out.read_text())[0])
-    for part in folder.glob("callgrind.out*"):
-        part.unlink()
-    return to_screen, after
+    total = int(_TOTALS.findall(out.read_text())[0])
+    out.unlink()
+    return total
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=1, help="counts of each kind (median kept)")
+    parser.add_argument(
+        "--also", type=Path, help="another checkout: its tui_course counted in the same run"
+    )
     args = parser.parse_args()
-    if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
-        print("error: needs valgrind and callgrind_control on PATH (Debian: apt install valgrind)")
+    if shutil.which("valgrind") is None:
+        print("error: needs valgrind on PATH (Debian: apt install valgrind)")
+        return 2
+    if args.also is not None and not (args.also / "tui_course" / "__init__.py").is_file():
+        print(f"error: --also: no tui_course package in {args.also}")
         return 2
     byte_compile()
+    if args.also is not None:
+        compileall.compile_dir(args.also / "tui_course", quiet=1)
     course = entry_point()
-    counts: dict[str, list[tuple[int, int]]] = {"bare": [], "attn-tui": []}
+    kinds = ["bare", "attn-tui"] + ([f"--also {args.also}"] if args.also else [])
+    counts: dict[str, list[int]] = {kind: [] for kind in kinds}
     with tempfile.TemporaryDirectory() as name:
         data = Path(name) / "data"
         returning_data(data)
@@ -83,18 +91,19 @@ def main() -> int:
         for _ in range(args.runs):
             counts["bare"].append(counted([sys.executable, "-c", BARE_APP], BARE_TEXT, env, work))
             counts["attn-tui"].append(counted(course, RETURNING_TEXT, env, work))
+            if args.also is not None:
+                other = {**env, "PYTHONPATH": str(args.also.resolve())}
+                counts[kinds[2]].append(counted(course, RETURNING_TEXT, other, work))
 
-    def median(kind: str, part: int) -> float:
-        return statistics.median(run[part] for run in counts[kind])
-
+    medians = {kind: statistics.median(runs) for kind, runs in counts.items()}
     print(f"entry point: {' '.join(course)}   runs: {args.runs}   terminal: 80x24 pty")
-    for kind in counts:
-        print(
-            f"{kind:9} to the first screen {median(kind, 0) / 1e6:8.1f} M instructions"
-            f"   then to the exit {median(kind, 1) / 1e6:6.1f} M"
-        )
-    ratio = median("attn-tui", 0) / median("bare", 0)
-    print(f"instructions to the first screen, returning attn-tui / bare: {ratio:.3f}")
+    for kind, median in medians.items():
+        print(f"{kind:9} launch to exit {median / 1e6:8.1f} M instructions")
+    for kind in kinds[1:]:
+        print(f"instructions, {kind} / bare: {medians[kind] / medians['bare']:.3f}")
+    if args.also is not None:
+        change = medians["attn-tui"] / medians[kinds[2]] - 1
+        print(f"this checkout against {args.also}: {change:+.1%}")
     return 0
 
 
