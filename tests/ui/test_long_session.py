@@ -114,8 +114,8 @@ async def test_start_up_objects_are_frozen_before_cyclic_gc_comes_back(
 ) -> None:
     """Turned on with start-up's objects still in the youngest generation, the first
     collections walk all of them (a returning student's quiz opened before the first
-    frame: about 2.5% of the instructions to the summary). Frozen first, they walk only
-    what came after."""
+    frame: 2.5-4.5% of the session's instructions, bench/start_instructions.py). Frozen
+    first, they walk only what came after."""
     import tui_course.ui.app as app_module
 
     watch = _GcWatch()
