@@ -296,6 +296,31 @@ async def test_finished_quiz_reopens_on_its_summary(build_app: Callable[..., Cou
         assert "Question 1" not in await quiz_text(pilot)
 
 
+async def test_the_answer_box_is_made_when_a_typed_question_first_shows(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """A quiz of choices never makes an Input (a returning student's summary starts without
+    its CSS and styling); the first typed question makes one, kept and reused after."""
+    app = build_app("first-check")
+    async with running(app) as pilot:
+        await pilot.press("enter", "right", "right", "right")
+        assert "First-try score: 0 of 3." in await quiz_text(pilot)
+        assert not app.query("#quiz-answer")
+        await app.open_item("by-hand")  # typed questions
+        assert not app.query("#quiz-answer")  # its intro asks for nothing
+        await pilot.press("enter")
+        box = app.query_one("#quiz-answer", Input)
+        assert box.has_focus and box.display and not box.disabled
+        view = app.query_one(QuizView)
+        ids = [child.id for child in view.children]
+        assert ids.index("quiz-options") < ids.index("quiz-answer") < ids.index("quiz-read-as")
+        await pilot.press("escape", "right")  # question 2, numeric too: the same box
+        assert app.query_one("#quiz-answer", Input) is box and box.has_focus
+        await app.open_item("first-check")  # back to its summary: the box hidden, not gone
+        assert "First-try score: 0 of 3." in await quiz_text(pilot)
+        assert app.query_one("#quiz-answer", Input) is box and not box.display
+
+
 async def test_review_item_appears_when_due(build_app: Callable[..., CourseApp]) -> None:
     clock = [datetime(2026, 11, 30, 9, 0, tzinfo=UTC)]
     app = build_app("first-check")

@@ -224,7 +224,8 @@ class QuizView(VerticalScroll, can_focus=True):
         yield Static(classes="quiz-title", markup=False, id="quiz-title")
         yield Static(classes="quiz-summary", markup=False, id="quiz-summary")
         yield Vertical(id="quiz-options")
-        yield TextBox(placeholder="your answer", id="quiz-answer", max_length=MAX_ANSWER_CHARS)
+        # The answer box (#quiz-answer) is mounted here, before #quiz-read-as, when a typed
+        # question first shows: a returning student's summary needs none at start.
         yield Static(classes="quiz-read-as", markup=False, id="quiz-read-as")
         yield Static(classes="quiz-verdict", markup=False, id="quiz-verdict")
         yield ItemLine(separator="  |  ", classes="quiz-keys", id="quiz-keys")
@@ -272,14 +273,7 @@ class QuizView(VerticalScroll, can_focus=True):
             row.show(line)
         holder.display = bool(options)
         await self._draw_code(run)
-        box = self.get_child_by_id("quiz-answer", Input)
-        box.display = run.phase in (Phase.ASKING, Phase.CLOSED) and run.question.kind in (
-            Kind.NUMERIC,
-            Kind.TEXT,
-        )
-        box.disabled = run.phase is not Phase.ASKING
-        if moved:  # else the box runs ahead of the run while a fast typist types
-            box.value = run.typed
+        await self._draw_answer_box(run, moved)
         self._text("#quiz-title", render.title(run))
         self._text("#quiz-read-as", render.read_as(run), hide_empty=True)
         verdict, tone = render.verdict(run)
@@ -296,6 +290,25 @@ class QuizView(VerticalScroll, can_focus=True):
         await self._markdown("quiz-prompt", render.prompt(run))
         await self._markdown("quiz-hints", render.hints(run))
         await self._markdown("quiz-teach", render.teach(run))
+
+    async def _draw_answer_box(self, run: QuizRun, moved: bool) -> None:
+        """The box for a typed answer, made the first time a typed question shows (an Input
+        costs its CSS and styling at start otherwise) and kept, hidden, after it."""
+        wanted = run.phase in (Phase.ASKING, Phase.CLOSED) and run.question.kind in (
+            Kind.NUMERIC,
+            Kind.TEXT,
+        )
+        found = self.query_children("#quiz-answer").results(Input)
+        box = next(found, None)
+        if box is None:
+            if not wanted:
+                return
+            box = TextBox(placeholder="your answer", id="quiz-answer", max_length=MAX_ANSWER_CHARS)
+            await self.mount(box, before="#quiz-read-as")
+        box.display = wanted
+        box.disabled = run.phase is not Phase.ASKING
+        if moved:  # else the box runs ahead of the run while a fast typist types
+            box.value = run.typed
 
     async def _draw_code(self, run: QuizRun) -> None:
         """A code question's editor, made when its question shows (TextArea is not start-up
