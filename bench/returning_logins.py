@@ -2,15 +2,16 @@
 
 Each attn-tui session is the real entry point on its own pseudo-terminal (80x24),
 with its own data folder holding a finished first pass of `checkpoint`, the item
-last opened: the app starts on that quiz's summary, as a student who comes back
-sees it. The baseline is thirty bare Textual apps (Header, Static, Footer) on
-ptys of the same size. The thirty of one kind are launched together; "paint" is
-the time from the launch until the last of them shows its text, "quit" the time
-from ctrl+q sent to all until the last has exited. All ptys are read by one
-select loop, so no session stalls on a full terminal buffer, and each look for
-the text scans only what a session wrote since (the loop's own CPU, printed,
-then does not grow with how much one kind draws). Kinds alternate over the
-rounds in this one invocation; the ratios are medians of each round's.
+last opened, and the course as that earlier session cached it: the app starts on
+that quiz's summary, as a student who comes back sees it. The baseline is thirty
+bare Textual apps (Header, Static, Footer) on ptys of the same size. The thirty of
+one kind are launched together; "paint" is the time from the launch until the last
+of them shows its text, "quit" the time from ctrl+q sent to all until the last has
+exited. All ptys are read by one select loop, so no session stalls on a full
+terminal buffer, and each look for the text scans only what a session wrote since
+(the loop's own CPU, printed, then does not grow with how much one kind draws).
+Kinds alternate over the rounds in this one invocation; the ratios are medians of
+each round's.
 
 Targets (issue 18): paint <= 1.5x, quit <= 1.5x; no NumPy in a returning
 session at first paint.
@@ -41,8 +42,10 @@ RESCAN_MARGIN = 4096  # bytes of output looked at again: a line of text with its
 
 def returning_data(folder: Path) -> None:
     """A finished first pass of checkpoint, opened last, the mark of the lessons' live
-    blocks checked, and the student's option-order key, made when they first opened a quiz
-    (what a returning student's earlier session left)."""
+    blocks checked, the student's option-order key, made when they first opened a quiz,
+    and the parsed course (what a returning student's earlier session left)."""
+    from tui_course.content.course_cache import CACHE_NAME, cached_course
+    from tui_course.paths import default_content_dir
     from tui_course.progress.outline import LESSON_BLOCKS_CHECKED, student_key
     from tui_course.progress.store import ProgressStore
     from tui_course.ui.app import LAST_OPENED
@@ -57,13 +60,17 @@ def returning_data(folder: Path) -> None:
         store.finish_run(run_id)
         store.set_setting(LAST_OPENED, "checkpoint")
         student_key(store)
+    _, save_cache = cached_course(default_content_dir(), folder / CACHE_NAME)
+    if save_cache is None:
+        raise SystemExit("the course cannot be cached: a content file changed just now")
+    save_cache()
 
 
 @functools.cache
 def lessons_checked() -> str | None:
     """The shipped lessons' fingerprint if their live blocks pass (as the app checks them)."""
     from tui_course.content.course import load_course
-    from tui_course.content.lessons import lessons_fingerprint
+    from tui_course.content.models import lessons_fingerprint
     from tui_course.paths import default_content_dir
 
     course = load_course(default_content_dir())

@@ -14,7 +14,7 @@ from textual.widgets._footer import FooterKey
 
 from tests.conftest import REPO
 from tests.ui.conftest import notices, running, until
-from tui_course.content.lessons import lessons_fingerprint
+from tui_course.content.models import lessons_fingerprint
 from tui_course.progress.outline import LESSON_BLOCKS_CHECKED
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.footer import CourseFooter
@@ -117,3 +117,40 @@ async def test_a_lesson_check_ending_after_the_app_closed_writes_nothing(
     app.store.on_problem = problems.append
     app._lesson_blocks_passed("a fingerprint")
     assert problems == []
+
+
+async def test_the_course_one_start_parsed_is_read_at_the_next_until_it_changes(
+    build_app: Callable[..., CourseApp], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first start caches the parsed course after its first screen; the next reads it
+    and parses nothing; a quiz edited since is parsed again and shown as edited."""
+    from tui_course.content import course, course_cache
+
+    monkeypatch.setattr(course_cache, "SETTLE_SECONDS", -3600.0)  # a copy made just now
+    content = course_copy(tmp_path)
+    cache = tmp_path / "data" / course_cache.CACHE_NAME
+    first = build_app(content=content)
+    assert first.save_course_cache is not None and not cache.exists()
+    async with running(first) as pilot:
+        assert await until(pilot, cache.exists)
+    parsed_roots: list[Path] = []
+    real = course.load_course
+
+    def counted(root: Path, **options: bool) -> object:
+        parsed_roots.append(root)
+        return real(root, **options)
+
+    monkeypatch.setattr(course, "load_course", counted)
+    again = build_app(content=content)
+    assert parsed_roots == [] and again.save_course_cache is None
+    assert again.course == first.course
+    async with running(again, size=(120, 30)) as pilot:
+        await again.open_item("small")
+        assert await until(pilot, lambda: "Small check" in str(again.sub_title))
+    quiz = content / "quizzes" / "small.toml"
+    quiz.write_text(quiz.read_text().replace('"Small check"', '"Small test"'))
+    edited = build_app(content=content)
+    assert parsed_roots == [content]
+    async with running(edited, size=(120, 30)) as pilot:
+        await edited.open_item("small")
+        assert await until(pilot, lambda: "Small test" in str(edited.sub_title))

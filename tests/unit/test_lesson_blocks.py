@@ -190,7 +190,7 @@ def test_lesson_3_points_at_the_loop_check_line_by_its_words() -> None:
 
 def test_the_fingerprint_follows_the_lessons_text(tmp_path: Path) -> None:
     """The start-up check is skipped for a fingerprint that passed: any edit must change it."""
-    from tui_course.content.lessons import lessons_fingerprint
+    from tui_course.content.models import lessons_fingerprint
 
     one = load_lesson(lesson(tmp_path, "\nSome prose.\n"), tmp_path)
     same = load_lesson(lesson(tmp_path, "\nSome prose.\n"), tmp_path)

@@ -10,11 +10,14 @@ import datetime as dt
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_course.content.errors import ContentError
-from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
+
+if TYPE_CHECKING:
+    from tui_course.content.tomlfile import Field, TomlLines
 
 SITE_CONFIG_ENV = "ATTN_TUI_CONFIG"
 SITE_CONFIG_PATH = Path("/etc/attn-tui/config.toml")
@@ -63,6 +66,9 @@ def site_config_path(env: Mapping[str, str] | None = None) -> Path:
 
 
 def _read_table(path: Path) -> tuple[dict[str, Any], TomlLines, str]:
+    # Imported here: a start with no site config (most) reads no TOML at all.
+    from tui_course.content.tomlfile import TomlLines, parse_toml, read_text
+
     shown = str(path)
     try:
         size = path.stat().st_size
@@ -82,6 +88,8 @@ def _read_table(path: Path) -> tuple[dict[str, Any], TomlLines, str]:
 def _check(
     table: Mapping[str, Any], lines: TomlLines, shown: str, fields: dict[str, Field]
 ) -> None:
+    from tui_course.content.tomlfile import TableCheck
+
     try:
         TableCheck(shown, lines, (), "").check(table, fields)
     except ContentError as error:
@@ -124,16 +132,20 @@ def _absolute(table: Mapping[str, Any], key: str, lines: TomlLines, shown: str) 
     return path
 
 
-SITE_FIELDS = {
-    "class_dir": Field((str,), "the class folder made by `attn-tui class init` (a path)"),
-    "training_slots": Field((int,), "how many training runs may run at once (a number)"),
-    "slots_dir": Field((str,), "where slot locks live when there is no class folder (a path)"),
-    "student_shell": Field((bool,), "true when students also log in with a shell (true/false)"),
-    "allow_code_without_bwrap": Field(
-        (bool,), "true to check students' code with time and memory limits alone (true/false)"
-    ),
-    "runs_per_user": Field((int,), "training runs one account may have at once (default 1)"),
-}
+@cache
+def site_fields() -> dict[str, Field]:
+    from tui_course.content.tomlfile import Field
+
+    return {
+        "class_dir": Field((str,), "the class folder made by `attn-tui class init` (a path)"),
+        "training_slots": Field((int,), "how many training runs may run at once (a number)"),
+        "slots_dir": Field((str,), "where slot locks live when there is no class folder (a path)"),
+        "student_shell": Field((bool,), "true when students also log in with a shell (true/false)"),
+        "allow_code_without_bwrap": Field(
+            (bool,), "true to check students' code with time and memory limits alone (true/false)"
+        ),
+        "runs_per_user": Field((int,), "training runs one account may have at once (default 1)"),
+    }
 
 
 def load_site_config(path: Path | None = None) -> SiteConfig:
@@ -144,7 +156,7 @@ def load_site_config(path: Path | None = None) -> SiteConfig:
             raise ConfigError(f"{path}: not found (named by ${SITE_CONFIG_ENV})")
         return SiteConfig(None)
     table, lines, shown = _read_table(path)
-    _check(table, lines, shown, SITE_FIELDS)
+    _check(table, lines, shown, site_fields())
     return SiteConfig(
         path,
         class_dir=_absolute(table, "class_dir", lines, shown),
@@ -156,20 +168,24 @@ def load_site_config(path: Path | None = None) -> SiteConfig:
     )
 
 
-CLASS_FIELDS = {
-    "course": Field((str,), "the course name shown in reports (text)", required=True),
-    "training_slots": Field((int,), "how many training runs may run at once (a number)"),
-    "deadlines": Field((dict,), "a table of quiz id = date and time"),
-    "students_group": Field((str,), "the students' Unix group: each member gets a report row"),
-    "runs_per_user": Field((int,), "training runs one account may have at once (default 1)"),
-    "max_run_minutes": Field((int,), "minutes one training run may hold a slot"),
-}
+@cache
+def class_fields() -> dict[str, Field]:
+    from tui_course.content.tomlfile import Field
+
+    return {
+        "course": Field((str,), "the course name shown in reports (text)", required=True),
+        "training_slots": Field((int,), "how many training runs may run at once (a number)"),
+        "deadlines": Field((dict,), "a table of quiz id = date and time"),
+        "students_group": Field((str,), "the students' Unix group: each member gets a report row"),
+        "runs_per_user": Field((int,), "training runs one account may have at once (default 1)"),
+        "max_run_minutes": Field((int,), "minutes one training run may hold a slot"),
+    }
 
 
 def load_class_config(class_dir: Path) -> ClassConfig:
     path = class_dir / CLASS_FILE
     table, lines, shown = _read_table(path)
-    _check(table, lines, shown, CLASS_FIELDS)
+    _check(table, lines, shown, class_fields())
     deadlines: dict[str, dt.datetime] = {}
     for quiz_id, when in table.get("deadlines", {}).items():
         line = lines.line_of(("deadlines",), quiz_id)

@@ -7,12 +7,9 @@ shipped beside the quiz (run by the parent's side only) or of tui_course.maths.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from tui_course.content.tomlfile import Field, TableCheck
 
 PROPERTIES = ("finite", "rows_sum_to_one", "non_negative")
 MAX_CASES = 12
@@ -20,7 +17,6 @@ MAX_ARG_ELEMENTS = 100_000  # one input array; the exercises use a few dozen num
 MAX_CASE_ELEMENTS = 400_000
 MAX_CODE_BYTES = 20 * 1024  # what a student may send (and the store keeps)
 MATHS_PREFIX = "tui_course.maths"
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 @dataclass(frozen=True)
@@ -98,207 +94,7 @@ class CodeAttempt:
     seconds: float  # how long the check took
 
 
-CODE_FIELDS = {
-    "entry": Field((str,), "the name of the function the student writes", required=True),
-    "starter": Field((str,), "the code the editor starts with", required=True),
-    "reference": Field((str,), "a function of `module` or tui_course.maths.X:name", required=True),
-    "module": Field((str,), "a Python file beside the quiz (trusted reference code)"),
-    "outputs": Field((list,), "names of the returned arrays", items=str),
-    "properties": Field((list,), f"a list of {', '.join(PROPERTIES)}", items=str),
-    "solution": Field((str,), "a model solution, shown after a pass or a reveal"),
-    "case": Field((list,), "[[question.case]] tables", required=True, items=dict),
-}
-CASE_FIELDS = {
-    "label": Field((str,), "what the case is, shown to the student", required=True),
-    "seed": Field((int,), "a whole number seeding the random inputs"),
-    "args": Field((list,), "a list of inline tables, one per argument", required=True, items=dict),
-}
-ARG_FIELDS = {
-    "name": Field((str,), "the argument's name", required=True),
-    "shape": Field((list,), "a list of whole numbers", items=int),
-    "scale": Field((int, float), "a number multiplying the random values"),
-    "arange": Field((int,), "n: the whole numbers 0 to n-1"),
-    "value": Field((int, float, list), "a number or a nested list of numbers"),
-}
-CODE_MISTAKE_FIELDS = {
-    "variant": Field((str,), "a function of `module` implementing the mistake"),
-    "raises": Field((str,), "an exception class name, e.g. ValueError"),
-    "match": Field((str,), "a regular expression the exception's message must match"),
-    "feedback": Field((str,), "a string", required=True),
-}
-
-
 def _count(value: Any) -> int:
     if isinstance(value, list):
         return sum(_count(item) for item in value) or 1
     return 1
-
-
-def _numbers_only(value: Any) -> bool:
-    if isinstance(value, list):
-        return all(_numbers_only(item) for item in value)
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def parse_code(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> CodeSpec:
-    """The code part of a `kind = "code"` question, checked key by key (path:line)."""
-    for key in ("entry", "reference", "starter"):
-        if not str(table[key]).strip():
-            raise check.error(f"'{key}' must not be empty", key)
-    entry = table["entry"].strip()
-    if not _NAME.match(entry):
-        raise check.error(f"entry '{entry}' is not a Python function name", "entry")
-    if len(table["starter"].encode()) > MAX_CODE_BYTES:
-        raise check.error(f"the starter is larger than {MAX_CODE_BYTES // 1024} KB", "starter")
-    module, module_shown = None, ""
-    if "module" in table:
-        name = table["module"].strip()
-        if "/" in name or "\\" in name or not name.endswith(".py") or name.startswith("."):
-            raise check.error(f"module '{name}' must be a .py file name beside the quiz", "module")
-        if quiz_dir is None:
-            raise check.error("'module' needs the quiz to be a file", "module")
-        module = quiz_dir / name
-        module_shown = name
-        if not module.is_file():
-            raise check.error(f"module '{name}' not found beside the quiz", "module")
-    reference = table["reference"].strip()
-    _check_function(check, reference, module, "reference")
-    properties = tuple(table.get("properties", []))
-    for prop in properties:
-        if prop not in PROPERTIES:
-            raise check.error(
-                f"unknown property '{prop}' (known: {', '.join(PROPERTIES)})", "properties"
-            )
-    outputs = tuple(name.strip() for name in table.get("outputs", ["result"]))
-    if not outputs or not all(outputs):
-        raise check.error("'outputs' must name at least one array", "outputs")
-    cases_raw = table["case"]
-    if not 1 <= len(cases_raw) <= MAX_CASES:
-        raise check.error(f"needs 1 to {MAX_CASES} [[question.case]] tables", "case")
-    cases = tuple(
-        _case(
-            TableCheck(
-                check.shown,
-                check.lines,
-                (*check.path, "case", index),
-                f"{check.label} case {index + 1}",
-            ),
-            raw,
-            index,
-        )
-        for index, raw in enumerate(cases_raw)
-    )
-    counts = {len(case.args) for case in cases}
-    if len(counts) != 1:
-        raise check.error("every case must give the same number of arguments", "case")
-    mistakes = tuple(
-        _mistake(
-            TableCheck(
-                check.shown,
-                check.lines,
-                (*check.path, "mistake", index),
-                f"{check.label} mistake {index + 1}",
-            ),
-            raw,
-            module,
-        )
-        for index, raw in enumerate(table.get("mistake", []))
-    )
-    return CodeSpec(
-        entry=entry,
-        starter=table["starter"],
-        reference=reference,
-        cases=cases,
-        outputs=outputs,
-        module=module,
-        module_shown=module_shown,
-        properties=properties,
-        tolerance=float(table.get("tolerance", 1e-6)),
-        rel_tolerance=float(table.get("rel_tolerance", 1e-6)),
-        solution=table.get("solution", ""),
-        mistakes=mistakes,
-    )
-
-
-def _check_function(check: TableCheck, name: str, module: Path | None, key: str) -> None:
-    if name.startswith(MATHS_PREFIX):
-        module_name, _, function = name.partition(":")
-        if (
-            not _NAME.match(function)
-            or function.startswith("_")
-            or not (module_name == MATHS_PREFIX or module_name.startswith(MATHS_PREFIX + "."))
-            or not all(_NAME.match(part) for part in module_name.split("."))
-        ):
-            raise check.error(f"'{key}' must read {MATHS_PREFIX}.<module>:<function>", key)
-        return
-    if not _NAME.match(name):
-        raise check.error(f"'{key}' = '{name}' is not a function name", key)
-    if module is None:
-        raise check.error(f"'{key}' = '{name}' needs 'module' (the file defining it)", key)
-
-
-def _case(check: TableCheck, raw: dict[str, Any], index: int) -> CodeCase:
-    check.check(raw, CASE_FIELDS)
-    label = raw["label"].strip()
-    if not label:
-        raise check.error("'label' must not be empty", "label")
-    args = []
-    for position, arg in enumerate(raw["args"]):
-        where = f"{check.label} argument {position + 1}"
-        TableCheck(check.shown, check.lines, check.path, where).check(arg, ARG_FIELDS)
-        args.append(_arg(check, arg, position))
-    if sum(arg.elements for arg in args) > MAX_CASE_ELEMENTS:
-        raise check.error(f"inputs larger than {MAX_CASE_ELEMENTS} numbers in all", "args")
-    seed = raw.get("seed", index)
-    if not 0 <= seed < 2**32:
-        raise check.error("'seed' must be 0 to 2**32 - 1", "seed")
-    return CodeCase(label, seed, tuple(args), check.lines.line_of(check.path) or 1)
-
-
-def _arg(check: TableCheck, arg: dict[str, Any], position: int) -> ArgSpec:
-    where = f"argument {position + 1} ({arg['name']})"
-    given = [key for key in ("shape", "arange", "value") if key in arg]
-    if len(given) != 1:
-        raise check.error(f"{where}: give exactly one of shape, arange, value", "args")
-    spec = ArgSpec(
-        name=arg["name"],
-        shape=tuple(arg["shape"]) if "shape" in arg else None,
-        scale=float(arg.get("scale", 1.0)),
-        arange=arg.get("arange"),
-        value=arg.get("value"),
-    )
-    if spec.shape is not None and (not spec.shape or any(not 1 <= s <= 10_000 for s in spec.shape)):
-        raise check.error(f"{where}: a shape of 1 to 10000 along each axis", "args")
-    if spec.arange is not None and not 1 <= spec.arange <= MAX_ARG_ELEMENTS:
-        raise check.error(f"{where}: arange must be 1 to {MAX_ARG_ELEMENTS}", "args")
-    if spec.value is not None and not _numbers_only(spec.value):
-        raise check.error(f"{where}: value must be numbers", "args")
-    if not abs(spec.scale) < 1e6:
-        raise check.error(f"{where}: scale must be below 1e6", "args")
-    if spec.elements > MAX_ARG_ELEMENTS:
-        raise check.error(f"{where}: more than {MAX_ARG_ELEMENTS} numbers", "args")
-    return spec
-
-
-def _mistake(check: TableCheck, raw: dict[str, Any], module: Path | None) -> CodeMistake:
-    check.check(raw, CODE_MISTAKE_FIELDS)
-    line = check.lines.line_of(check.path) or 1
-    feedback = raw["feedback"].strip()
-    if not feedback:
-        raise check.error("'feedback' must not be empty", "feedback")
-    if ("variant" in raw) == ("raises" in raw):
-        raise check.error("a code mistake needs exactly one of 'variant' or 'raises'")
-    if "variant" in raw:
-        if "match" in raw:
-            raise check.error("'match' goes with 'raises', not 'variant'", "match")
-        _check_function(check, raw["variant"].strip(), module, "variant")
-        return CodeMistake(feedback, line, variant=raw["variant"].strip())
-    if not _NAME.match(raw["raises"]):
-        raise check.error("'raises' must be an exception class name", "raises")
-    pattern = raw.get("match")
-    if pattern is not None:
-        try:
-            re.compile(pattern)
-        except re.error as error:
-            raise check.error(f"'match' is not a regular expression: {error}", "match") from None
-    return CodeMistake(feedback, line, raises=raw["raises"], match=pattern)

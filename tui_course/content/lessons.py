@@ -9,7 +9,6 @@ found by markdown-it, the parser family the lesson view renders with.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,21 +91,6 @@ def load_lesson(path: Path, root: Path | None = None, *, blocks: bool = True) ->
     if blocks:
         _ = lesson.segments  # a broken block is this file's error now
     return lesson
-
-
-def lessons_fingerprint(lessons: Sequence[Lesson]) -> str:
-    """A digest of every lesson's text and of this parser's version: lessons with the same
-    digest have the same live blocks, so a check they passed need not run again."""
-    import hashlib
-
-    from tui_course import __version__
-
-    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    for lesson in lessons:
-        for part in (lesson.path, *lesson.lines):
-            digest.update(part.encode("utf-8", "surrogatepass"))
-            digest.update(b"\0")
-    return digest.hexdigest()
 
 
 def lesson_segments(lesson: Lesson) -> tuple[Segment, ...]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -17,7 +17,7 @@ class Kind(StrEnum):
     MULTI = "multi"
     NUMERIC = "numeric"
     TEXT = "text"
-    CODE = "code"  # the student writes a function; see content.code_model
+    CODE = "code"  # the student writes a function; see content.code_model and content.code_parse
 
 
 @dataclass(frozen=True)
@@ -132,6 +132,22 @@ class Lesson:
         """Prose and live blocks, found on first use: the parser (markdown-it) is not
         start-up work. Raises ContentError (path:line) for a broken block."""
         return self.find_segments(self)
+
+
+def lessons_fingerprint(lessons: Sequence[Lesson]) -> str:
+    """A digest of every lesson's text and of the app's version (its block parser's): lessons
+    with the same digest have the same live blocks, so a check they passed need not run
+    again. Here, beside the data, so a start that finds the check done imports no parser."""
+    import hashlib
+
+    from tui_course import __version__
+
+    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    for lesson in lessons:
+        for part in (lesson.path, *lesson.lines):
+            digest.update(part.encode("utf-8", "surrogatepass"))
+            digest.update(b"\0")
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)

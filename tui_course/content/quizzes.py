@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tui_course.content.code_model import CODE_FIELDS, parse_code
+from tui_course.content.code_parse import CODE_FIELDS, parse_code
 from tui_course.content.errors import ContentError, display_path
 from tui_course.content.grading import matches_text, normalise_text
 from tui_course.content.lessons import blocks_problem

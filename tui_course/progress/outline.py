@@ -9,7 +9,7 @@ from tui_course.progress.store import ProgressStore
 
 LAST_OPENED = "last_opened"  # the setting that makes `attn-tui` resume where it was left
 SHUFFLE_KEY = "option-order-key"  # the store setting behind each student's option orders
-# The fingerprint (content.lessons.lessons_fingerprint) of lessons whose live blocks passed.
+# The fingerprint (content.models.lessons_fingerprint) of lessons whose live blocks passed.
 LESSON_BLOCKS_CHECKED = "lesson-blocks-checked"
 
 

@@ -152,6 +152,8 @@ class CourseApp(App[None]):
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
         self.left_with: int | None = None  # the exit status when a signal or hangup ended it
         self._store_closed = False  # on_unmount closed it: a late worker's memo is dropped
+        # make_app's: writes the parsed course to the data folder, after the first screen
+        self.save_course_cache: Callable[[], None] | None = None
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's own driver, except that on a Unix terminal it reads pastes through
@@ -266,7 +268,7 @@ class CourseApp(App[None]):
         not start-up work), and say which lessons have a broken one. Lessons that passed
         in an earlier session, unchanged, are not parsed again (a returning student's
         start is as lean as a new one's)."""
-        from tui_course.content.lessons import lessons_fingerprint
+        from tui_course.content.models import lessons_fingerprint
 
         fingerprint = lessons_fingerprint(self.course.lessons)
         if self.store.get_setting(LESSON_BLOCKS_CHECKED) == fingerprint:
@@ -298,13 +300,17 @@ class CourseApp(App[None]):
 
     def _after_start(self) -> None:
         """Once the first item is open: cyclic GC on again (launch.run_app paused it; what
-        start-up built stays alive, so collecting it before was wasted), and the lessons'
-        live blocks checked (work that would only delay the first screen)."""
+        start-up built stays alive, so collecting it before was wasted), the lessons'
+        live blocks checked and the parsed course cached for the next start (work that
+        would only delay the first screen)."""
         # Frozen first: a quiz opens before the first frame, ahead of on_mount's freeze, and
         # GC turned on with start-up's objects unfrozen walks all of them in its first passes.
         gc.freeze()
         gc.enable()
         self._check_lesson_blocks()
+        if self.save_course_cache is not None:
+            save, self.save_course_cache = self.save_course_cache, None
+            self.run_worker(save, thread=True, group="course-cache", exit_on_error=False)
 
     async def _open_start(self, focus_content: bool) -> None:
         """Open the start item, unless a key pressed in the first frame already opened another."""
@@ -866,9 +872,12 @@ class CourseApp(App[None]):
 def make_app(settings: Settings) -> CourseApp:
     """Load the course and open the progress store for `settings`; raises StoreError only
     for a symlinked data folder or file (any other store problem gives a notice instead)."""
-    from tui_course.content.course import load_course
+    from tui_course.content.course_cache import CACHE_NAME, cached_course
 
-    # Lessons' live blocks are found after the first frame (check_lesson_blocks).
-    course = load_course(settings.content_dir, lesson_blocks=False)
+    # The store first: it refuses a symlinked data folder, where the course cache lives.
     store = ProgressStore(settings.data_dir, interactive=True)
-    return CourseApp(course, store, settings)
+    # Lessons' live blocks are found after the first frame (check_lesson_blocks).
+    course, save_cache = cached_course(settings.content_dir, settings.data_dir / CACHE_NAME)
+    app = CourseApp(course, store, settings)
+    app.save_course_cache = save_cache
+    return app
