@@ -5,15 +5,13 @@ Each subcommand lives in its own module under tui_course.commands.
 
 from __future__ import annotations
 
-import argparse
 import io
 import os
 import sys
 from collections.abc import Collection
+from types import SimpleNamespace
 
 from tui_course.commands import COMMANDS
-from tui_course.commands.common import content_dir, data_dir, fail
-from tui_course.commands.parser import build_parser
 from tui_course.paths import UnknownUserPath
 from tui_course.plain.run import start_course
 
@@ -27,7 +25,8 @@ def commands_needed(argv: list[str]) -> Collection[str] | None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = argparse.Namespace()
+    # What the parser gave (nothing yet): the data folder a crash report goes to reads it.
+    args: object = SimpleNamespace()
     for stream in (sys.stdout, sys.stderr):
         # A title in CJK on an ASCII-only terminal prints as '?', it does not stop the command.
         if isinstance(stream, io.TextIOWrapper):
@@ -43,9 +42,15 @@ def main(argv: list[str] | None = None) -> int:
             elif sent is None and wants_plain(os.environ, sys.stdin, sys.stdout):
                 return say_no_terminal()
         if not argv:
-            # Plain `attn-tui`, what students type: no flags, so no parser to build (argparse
-            # setup is a few milliseconds of every start).
-            return start_course(content_dir(args), data_dir(args), None)
+            # Plain `attn-tui`, what students type: no flags, so no parser to build and no
+            # argparse to import (a few milliseconds of every start).
+            from tui_course.paths import data_dir as resolve_data_dir
+            from tui_course.paths import default_content_dir
+
+            return start_course(default_content_dir(), resolve_data_dir(None), None)
+        from tui_course.commands.common import content_dir, data_dir
+        from tui_course.commands.parser import build_parser
+
         args = build_parser(commands_needed(argv)).parse_args(argv)
         if args.command is None:
             if args.ascii_app:
@@ -65,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except UnknownUserPath as error:  # `--data-dir ~nosuchuser/x`, or the same in $ATTN_TUI_*
+        from tui_course.commands.common import fail
+
         return fail(f"{error.filename}: {error.strerror}", 2)
     except BrokenPipeError:
         # `attn-tui attention | head`: the reader left; say nothing more.
@@ -72,5 +79,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as error:  # a bug or hostile input we did not foresee: one line, a log
         from tui_course.crash import report_crash
+        from tui_course.paths import data_dir as resolve_data_dir
 
-        return report_crash(data_dir(args), error)
+        return report_crash(resolve_data_dir(getattr(args, "data_dir", None)), error)

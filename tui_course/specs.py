@@ -107,9 +107,6 @@ SENTENCE_WORDS = IntSpec("words", 7, 1, 64, "words of a sentence the figure uses
 # A sentence box takes at most this many characters (64 long words): a 1 MB paste is
 # refused at once instead of tokenised on every key.
 SENTENCE_CHARS = 1000
-# A bracketed paste reaches the app cut to this many characters (tui_course/ui/paste_cap.py):
-# past it, a paste costs the terminal reader time and memory that no box would keep.
-PASTE_CHARS = 64 * 1024
 DECIMALS = IntSpec("decimals", 3, 1, 4, "decimals of the encoding table", 2)
 WEIGHT_DECIMALS = IntSpec("decimals", 2, 1, 4, "decimals of the listed weights", 3)
 POSITIONS = IntSpec("positions", 8, 1, 64, "positions (rows) of the encoding", 16)

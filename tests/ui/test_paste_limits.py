@@ -11,8 +11,8 @@ from textual.pilot import Pilot
 
 from tests.ui.conftest import running, screen_text, until
 from tests.ui.test_code_exercise import COURSE, open_exercise
-from tui_course.specs import PASTE_CHARS
 from tui_course.ui.app import CourseApp
+from tui_course.ui.paste_cap import PASTE_CHARS
 
 
 async def paste(pilot: Pilot[Any], text: str) -> None:

@@ -348,7 +348,7 @@ def test_each_subcommand_help_says_what_it_does(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`attn-tui validate --help` went straight from usage to options."""
-    from tui_course.cli import build_parser
+    from tui_course.commands.parser import build_parser
 
     parser = build_parser()
     with pytest.raises(SystemExit):
@@ -363,7 +363,7 @@ def test_help_examples_are_whole_commands_at_80_columns(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A wrapped example ('... sat the cat sat' / 'down') cannot be copied and run."""
-    from tui_course.cli import build_parser
+    from tui_course.commands.parser import build_parser
 
     monkeypatch.setenv("COLUMNS", "80")
     for command in ("attention", "pe", "train"):

@@ -19,7 +19,10 @@ from tui_course.content.course import load_course
 from tui_course.content.course_cache import CACHE_NAME, SETTLE_SECONDS, cached_course
 from tui_course.content.models import Course
 
-LATER = time.time() + 10 * SETTLE_SECONDS  # every file here has settled by then
+
+def later() -> float:
+    """A clock by which every file a test made has settled."""
+    return time.time() + 10 * SETTLE_SECONDS
 
 
 def copy(tmp_path: Path, name: str = "code_course") -> Path:
@@ -42,7 +45,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
 
 def cache_it(root: Path, cache: Path) -> Course:
-    course, save = cached_course(root, cache, now=LATER)
+    course, save = cached_course(root, cache, now=later())
     assert save is not None
     save()
     return course
@@ -55,7 +58,7 @@ def test_a_second_start_reads_the_course_the_first_parsed(
     first = cache_it(root, cache)
     assert cache.stat().st_mode & 0o777 == 0o600
     seen = parses(monkeypatch)
-    again, save = cached_course(root, cache, now=LATER)
+    again, save = cached_course(root, cache, now=later())
     assert seen == [] and save is None
     assert again == first == load_course(root, lesson_blocks=False)
     code = next(q for quiz in again.quizzes for q in quiz.questions if q.code is not None)
@@ -70,7 +73,7 @@ def test_files_changed_just_now_are_not_cached(tmp_path: Path) -> None:
     root = copy(tmp_path)
     _, save = cached_course(root, tmp_path / CACHE_NAME)  # the copy was made just now
     assert save is None
-    _, save = cached_course(root, tmp_path / CACHE_NAME, now=LATER)
+    _, save = cached_course(root, tmp_path / CACHE_NAME, now=later())
     assert save is not None
 
 
@@ -115,7 +118,7 @@ def test_any_change_to_the_content_is_parsed_again(
         quiz.rename(moved)
         quiz.symlink_to(moved)
     seen = parses(monkeypatch)
-    course, _ = cached_course(root, cache, now=LATER)
+    course, _ = cached_course(root, cache, now=later())
     assert seen == [root]
     assert course == load_course(root, lesson_blocks=False)
 
@@ -125,7 +128,7 @@ def test_problems_are_kept_with_their_file_and_line(tmp_path: Path) -> None:
     (root / "quizzes" / "double_ref.py").unlink()  # the code question's module is missing
     first = cache_it(root, cache)
     assert first.problems
-    again, save = cached_course(root, cache, now=LATER)
+    again, save = cached_course(root, cache, now=later())
     assert save is None and again.problems == first.problems
     assert [str(p) for p in again.problems] == [str(p) for p in first.problems]
     assert "quizzes/code.toml:" in str(again.problems[0])
@@ -141,10 +144,10 @@ def test_a_changed_app_parses_again(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         course_cache, "_code_key", lambda: (sys.version, ((str(source), stat_of(source)),))
     )
     cache_it(root, cache)
-    assert cached_course(root, cache, now=LATER)[1] is None  # read from the cache
+    assert cached_course(root, cache, now=later())[1] is None  # read from the cache
     source.write_text("# version 2\n")
     seen = parses(monkeypatch)
-    cached_course(root, cache, now=LATER)
+    cached_course(root, cache, now=later())
     assert seen == [root]
 
 
@@ -197,7 +200,7 @@ def test_a_planted_or_damaged_cache_is_parsed_over_never_run(
         cache.unlink()
         cache.mkdir()
     seen = parses(monkeypatch)
-    course, save = cached_course(root, cache, now=LATER)
+    course, save = cached_course(root, cache, now=later())
     assert seen == [root] and course == load_course(root, lesson_blocks=False)
     assert not (tmp_path / "planted-ran").exists()
     if planted == "symlink":  # the next save replaces the link, never writes through it
@@ -208,7 +211,7 @@ def test_a_planted_or_damaged_cache_is_parsed_over_never_run(
 
 def test_a_cache_that_cannot_be_written_changes_nothing(tmp_path: Path) -> None:
     root = copy(tmp_path)
-    _, save = cached_course(root, tmp_path / "gone" / CACHE_NAME, now=LATER)
+    _, save = cached_course(root, tmp_path / "gone" / CACHE_NAME, now=later())
     assert save is not None
     save()  # no folder to write in: nothing written, nothing raised
     assert not (tmp_path / "gone").exists()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tui_course import specs
-from tui_course.cli import build_parser
+from tui_course.commands.parser import build_parser
 from tui_course.content.errors import ContentError
 from tui_course.content.lessons import load_lesson
 
@@ -122,8 +122,8 @@ def test_spec_steps_clamp_and_cycle() -> None:
 
 def test_specs_and_the_command_line_do_not_import_numpy() -> None:
     script = (
-        "import json, sys\nimport tui_course.specs, tui_course.cli\n"
-        "tui_course.cli.build_parser()\nprint(json.dumps(sorted(sys.modules)))"
+        "import json, sys\nimport tui_course.specs, tui_course.cli, tui_course.commands.parser\n"
+        "tui_course.commands.parser.build_parser()\nprint(json.dumps(sorted(sys.modules)))"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True

@@ -117,8 +117,27 @@ def test_first_paint_imports_no_numpy_markdown_or_command_modules(tmp_path: Path
         if name.split(".")[0] in ("numpy", "markdown_it", "tensorflow", "keras")
         or name.removeprefix("tui_course.commands.") in COMMANDS.values()
         or name.startswith(("tui_course.training.task", "tui_course.maths"))
+        or name in ("argparse", "tui_course.specs")  # no flags to parse, no form to check
     ]
     assert heavy == []
+
+
+def test_a_start_with_the_course_cached_parses_no_content(tmp_path: Path) -> None:
+    """The course the last session parsed is read whole: no quiz, lesson or code-question
+    parser is imported before the first frame."""
+    from tui_course.content.course_cache import CACHE_NAME, cached_course
+    from tui_course.paths import default_content_dir
+
+    (tmp_path / "data").mkdir(mode=0o700)
+    _, save = cached_course(
+        default_content_dir(), tmp_path / "data" / CACHE_NAME, now=time.time() + 60
+    )
+    assert save is not None
+    save()
+    modules = first_paint(tmp_path, (120, 30))["modules"]
+    assert "tui_course.content.course_cache" in modules  # the probe saw the cache read
+    parsers = ("quizzes", "lessons", "code_parse")
+    assert [name for name in parsers if f"tui_course.content.{name}" in modules] == []
 
 
 def test_cyclic_gc_waits_for_the_first_item_and_then_runs_again(tmp_path: Path) -> None:
@@ -130,7 +149,8 @@ def test_cyclic_gc_waits_for_the_first_item_and_then_runs_again(tmp_path: Path) 
 
 
 def test_cli_parses_a_command_whose_module_it_imports_on_demand() -> None:
-    from tui_course.cli import build_parser, commands_needed
+    from tui_course.cli import commands_needed
+    from tui_course.commands.parser import build_parser
 
     assert commands_needed([]) == set()
     assert commands_needed(["--open", "x"]) == set()

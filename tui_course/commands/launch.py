@@ -5,8 +5,6 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from tui_course.commands.common import fail
-
 
 def run_app(content: Path, data: Path, open_id: str | None) -> int:
     """The full-screen app (tui_course.plain.run.start_course decides whether it can run)."""
@@ -28,11 +26,15 @@ def _run_app(content: Path, data: Path, open_id: str | None) -> int:
     try:
         app = make_app(Settings(content, data, open_id))
     except (StoreError, OSError) as error:
+        from tui_course.commands.common import fail  # argparse's module: not start-up work
+
         return fail(f"cannot open progress store in {data}: {error}")
     from tui_course.content.models import REVIEW_ID
 
     if open_id is not None and open_id != REVIEW_ID and app.course.find(open_id) is None:
         app.store.close()
+        from tui_course.commands.common import fail
+
         known = ", ".join(item.id for item in app.items) or "none found"
         return fail(f"error: --open: no lesson, quiz or lab with id '{open_id}' (ids: {known})", 2)
     app.run()

@@ -23,7 +23,11 @@ from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 
-from tui_course.specs import PASTE_CHARS
+# A bracketed paste reaches the app cut to this many characters: past it, a paste costs the
+# terminal reader time and memory that no box would keep. (Here, not in tui_course.specs:
+# the driver is start-up work, and the parameter table is not.)
+PASTE_CHARS = 64 * 1024
+
 
 PASTE_START = "\x1b[200~"
 PASTE_END = "\x1b[201~"

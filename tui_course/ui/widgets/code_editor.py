@@ -29,8 +29,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import TextArea
 
-from tui_course.specs import PASTE_CHARS
-from tui_course.ui.paste_cap import SEQUENCE_CHARS
+from tui_course.ui.paste_cap import PASTE_CHARS, SEQUENCE_CHARS
 
 DEFAULT_MAX_CHARS = 20 * 1024  # what a check takes and an attempt keeps
 INDENT = "    "
