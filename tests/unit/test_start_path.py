@@ -123,12 +123,17 @@ def test_first_paint_imports_no_numpy_markdown_or_command_modules(tmp_path: Path
 
 
 def test_a_start_with_the_course_cached_parses_no_content(tmp_path: Path) -> None:
-    """The course the last session parsed is read whole: no quiz, lesson or code-question
-    parser is imported before the first frame."""
+    """A student returning to a quiz: the course the last session parsed is read whole (no
+    quiz, lesson or code-question parser is imported before the first frame), and what
+    comes after the quiz opens (the lessons' digest, hashlib's OpenSSL) waits for it."""
     from tui_course.content.course_cache import CACHE_NAME, cached_course
     from tui_course.paths import default_content_dir
+    from tui_course.progress.outline import LAST_OPENED, student_key
+    from tui_course.progress.store import ProgressStore
 
-    (tmp_path / "data").mkdir(mode=0o700)
+    with ProgressStore(tmp_path / "data") as store:  # as the student's first session left it
+        store.set_setting(LAST_OPENED, "checkpoint")
+        student_key(store)
     _, save = cached_course(
         default_content_dir(), tmp_path / "data" / CACHE_NAME, now=time.time() + 60
     )
@@ -136,8 +141,12 @@ def test_a_start_with_the_course_cached_parses_no_content(tmp_path: Path) -> Non
     save()
     modules = first_paint(tmp_path, (120, 30))["modules"]
     assert "tui_course.content.course_cache" in modules  # the probe saw the cache read
+    assert "tui_course.ui.widgets.quiz_view" in modules  # the quiz opened before that frame
     parsers = ("quizzes", "lessons", "code_parse")
     assert [name for name in parsers if f"tui_course.content.{name}" in modules] == []
+    assert [
+        name for name in ("hashlib", "argparse") if name in modules
+    ] == []  # (the probe has json)
 
 
 def test_cyclic_gc_waits_for_the_first_item_and_then_runs_again(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ AttemptRecord that the caller saves before applying it.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -399,5 +398,7 @@ def code_key(code: str) -> str:
     trailing spaces and blank ends (a stored key is already one)."""
     if _HASH.match(code):
         return code
+    import hashlib  # here: OpenSSL's start-up is not a quiz's, most have no code question
+
     normal = "\n".join(line.rstrip() for line in code.strip().splitlines())
     return hashlib.sha256(normal.encode("utf-8", "surrogatepass")).hexdigest()

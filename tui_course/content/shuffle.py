@@ -9,8 +9,6 @@ Pure: the session calls it, the quiz view only draws the question it is given.
 
 from __future__ import annotations
 
-import hashlib
-import random
 from dataclasses import replace
 
 from tui_course.content.models import Kind, Mistake, Question
@@ -20,11 +18,16 @@ ID_PREFIX = "o:"
 
 def option_id(text: str) -> str:
     """A short stable name for an option: the same text is the same option, wherever shown."""
+    import hashlib  # imported on first use: a returning student's summary draws no option
+
     return ID_PREFIX + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
 
 
 def option_order(seed: str, count: int) -> tuple[int, ...]:
     """Shown position (0-based) -> the file's option number (1-based), drawn from `seed`."""
+    import hashlib
+    import random
+
     numbers = list(range(1, count + 1))
     digest = hashlib.sha256(seed.encode("utf-8")).digest()
     random.Random(int.from_bytes(digest[:8], "big")).shuffle(numbers)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import json
 import os
 import sqlite3
 import stat
@@ -205,6 +204,8 @@ class CodeCheckRow:
 
 
 def _json_list(text: object) -> list[str]:
+    import json  # in each use: no start-up reads or writes JSON
+
     try:
         value = json.loads(str(text)) if text else []
     except ValueError:
@@ -759,6 +760,8 @@ class ProgressStore:
         answer = answer[:MAX_STORED_ANSWER]
         code_values: tuple[object, ...] = (None,) * 7
         if code is not None:
+            import json
+
             code_values = (
                 code.code.encode("utf-8", "replace")[:MAX_CODE_BYTES].decode("utf-8", "ignore"),
                 code.sha256,
@@ -985,6 +988,8 @@ class ProgressStore:
     def record_training_run(self, record: TrainingRecord) -> int:
         """Keep a finished run; 0 when it could not be saved (reported, never raised: a
         training result is not worth stopping the lab for)."""
+        import json
+
         cursor = self._write(
             "INSERT INTO training_runs (finished_at, source, options, params, test_accuracy,"
             " test_loss, seconds, epochs, attention) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -1004,6 +1009,8 @@ class ProgressStore:
 
     def training_runs(self) -> list[TrainingRecord]:
         """Every kept run, oldest first. A row whose JSON does not parse is skipped."""
+        import json
+
         rows = self._read(
             "SELECT id, finished_at, source, options, params, test_accuracy, test_loss, seconds,"
             " epochs, attention FROM training_runs ORDER BY id"

@@ -320,7 +320,9 @@ class CourseApp(App[None]):
         finally:
             self._start_opening = False
             self.query_one(CourseFooter).release()
-            self._after_start()
+            # After the frame that shows it: a quiz opens before the first frame, and what
+            # _after_start does (the lessons' digest, the course cache) need not delay it.
+            self.call_after_refresh(self._after_start)
         if self.current is None:  # the quiz could not open: the usual first focus
             self._first_focus()
 
