@@ -141,7 +141,7 @@ async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_pa
 async def test_runs_of_earlier_sessions_and_of_the_cli_are_in_the_table(
     build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:
-    from tui_course.progress.store import TrainingRecord
+    from tui_course.progress.records import TrainingRecord
 
     data = tmp_path / "data"
     first = build_app("training-lab", data=data)

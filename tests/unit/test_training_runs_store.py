@@ -5,12 +5,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from tui_course.progress.records import TrainingRecord
 from tui_course.progress.store import (
     _MIGRATIONS,
     DB_NAME,
     SCHEMA_VERSION,
     ProgressStore,
-    TrainingRecord,
 )
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import AttentionSummary, Done, EpochEnd

@@ -143,7 +143,7 @@ def progress_table(report: dict[str, Any]) -> str:
 
 def training_lines(rows: list[dict[str, Any]]) -> list[str]:
     """The same table the training lab shows, from the report's rows."""
-    from tui_course.progress.store import TrainingRecord
+    from tui_course.progress.records import TrainingRecord
     from tui_course.render.training import runs_table
 
     records = [TrainingRecord(**{**row, "epochs": tuple(row["epochs"])}) for row in rows]

@@ -31,13 +31,16 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_course.content.code_model import MAX_CODE_BYTES, CodeAttempt
 from tui_course.paths import LinkRefused, create_private_file, ensure_private_dir
 from tui_course.progress.scores import AttemptRow as AttemptRow
 from tui_course.progress.scores import QuizStats as QuizStats
 from tui_course.progress.scores import quiz_stats
+
+if TYPE_CHECKING:
+    from tui_course.progress.records import CodeCheckRow, TrainingRecord
 
 SCHEMA_VERSION = 4
 DB_NAME = "progress.db"
@@ -187,22 +190,6 @@ class Attempt:
     timestamp: str  # ISO 8601, UTC
 
 
-@dataclass(frozen=True)
-class CodeCheckRow:
-    """One stored code check."""
-
-    quiz_id: str
-    question_index: int  # 1-based
-    code: str
-    sha256: str
-    outcome: str
-    mistake: int | None
-    cases_failed: tuple[str, ...]
-    sandbox: str
-    seconds: float
-    created_at: str
-
-
 def _json_list(text: object) -> list[str]:
     import json  # in each use: no start-up reads or writes JSON
 
@@ -217,23 +204,6 @@ _ROW_COLUMNS = (
     "run_id, quiz_id, question_index, answer, verdict, try_number, hints_seen, revealed,"
     " seconds, pass_kind, final, created_at"
 )
-
-
-@dataclass(frozen=True)
-class TrainingRecord:
-    """One finished training run as the store keeps it: plain values only (JSON-able),
-    so this layer knows nothing of the training protocol."""
-
-    source: str  # "lab" or "cli"
-    options: dict[str, Any]  # TrainOptions' fields
-    params: int
-    test_accuracy: float
-    test_loss: float
-    seconds: float
-    epochs: tuple[dict[str, float], ...]  # per epoch: loss, accuracy, val_loss, val_accuracy
-    attention: dict[str, Any] | None = None  # the trained-attention summary, if any
-    finished_at: str = ""
-    id: int = 0
 
 
 def _now() -> str:
@@ -797,6 +767,8 @@ class ProgressStore:
         return Attempt(quiz_id, question_index, answer, correct, stamp)
 
     def code_checks(self, quiz_id: str | None = None) -> list[CodeCheckRow]:
+        from tui_course.progress.records import CodeCheckRow
+
         """Every stored code check, oldest first (the drop-box summary keeps the last)."""
         where = "WHERE code_sha256 IS NOT NULL" + (" AND quiz_id = ?" if quiz_id else "")
         rows = self._read(
@@ -1008,6 +980,8 @@ class ProgressStore:
         return int(cursor.lastrowid or 0) if cursor is not None else 0
 
     def training_runs(self) -> list[TrainingRecord]:
+        from tui_course.progress.records import TrainingRecord
+
         """Every kept run, oldest first. A row whose JSON does not parse is skipped."""
         import json
 

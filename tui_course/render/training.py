@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 
-from tui_course.progress.store import TrainingRecord
+from tui_course.progress.records import TrainingRecord
 from tui_course.render.plot import line_plot
 from tui_course.safe_text import clean, one_line, path_text
 from tui_course.training.findings import AttentionFindings, describe_findings, find_in_attention

@@ -10,7 +10,7 @@ from dataclasses import asdict, fields
 from datetime import UTC, datetime
 from typing import Any
 
-from tui_course.progress.store import TrainingRecord
+from tui_course.progress.records import TrainingRecord
 from tui_course.training.findings import AttentionFindings, HeadFinding, find_in_attention
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import AttentionSummary, Done, EpochEnd

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from tui_course.progress.store import TrainingRecord
+    from tui_course.progress.records import TrainingRecord
     from tui_course.training.options import TrainOptions
     from tui_course.ui.widgets.code_exercise import CodeExerciseView
     from tui_course.ui.widgets.heatmap_view import HeatmapView

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
-from tui_course.progress.store import TrainingRecord
+from tui_course.progress.records import TrainingRecord
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import (
     AttentionSample,

@@ -20,7 +20,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.reactive import var
 from textual.widgets import Checkbox, Input, ProgressBar, Select, Static
 
-from tui_course.progress.store import ProgressStore, StoreError, TrainingRecord
+from tui_course.progress.records import TrainingRecord
+from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.render.training import (
     VAL_NOTE,
     TrainingCurves,

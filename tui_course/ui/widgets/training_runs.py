@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui_course.progress.store import TrainingRecord
+from tui_course.progress.records import TrainingRecord
 from tui_course.render.training import runs_table
 
 
