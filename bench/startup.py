@@ -75,7 +75,8 @@ def entry_point() -> list[str]:
 def markers() -> tuple[str, str]:
     """Text only the outline shows first (its last item's title), and the first lesson's text."""
     from tui_course.content.course import load_course
-    from tui_course.content.models import Lab, Lesson, MarkdownSegment, Quiz
+    from tui_course.content.models import Lab, Lesson, Quiz
+    from tui_course.content.segments import MarkdownSegment
     from tui_course.paths import default_content_dir
 
     course = load_course(default_content_dir())

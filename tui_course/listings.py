@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
-from tui_course.content.models import ListingRunner
+from tui_course.content.segments import ListingRunner
 
 KERAS_INSTALL = "pip install 'attn-tui[train]'"
 KERAS_MISSING = f"Keras is not installed here, so this listing cannot run: {KERAS_INSTALL}"

@@ -10,7 +10,8 @@ from tui_course.classroom.lms_answers import moodle_differences
 from tui_course.content.balance import key_warnings
 from tui_course.content.course import load_course
 from tui_course.content.errors import ContentError
-from tui_course.content.models import BlockSegment, Course
+from tui_course.content.models import Course
+from tui_course.content.segments import BlockSegment
 from tui_course.render.blocks import BlockError, render_block
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import REPO
 from tui_course.content.lessons import load_lesson
-from tui_course.content.models import BlockSegment, MarkdownSegment
+from tui_course.content.segments import BlockSegment, MarkdownSegment
 from tui_course.render.blocks import render_block
 
 LESSON = REPO / "lessons" / "10-digit-lab.md"

@@ -9,7 +9,7 @@ import numpy as np
 
 from tests.conftest import REPO
 from tui_course.content.lessons import load_lesson
-from tui_course.content.models import BlockSegment, MarkdownSegment
+from tui_course.content.segments import BlockSegment, MarkdownSegment
 from tui_course.render.blocks import render_block
 from tui_course.training.task import make_data, positive_rate
 

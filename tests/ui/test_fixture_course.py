@@ -7,7 +7,8 @@ import sys
 
 from tests.ui.conftest import UI_COURSE, ui_course
 from tui_course.content.blocks import BLOCK_FIELDS
-from tui_course.content.models import BlockSegment, Kind, ListingRunner, ListingSegment
+from tui_course.content.models import Kind
+from tui_course.content.segments import BlockSegment, ListingRunner, ListingSegment
 from tui_course.validate import validate
 
 

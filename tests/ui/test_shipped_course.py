@@ -12,7 +12,8 @@ from pathlib import Path
 
 from tests.ui.conftest import figures_cut, laid_out, notices, running, screen_text, shown, until
 from tui_course.content.course import load_course
-from tui_course.content.models import BlockSegment, Item, Lesson, MarkdownSegment
+from tui_course.content.models import Item, Lesson
+from tui_course.content.segments import BlockSegment, MarkdownSegment
 from tui_course.paths import default_content_dir
 from tui_course.ui.app import Settings, make_app
 from tui_course.ui.widgets.lesson_view import LessonView

@@ -13,14 +13,8 @@ import pytest
 from tui_course.content.code_model import CodeAttempt
 from tui_course.content.errors import ContentError
 from tui_course.content.lessons import load_lesson
-from tui_course.content.models import (
-    Kind,
-    ListingRunner,
-    ListingSegment,
-    MarkdownSegment,
-    Question,
-    Quiz,
-)
+from tui_course.content.models import Kind, Question, Quiz
+from tui_course.content.segments import ListingRunner, ListingSegment, MarkdownSegment
 from tui_course.content.session import Phase, QuizSession
 from tui_course.listings import ListingOutcome, ListingResult
 from tui_course.paths import LinkRefused

@@ -9,8 +9,9 @@ from tui_course.answers import resolve
 from tui_course.content.course import load_course
 from tui_course.content.grading import grade
 from tui_course.content.lessons import load_lesson
-from tui_course.content.models import BlockSegment, Kind, Lesson, MarkdownSegment, Quiz
+from tui_course.content.models import Kind, Lesson, Quiz
 from tui_course.content.quizzes import load_quiz
+from tui_course.content.segments import BlockSegment, MarkdownSegment
 from tui_course.content.text import strip_control
 
 

@@ -223,3 +223,20 @@ def test_a_fifo_in_the_content_does_not_block_the_key(tmp_path: Path) -> None:
     key = course_cache.content_key(root)  # stat only: opening the FIFO would wait forever
     assert key is not None and any(name == "stuck.toml" for _, name, _ in key[2])
     assert course_cache.content_key(tmp_path / "missing") is None
+
+
+def test_segments_found_before_the_save_stay_out_of_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app saves after its first screen, by when the lessons' live blocks may have been
+    found: the cache keeps each lesson's fields, not what this session worked out."""
+    root, cache = copy(tmp_path), tmp_path / CACHE_NAME
+    course, save = cached_course(root, cache, now=later())
+    assert save is not None
+    found = [lesson.segments for lesson in course.lessons]
+    save()
+    seen = parses(monkeypatch)
+    again, _ = cached_course(root, cache, now=later())
+    assert seen == [] and again == course
+    assert all("segments" not in vars(lesson) for lesson in again.lessons)
+    assert [lesson.segments for lesson in again.lessons] == found

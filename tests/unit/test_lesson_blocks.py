@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tui_course.content.errors import ContentError
 from tui_course.content.lessons import load_lesson
-from tui_course.content.models import BlockSegment, MarkdownSegment
+from tui_course.content.segments import BlockSegment, MarkdownSegment
 
 FRONT = '+++\nid = "l"\ntitle = "t"\norder = 1\n+++\n'  # lines 1-5
 

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from tui_course.content.course import load_course
-from tui_course.content.models import BlockSegment, Kind
+from tui_course.content.models import Kind
+from tui_course.content.segments import BlockSegment
 from tui_course.maths.attention import (
     dot_product_spread,
     head_split_example,

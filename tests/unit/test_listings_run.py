@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import REPO
 from tui_course import listings
 from tui_course.content.lessons import load_lessons
-from tui_course.content.models import ListingRunner, ListingSegment
+from tui_course.content.segments import ListingRunner, ListingSegment
 from tui_course.listings import KERAS_MISSING, ListingOutcome, run_listing
 
 

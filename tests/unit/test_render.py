@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from tui_course.content.models import BlockSegment
+from tui_course.content.segments import BlockSegment
 from tui_course.render.blocks import render_block
 from tui_course.render.heatmap import format_percent, heatmap_cells, heatmap_text, shade
 

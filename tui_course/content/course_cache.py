@@ -28,11 +28,15 @@ import stat
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_course.content.errors import ContentError
-from tui_course.content.models import Course, Lesson, Segment
+from tui_course.content.models import Course, Lesson
+
+if TYPE_CHECKING:
+    from tui_course.content.segments import Segment
 
 CACHE_NAME = "course-cache.pickle"
 FORMAT = 1
@@ -200,6 +204,8 @@ class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
         if type(obj) is ContentError:  # a frozen exception cannot be pickled as one
             return ContentError, (obj.path, obj.line, obj.message)
+        if type(obj) is Lesson:  # its fields only: segments found this session stay out
+            return Lesson, tuple(getattr(obj, each.name) for each in fields(Lesson))
         return NotImplemented
 
 

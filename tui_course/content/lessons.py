@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_course.content.errors import ContentError, display_path
-from tui_course.content.models import (
+from tui_course.content.models import Lesson
+from tui_course.content.segments import (
     BlockSegment,
-    Lesson,
     ListingRunner,
     ListingSegment,
     MarkdownSegment,

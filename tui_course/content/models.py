@@ -6,10 +6,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui_course.content.code_model import CodeSpec
 from tui_course.content.errors import ContentError
+
+if TYPE_CHECKING:
+    from tui_course.content.segments import Segment
 
 
 class Kind(StrEnum):
@@ -76,39 +79,10 @@ def tries_allowed(quiz: Quiz, question: Question) -> int:
     return max(1, tries)
 
 
-@dataclass(frozen=True)
-class MarkdownSegment:
-    text: str
-
-
-@dataclass(frozen=True)
-class BlockSegment:
-    """A fenced block the lesson view turns into a live piece (see content.blocks)."""
-
-    name: str
-    params: dict[str, Any]
-    line: int
-
-
-class ListingRunner(StrEnum):
-    NUMPY = "numpy"  # the code sandbox: NumPy only
-    KERAS = "keras"  # a child of the train extra's environment (Keras, TensorFlow)
-
-
-@dataclass(frozen=True)
-class ListingSegment:
-    """A Python listing the student can run and edit (a ```python run``` fence)."""
-
-    code: str
-    line: int  # the fence's line (1-based); the code starts on the next
-    runner: ListingRunner = ListingRunner.NUMPY
-
-
-Segment = MarkdownSegment | BlockSegment | ListingSegment
-
-
 def _all_prose(lesson: Lesson) -> tuple[Segment, ...]:
     """The segments of a lesson made by hand, without the loader's block finder."""
+    from tui_course.content.segments import MarkdownSegment
+
     return (MarkdownSegment("\n".join(lesson.lines[lesson.body_start :])),)
 
 

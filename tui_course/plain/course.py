@@ -12,16 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tui_course.content.errors import ContentError
-from tui_course.content.models import (
-    REVIEW_ID,
-    BlockSegment,
-    Course,
-    Item,
-    Lab,
-    Lesson,
-    ListingSegment,
-    Quiz,
-)
+from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Quiz
+from tui_course.content.segments import BlockSegment, ListingSegment
 from tui_course.plain.console import Command, Console, Gone
 from tui_course.plain.markdown import markdown_lines
 from tui_course.progress.outline import LAST_OPENED, review_due

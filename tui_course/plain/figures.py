@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui_course.content.models import BlockSegment
+from tui_course.content.segments import BlockSegment
 
 if TYPE_CHECKING:
     from tui_course.plain.console import Console

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tui_course import specs
-from tui_course.content.models import BlockSegment
+from tui_course.content.segments import BlockSegment
 from tui_course.maths.attention import dot_product_spread, head_split_example
 from tui_course.maths.embeddings import SETS, UnknownWordError, embed, tokenize
 from tui_course.maths.explore import (

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tui_course.content.models import ListingRunner, ListingSegment
+from tui_course.content.segments import ListingRunner, ListingSegment
 from tui_course.listings import ListingResult
 
 

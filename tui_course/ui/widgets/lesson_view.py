@@ -11,12 +11,14 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_course.content.errors import ContentError
-from tui_course.content.models import BlockSegment, Lesson, ListingSegment, MarkdownSegment
+from tui_course.content.models import Lesson
 from tui_course.safe_text import one_line
 from tui_course.ui.messages import LessonFinished
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
+
+    from tui_course.content.segments import BlockSegment, ListingSegment
 
 
 SCROLLS_SIDEWAYS = "wider than this: Tab here, then Left/Right"
@@ -69,6 +71,7 @@ class LessonView(VerticalScroll):
         from textual.widgets import Markdown  # markdown-it loads after the first frame
 
         from tui_course.content.markdown import markdown_parser
+        from tui_course.content.segments import BlockSegment, ListingSegment, MarkdownSegment
 
         widgets: list[Widget] = []
         prose: list[tuple[Markdown, str]] = []
@@ -161,7 +164,7 @@ class LessonView(VerticalScroll):
 def _listing(segment: ListingSegment) -> Widget:
     """A runnable listing: NumPy ones edit freely (they run in the code sandbox); Keras ones
     run outside it, so they are edited only where the student has a shell anyway."""
-    from tui_course.content.models import ListingRunner
+    from tui_course.content.segments import ListingRunner
     from tui_course.ui.widgets.listing_view import ListingView
 
     may_edit = True

@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.reactive import var
 from textual.widgets import Static, TextArea
 
-from tui_course.content.models import ListingRunner, ListingSegment
+from tui_course.content.segments import ListingRunner, ListingSegment
 from tui_course.listings import ListingResult, run_listing
 from tui_course.render.listing import listing_caption, listing_text
 from tui_course.ui.widgets.code_editor import CodeEditor, python_highlighting
