@@ -14,6 +14,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tui_course.ui.screens.help import MODAL_BOX_CSS
+
 
 def doctor_text(data_dir: Path, size: tuple[int, int]) -> str:
     """The same checks and text as the command (run off the event loop: NFS may hang)."""
@@ -29,6 +31,11 @@ def doctor_text(data_dir: Path, size: tuple[int, int]) -> str:
 class DoctorScreen(ModalScreen[None]):
     """The report in a scrolling box, as plain text (paths may hold anything)."""
 
+    DEFAULT_CSS = f"""
+    DoctorScreen {{
+        {MODAL_BOX_CSS}
+    }}
+    """
     AUTO_FOCUS = "#doctor-box"
     BINDINGS = [Binding("escape,q", "dismiss", "Close")]
 

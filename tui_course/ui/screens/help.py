@@ -107,7 +107,7 @@ def help_text(sections: list[tuple[str, Rows]], footnote: str = "") -> str:
 
 
 KEYS_WIDTH = 22
-MAX_BOX_WIDTH = 200  # keep in step with #help-box's max-width in app.tcss
+MAX_BOX_WIDTH = 200  # the box's max-width (MODAL_BOX_CSS)
 COLUMN_WIDTH = 40  # one column of help per 40 terminal columns: 2 at 80-119, 3 from 120
 MOST_COLUMNS = 4
 # The box's frame: a border and one cell of padding each side, a 2-cell scrollbar and the
@@ -162,10 +162,51 @@ def section_table(rows: Rows, keys_width: int) -> Table:
     return table
 
 
+# A modal's box, shared by the help and doctor screens (in their own CSS, not app.tcss:
+# parsed when one first opens, not before the first frame).
+MODAL_BOX_CSS = f"""
+    align: center middle;
+    & > VerticalScroll {{
+        width: 100%;
+        max-width: {MAX_BOX_WIDTH};
+        height: auto;
+        max-height: 100%;
+        border: round $primary;
+        padding: 0 1;
+        background: $surface;
+    }}
+"""
+
+
 class HelpScreen(ModalScreen[None]):
     """The sections side by side where the terminal is wide enough (a column per 40 cells),
     one under another below 80 columns; the box scrolls when they do not fit."""
 
+    DEFAULT_CSS = f"""
+    HelpScreen {{
+        {MODAL_BOX_CSS}
+    }}
+    /* Columns side by side (how many from the width; one below 80). */
+    HelpScreen #help-columns {{
+        height: auto;
+        margin-right: 1;  /* a gap before the scrollbar */
+    }}
+    HelpScreen .help-column {{
+        width: 1fr;
+        height: auto;
+        margin-left: {GUTTER};
+    }}
+    HelpScreen .help-column:first-of-type {{
+        margin-left: 0;
+    }}
+    HelpScreen .help-title {{
+        text-style: bold underline;
+    }}
+    HelpScreen .help-section {{
+        margin-bottom: 1;
+        padding-left: {SECTION_INDENT};
+    }}
+    """
     AUTO_FOCUS = "#help-box"  # the app sets none; the help scrolls with the keys
     BINDINGS = [
         Binding("escape,q,f1,question_mark", "dismiss", "Close help"),
