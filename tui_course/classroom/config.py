@@ -66,7 +66,7 @@ def site_config_path(env: Mapping[str, str] | None = None) -> Path:
 
 
 def _read_table(path: Path) -> tuple[dict[str, Any], TomlLines, str]:
-    # Imported here: a start with no site config (most) reads no TOML at all.
+    # Imported here: only a config file that exists is parsed (without one, no TOML at all).
     from tui_course.content.tomlfile import TomlLines, parse_toml, read_text
 
     shown = str(path)
