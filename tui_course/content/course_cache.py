@@ -29,6 +29,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import fields
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -206,6 +207,8 @@ class _Pickler(pickle.Pickler):
             return ContentError, (obj.path, obj.line, obj.message)
         if type(obj) is Lesson:  # its fields only: segments found this session stay out
             return Lesson, tuple(getattr(obj, each.name) for each in fields(Lesson))
+        if isinstance(obj, Enum):  # by value: early 3.11 pickles a member as getattr(cls, name)
+            return type(obj), (obj.value,)
         return NotImplemented
 
 
