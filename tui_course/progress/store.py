@@ -767,9 +767,9 @@ class ProgressStore:
         return Attempt(quiz_id, question_index, answer, correct, stamp)
 
     def code_checks(self, quiz_id: str | None = None) -> list[CodeCheckRow]:
+        """Every stored code check, oldest first (the drop-box summary keeps the last)."""
         from tui_course.progress.records import CodeCheckRow
 
-        """Every stored code check, oldest first (the drop-box summary keeps the last)."""
         where = "WHERE code_sha256 IS NOT NULL" + (" AND quiz_id = ?" if quiz_id else "")
         rows = self._read(
             "SELECT quiz_id, question_index, code, code_sha256, code_outcome, code_mistake,"
@@ -980,10 +980,10 @@ class ProgressStore:
         return int(cursor.lastrowid or 0) if cursor is not None else 0
 
     def training_runs(self) -> list[TrainingRecord]:
-        from tui_course.progress.records import TrainingRecord
-
         """Every kept run, oldest first. A row whose JSON does not parse is skipped."""
         import json
+
+        from tui_course.progress.records import TrainingRecord
 
         rows = self._read(
             "SELECT id, finished_at, source, options, params, test_accuracy, test_loss, seconds,"
