@@ -1,6 +1,14 @@
 """The child's command line: bwrap with its binds and a clean environment, or the bare
 interpreter (rlimits only). Limits themselves are set by the harness before any student
-code runs (soft = hard), so they hold under both."""
+code runs (soft = hard), so they hold under both.
+
+Whoever starts a check, student code never runs as root or with a capability: an
+ordinary caller's bwrap maps it to uid 65534 in a user namespace of its own, with every
+capability dropped; a root caller's harness (under bwrap's other namespaces, or under
+rlimits alone) imports NumPy, then becomes the unprivileged `nobody` account for real
+before any student code, so the kernel's settings (/proc/sys among them) and root's files
+stay out of reach even where a mount could be undone.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +40,46 @@ CLEAN_ENV = {
     "PYTHONIOENCODING": "utf-8:replace",
 }
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SANDBOX_ID = 65534  # the uid and gid student code has inside bwrap's user namespace
+NOBODY = "nobody"
+
+
+@dataclass(frozen=True)
+class Account:
+    """Who student code runs as outside the sandbox's namespaces."""
+
+    uid: int
+    gid: int
+    name: str
+
+    @property
+    def dropped(self) -> bool:
+        """Whether checks run as another account than the caller (root's do)."""
+        return self.uid != os.geteuid()
+
+
+def sandbox_account() -> Account:
+    """The caller itself, or `nobody` when the caller is root (no capability, no file of
+    root's, no kernel setting is then within reach of student code)."""
+    euid = os.geteuid()
+    if euid != 0:
+        return Account(euid, os.getegid(), _user_name(euid))
+    import pwd
+
+    try:
+        entry = pwd.getpwnam(NOBODY)
+        return Account(entry.pw_uid, entry.pw_gid, NOBODY)
+    except KeyError:
+        return Account(SANDBOX_ID, SANDBOX_ID, f"uid {SANDBOX_ID}")
+
+
+def _user_name(uid: int) -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
 
 
 def python_binary() -> str:
@@ -66,6 +114,7 @@ def sensitive_dirs(extra: Iterable[Path] = ()) -> list[Path]:
     for entry in sys.path:
         if entry.endswith(("site-packages", "dist-packages")):
             found.add(Path(entry))
+    found.update(system_package_dirs())
     found.add(Path(__file__).resolve().parent.parent)  # tui_course itself
     home = os.environ.get("HOME")
     if home:
@@ -79,6 +128,18 @@ def sensitive_dirs(extra: Iterable[Path] = ()) -> list[Path]:
         except OSError:
             continue
     return sorted(resolved)
+
+
+def system_package_dirs() -> list[Path]:
+    """Every interpreter's package folders under the system binds (Debian's
+    /usr/lib/python3/dist-packages, /usr/local/lib/python3.X/site-packages...): student
+    code that appends one to sys.path must find it empty."""
+    found: list[Path] = []
+    for root in ("/usr/lib", "/usr/local/lib", "/usr/lib64", "/usr/local/lib64"):
+        for pattern in ("python3*/site-packages", "python3*/dist-packages"):
+            found.extend(Path(root).glob(pattern))
+    found.extend(Path(sys.base_prefix).glob("lib*/python3*/site-packages"))
+    return found
 
 
 @functools.cache
@@ -109,6 +170,20 @@ def _system_binds() -> list[str]:
     return args
 
 
+def _open_parents(destinations: Iterable[Path]) -> list[str]:
+    system = [Path(folder) for folder in SYSTEM_DIRS]
+    made: list[Path] = []
+    for destination in destinations:
+        for parent in reversed(destination.parents):
+            if parent == Path("/") or parent in made or _inside(parent, system):
+                continue
+            made.append(parent)
+    args: list[str] = []
+    for parent in made:
+        args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
@@ -118,26 +193,40 @@ def bwrap_command(
     python_args: Sequence[str],
     limits: Limits,
     hidden: Iterable[Path] = (),
+    info_fd: int | None = None,
+    as_root: bool = False,
 ) -> ChildCommand:
     """bwrap: no network (every namespace unshared), no home, data or class folders,
-    read-only system files, NumPy alone on the path, a small tmpfs to work in."""
+    read-only system files, NumPy alone on the path, one small tmpfs (/tmp) the only
+    writable place. The harness is the namespace's pid 1 (no init of bwrap's that student
+    code could take over), so the whole namespace ends when it does; `info_fd` receives
+    its pid outside, for the parent to kill.
+
+    An ordinary caller: a user namespace too, uid and gid 65534 inside, no capability.
+    `as_root` (root started the check): no user namespace, which would map student code
+    to root outside; the harness becomes nobody itself once NumPy is imported."""
     python = python_binary()
-    args = [
-        bwrap,
-        "--unshare-all",
-        "--unshare-user",
-        "--die-with-parent",
-        "--new-session",
-        "--hostname",
-        "sandbox",
-        "--clearenv",
-    ]
-    if bwrap_version(bwrap) >= (0, 8):
-        args.append("--disable-userns")  # no nested namespaces from inside
+    args = [bwrap]
+    if as_root:
+        args += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+        args += ["--unshare-cgroup-try"]
+    else:
+        args += ["--unshare-all", "--unshare-user", "--uid", str(SANDBOX_ID)]
+        args += ["--gid", str(SANDBOX_ID), "--cap-drop", "ALL"]
+        if bwrap_version(bwrap) >= (0, 8):
+            args.append("--disable-userns")  # no nested namespaces from inside
+    args += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+    args.append("--clearenv")
+    if info_fd is not None:
+        args += ["--info-fd", str(info_fd)]
     for name, value in CLEAN_ENV.items():
         args += ["--setenv", name, value]
     args += ["--setenv", "HOME", WORK_DIR]
     args += _system_binds()
+    # the folders above our own binds, made readable by all: bwrap makes them 0700, which
+    # nobody (root's checks) could not pass through
+    destinations = [Path(sys.base_prefix).resolve(), Path(python).parent, Path(SANDBOX_SITE)]
+    args += _open_parents(destinations)
     bound = [Path(folder) for folder in SYSTEM_DIRS if os.path.isdir(folder)]
     prefix = Path(sys.base_prefix).resolve()
     if not _inside(prefix, bound):
@@ -155,9 +244,17 @@ def bwrap_command(
         # hidden under a tmpfs where a bind holds it, unless Python itself lives in it
         if _inside(folder, bound) and not any(_inside(path, [folder]) for path in needed):
             args += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
-    args += ["--proc", "/proc", "--dev", "/dev"]
-    args += ["--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp", "--dir", WORK_DIR]
-    args += ["--ro-bind", str(HARNESS), SANDBOX_HARNESS, "--chdir", WORK_DIR]
+    # /dev read-only (its /dev/shm would be a tmpfs of half the machine's memory), then
+    # the one writable place, with its size, and the new root itself read-only
+    args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+    if as_root:  # made by root, written by nobody
+        args += ["--perms", "01777"]
+    args += ["--size", str(limits.tmpfs_bytes), "--tmpfs", "/tmp"]
+    if as_root:
+        args += ["--perms", "0777"]
+    args += ["--dir", WORK_DIR]
+    args += ["--ro-bind", str(HARNESS), SANDBOX_HARNESS, "--remount-ro", "/"]
+    args += ["--chdir", WORK_DIR]
     args += ["--", python, "-I", "-S", SANDBOX_HARNESS, *python_args, SANDBOX_SITE]
     return ChildCommand(args, {}, None)
 
@@ -169,19 +266,36 @@ def limits_only_command(python_args: Sequence[str], work_dir: Path, site_dir: Pa
     return ChildCommand(argv, env, str(work_dir))
 
 
-def harness_args(request_fd: int, result_fd: int, work_dir: str, limits: Limits) -> list[str]:
+def harness_args(
+    request_fd: int,
+    result_fd: int,
+    work_dir: str,
+    limits: Limits,
+    account: Account,
+    drop_to: Account | None = None,
+    lifeline_fd: int | None = None,
+    private: bool = False,
+) -> list[str]:
+    """The harness's arguments. `drop_to`: the account the harness becomes once NumPy is
+    imported (limits only, for a root caller). `lifeline_fd`: a pipe whose end of file
+    (the parent gone, or done with the check) makes the harness's waiter kill it."""
     wanted = dataclasses.asdict(limits)
-    shown = {
+    shown: dict[str, object] = {
         key: wanted[key]
         for key in ("cpu_seconds", "memory_bytes", "file_bytes", "open_files", "processes")
     }
-    shown["processes"] = _process_allowance(limits.processes)
+    shown["processes"] = _process_allowance(limits.processes, account.uid)
+    if drop_to is not None:
+        shown["run_as"] = [drop_to.uid, drop_to.gid]
+    if lifeline_fd is not None:
+        shown["lifeline"] = lifeline_fd
+    if private:  # no namespaces: other processes of the account must not see into it
+        shown["private"] = True
     return [str(request_fd), str(result_fd), work_dir, json.dumps(shown)]
 
 
-def _process_allowance(extra: int) -> int:
+def _process_allowance(extra: int, uid: int) -> int:
     """RLIMIT_NPROC counts every process of the user: allow what runs already, plus extra."""
-    uid = os.getuid()
     count = 0
     try:
         for entry in os.scandir("/proc"):
@@ -196,8 +310,27 @@ def _process_allowance(extra: int) -> int:
     return count + extra
 
 
-def probe_command(bwrap: str) -> list[str]:
-    """The real sandbox, asked only to print a word: it works, or it does not."""
-    command = bwrap_command(bwrap, [], Limits())
+PROBE_SCRIPT = (
+    "import os, sys; sys.path.append(sys.argv[1]); import numpy; os.stat(sys.argv[2])\n"
+    "if len(sys.argv) > 3:\n"
+    "    uid, gid = int(sys.argv[3]), int(sys.argv[4])\n"
+    "    os.setgroups([]); os.setresgid(gid, gid, gid); os.setresuid(uid, uid, uid)\n"
+    "print('sandboxed', os.getuid())"
+)
+
+
+def probe_command(bwrap: str, account: Account) -> list[str]:
+    """The real sandbox, asked to import NumPy, see the harness and say its uid: it
+    works as student code will (as nobody, for root), or it does not."""
+    as_root = account.dropped
+    command = bwrap_command(bwrap, [], Limits(), as_root=as_root)
     argv = command.argv[: command.argv.index("--")]
-    return [*argv, "--", python_binary(), "-I", "-S", "-c", "print('sandboxed')"]
+    script = ["-c", PROBE_SCRIPT, SANDBOX_SITE, SANDBOX_HARNESS]
+    if as_root:
+        script += [str(account.uid), str(account.gid)]
+    return [*argv, "--", python_binary(), "-I", "-S", *script]
+
+
+def probe_uid(account: Account) -> int:
+    """The uid the probe must report: nobody's own, or 65534 inside the user namespace."""
+    return account.uid if account.dropped else SANDBOX_ID

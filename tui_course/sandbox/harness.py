@@ -163,31 +163,101 @@ def _run_case(
         _send(result_fd, payload)
 
 
-# seccomp: no new processes (fork, vfork, clone, clone3) once student code may run. A fork
-# bomb or a setsid daemon then fails with EPERM instead of filling the machine: RLIMIT_NPROC
-# does not bind root, and CI and some lab containers run as root.
+# seccomp: an allow-list of what Python and NumPy need once student code may run. Any
+# other architecture's calls (i386 through int 0x80, x32) kill the process outright; any
+# native call not listed fails with EPERM: no new processes or threads (a fork bomb or a
+# setsid daemon fails instead of filling the machine; RLIMIT_NPROC does not bind root), no
+# ptrace, no sockets, no namespaces or mounts, no io_uring, bpf, perf, keys or personality.
+# Signals may be sent to this process only, and resource limits read or lowered for it only.
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-_SPAWN_CALLS = {"x86_64": (56, 57, 58, 435), "aarch64": (220, 435)}
+# name: (x86_64 number, aarch64 number or None where the call does not exist there)
+_ALLOWED_CALLS: dict[str, tuple[int, int | None]] = {
+    "read": (0, 63), "write": (1, 64), "readv": (19, 65), "writev": (20, 66),
+    "pread64": (17, 67), "pwrite64": (18, 68), "close": (3, 57), "fstat": (5, 80),
+    "newfstatat": (262, 79), "statx": (332, 291), "lseek": (8, 62), "mmap": (9, 222),
+    "munmap": (11, 215), "mprotect": (10, 226), "brk": (12, 214), "madvise": (28, 233),
+    "mremap": (25, 216), "mincore": (27, 232), "msync": (26, 227), "open": (2, None),
+    "stat": (4, None), "lstat": (6, None), "access": (21, None), "faccessat": (269, 48),
+    "faccessat2": (439, 439), "openat": (257, 56), "getdents64": (217, 61),
+    "readlink": (89, None), "readlinkat": (267, 78), "getcwd": (79, 17), "fcntl": (72, 25),
+    "dup": (32, 23), "dup2": (33, None), "dup3": (292, 24), "ioctl": (16, 29),
+    "futex": (202, 98), "set_robust_list": (273, 99), "get_robust_list": (274, 100),
+    "rseq": (334, 293), "rt_sigaction": (13, 134), "rt_sigprocmask": (14, 135),
+    "rt_sigreturn": (15, 139), "rt_sigpending": (127, 136), "rt_sigtimedwait": (128, 137),
+    "sigaltstack": (131, 132), "getpid": (39, 172), "gettid": (186, 178),
+    "getppid": (110, 173), "getuid": (102, 174), "geteuid": (107, 175), "getgid": (104, 176),
+    "getegid": (108, 177), "getgroups": (115, 158), "getresuid": (118, 148),
+    "getresgid": (120, 150), "getpgrp": (111, None), "getpgid": (121, 155),
+    "getsid": (124, 156), "uname": (63, 160), "getrandom": (318, 278),
+    "clock_gettime": (228, 113), "clock_getres": (229, 114), "clock_nanosleep": (230, 115),
+    "nanosleep": (35, 101), "gettimeofday": (96, 169), "time": (201, None),
+    "sched_yield": (24, 124), "sched_getaffinity": (204, 123), "getrlimit": (97, 163),
+    "getrusage": (98, 165), "times": (100, 153), "sysinfo": (99, 179), "exit": (60, 93),
+    "exit_group": (231, 94), "poll": (7, None), "ppoll": (271, 73), "select": (23, None),
+    "pselect6": (270, 72), "epoll_create1": (291, 20), "epoll_ctl": (233, 21),
+    "epoll_wait": (232, None), "epoll_pwait": (281, 22), "pipe": (22, None),
+    "pipe2": (293, 59), "eventfd2": (290, 19), "unlinkat": (263, 35), "unlink": (87, None),
+    "mkdirat": (258, 34), "mkdir": (83, None), "rmdir": (84, None),
+    "renameat2": (316, 276), "rename": (82, None), "ftruncate": (77, 46),
+    "fsync": (74, 82), "fdatasync": (75, 83), "fchmod": (91, 52), "fchmodat": (268, 53),
+    "umask": (95, 166), "chdir": (80, 49), "fchdir": (81, 50), "utimensat": (280, 88),
+    "membarrier": (324, 283), "getcpu": (309, 168), "fadvise64": (221, 223),
+    "sched_getparam": (143, 121), "sched_getscheduler": (145, 120),
+    "getpriority": (140, 141),
+}  # fmt: skip
+# calls allowed only when their first argument is one of a few values (this process's pid,
+# 0 for "myself", or a harmless prctl option)
+_PID_CALLS: dict[str, tuple[int, int]] = {
+    "kill": (62, 129), "tkill": (200, 130), "tgkill": (234, 131), "prlimit64": (302, 261),
+}  # fmt: skip
+_PRCTL = (157, 167)
+_PRCTL_OPTIONS = (3, 15, 16, 23, 39)  # GET_DUMPABLE, SET_NAME, GET_NAME, CAPBSET_READ, GET_NO_NEW_PRIVS
+# the lowest number of the x32 ABI, which shares x86_64's audit architecture
+_X32_BASE = 0x40000000
 
 
-def forbid_new_processes() -> bool:
-    """Install the filter on this process (inherited by threads); False where unsupported."""
+def seccomp_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
+    """The filter as classic BPF (code, jt, jf, k); every jump is local, so it never
+    outgrows BPF's 8-bit offsets."""
+    ld_abs_w, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
+    allow, kill = 0x7FFF0000, 0x80000000  # SECCOMP_RET_ALLOW, SECCOMP_RET_KILL_PROCESS
+    deny = 0x00050000 | 1  # SECCOMP_RET_ERRNO | EPERM
+    nr_offset, arch_offset, arg0_offset = 0, 4, 16  # struct seccomp_data (low word of args[0])
+    column = 0 if machine == "x86_64" else 1
+    program = [(ld_abs_w, 0, 0, arch_offset), (jeq_k, 1, 0, _AUDIT_ARCH[machine])]
+    program += [(ret_k, 0, 0, kill), (ld_abs_w, 0, 0, nr_offset)]
+    if machine == "x86_64":
+        program += [(jge_k, 0, 1, _X32_BASE), (ret_k, 0, 0, kill)]
+    for numbers in _ALLOWED_CALLS.values():
+        number = numbers[column]
+        if number is not None:
+            program += [(jeq_k, 0, 1, number), (ret_k, 0, 0, allow)]
+
+    def only_first_argument(number: int, values: tuple[int, ...]) -> None:
+        block = [(ld_abs_w, 0, 0, arg0_offset)]
+        for value in values:
+            block += [(jeq_k, 0, 1, value & 0xFFFFFFFF), (ret_k, 0, 0, allow)]
+        block.append((ret_k, 0, 0, deny))
+        program.append((jeq_k, 0, len(block), number))
+        program.extend(block)
+
+    for numbers in _PID_CALLS.values():
+        only_first_argument(numbers[column], (0, pid))
+    only_first_argument(_PRCTL[column], _PRCTL_OPTIONS)
+    program.append((ret_k, 0, 0, deny))
+    return program
+
+
+def install_seccomp() -> bool:
+    """Install the filter on this process; False where unsupported (no other architecture
+    has a table here, and then the check says so)."""
     import ctypes
     import platform
 
     machine = platform.machine()
     if machine not in _AUDIT_ARCH or not sys.platform.startswith("linux"):
         return False
-    ld_abs_w, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
-    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-    calls = _SPAWN_CALLS[machine]
-    program = [(ld_abs_w, 0, 0, 4), (jeq_k, 1, 0, _AUDIT_ARCH[machine]), (ret_k, 0, 0, allow)]
-    program.append((ld_abs_w, 0, 0, 0))
-    if machine == "x86_64":  # the x32 ABI numbers its calls from 0x40000000
-        program.append((jge_k, len(calls) + 1, 0, 0x40000000))
-    for index, number in enumerate(calls):
-        program.append((jeq_k, len(calls) - index, 0, number))
-    program += [(ret_k, 0, 0, allow), (ret_k, 0, 0, deny)]
+    program = seccomp_program(machine, os.getpid())
 
     class SockFilter(ctypes.Structure):
         _fields_ = [
@@ -212,14 +282,62 @@ def forbid_new_processes() -> bool:
     return bool(libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0) == 0)
 
 
-def main() -> int:
+def become_student(settings: dict[str, Any]) -> None:
+    """Before any student code: become the account it runs as (root's checks run as
+    nobody), keep other processes of that account out of this one (no /proc/PID/mem or
+    fd of ours for them: without namespaces a student's other session is one of them),
+    then the system-call filter. Any step that fails ends the harness, never runs on."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    run_as = settings.get("run_as")
+    if run_as is not None:
+        uid, gid = int(run_as[0]), int(run_as[1])
+        pr_capbset_drop = 24
+        for capability in range(64):  # no capability can come back, not even by exec
+            if libc.prctl(pr_capbset_drop, capability, 0, 0, 0) != 0:
+                break  # past the last capability this kernel knows
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        if os.getresuid() != (uid, uid, uid) or os.getgroups():
+            raise SystemExit(4)
+    if settings.get("private"):
+        pr_set_dumpable = 4
+        if libc.prctl(pr_set_dumpable, 0, 0, 0, 0) != 0:
+            raise SystemExit(4)
+    install_seccomp()
+
+
+# imported before becoming nobody, for exercises that use them (an interpreter installed
+# in root's home cannot be read once the harness is nobody)
+_COMMON_MODULES = (
+    "math", "cmath", "random", "itertools", "functools", "collections", "operator",
+    "statistics", "time", "typing", "dataclasses", "re", "string", "fractions", "decimal",
+    "heapq", "bisect", "copy", "textwrap", "numpy.linalg", "numpy.random", "numpy.fft",
+)  # fmt: skip
+
+
+def _import_common_modules() -> None:
+    import importlib
+
+    for name in _COMMON_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+
+
+def main(settings: dict[str, Any]) -> int:
     request_fd, result_fd = int(sys.argv[1]), int(sys.argv[2])
     work_dir = sys.argv[3]
     for extra in sys.argv[5:]:
         sys.path.append(extra)  # where NumPy (and nothing else) was bound
     import numpy as np
 
-    forbid_new_processes()
+    if settings.get("run_as") is not None:
+        _import_common_modules()  # root's interpreter may live where nobody cannot read
+    become_student(settings)
     _send_json(result_fd, {"status": "ready"})
     try:
         header = json.loads(_read_frame(request_fd))
@@ -278,21 +396,38 @@ def main() -> int:
     return 0
 
 
-def _guarded() -> int:
+def _guarded(settings: dict[str, Any]) -> int:
     """Without namespaces, the student's code must not find the app as its parent: a
-    fork puts this small waiter between them (killing it ends the check, not the app)."""
+    fork puts this small waiter between them (killing it ends the check, not the app).
+    The waiter also holds the lifeline: when the parent closes it (the check is over) or
+    dies (kill -9, a hangup), the waiter kills the student's process at once."""
+    import select
+
+    lifeline = settings.get("lifeline")
     pid = os.fork()
     if pid:
         os.close(int(sys.argv[1]))
         os.close(int(sys.argv[2]))
+        if lifeline is not None:
+            child = os.pidfd_open(pid)
+            while True:
+                ready, _, _ = select.select([child, lifeline], [], [])
+                if child in ready:
+                    break
+                if not os.read(lifeline, 1):  # end of file: the parent is done or gone
+                    os.kill(pid, 9)
+                    break
         _, status = os.waitpid(pid, 0)
         return os.waitstatus_to_exitcode(status) if status else 0
-    return main()
+    if lifeline is not None:
+        os.close(lifeline)
+    return main(settings)
 
 
 if __name__ == "__main__":
-    apply_limits(json.loads(sys.argv[4]))
+    _settings = json.loads(sys.argv[4])
+    apply_limits(_settings)
     guarded = os.environ.pop("ATTN_TUI_GUARD", "") == "1"
-    code = _guarded() if guarded else main()
+    code = _guarded(_settings) if guarded else main(_settings)
     sys.stdout.flush()
     os._exit(code if code >= 0 else 128 - code)

@@ -28,6 +28,7 @@ class LevelReport:
     detail: str  # what was found, one line
     fix: str = ""  # the line that raises the level, when there is one
     bwrap: str | None = None  # the binary that works
+    runs_as: str = ""  # the account student code runs as, outside any namespace
 
     @property
     def warning(self) -> str | None:
@@ -62,25 +63,32 @@ def _probe(bwrap: str | None) -> LevelReport:
         import resource  # noqa: F401  (POSIX only)
     except ImportError:
         return LevelReport(Level.NONE, "this system has no POSIX resource limits")
-    if bwrap is None:
-        return LevelReport(Level.LIMITS, "bubblewrap (bwrap) is not installed", INSTALL_FIX)
-    from tui_course.sandbox.command import probe_command
+    from tui_course.sandbox.command import probe_command, probe_uid, sandbox_account
 
+    account = sandbox_account()
+    runs_as = f"{account.name} (uid {account.uid})"
+    if bwrap is None:
+        detail = "bubblewrap (bwrap) is not installed"
+        return LevelReport(Level.LIMITS, detail, INSTALL_FIX, runs_as=runs_as)
     try:
         result = subprocess.run(
-            probe_command(bwrap),
+            probe_command(bwrap, account),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=10,
             check=False,
+            cwd="/",
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        return LevelReport(Level.LIMITS, f"bwrap cannot start: {error}", INSTALL_FIX)
-    if result.returncode != 0 or result.stdout.strip() != b"sandboxed":
+        return LevelReport(Level.LIMITS, f"bwrap cannot start: {error}", INSTALL_FIX, runs_as=runs_as)
+    said = [b"sandboxed", str(probe_uid(account)).encode()]
+    if result.returncode != 0 or result.stdout.split() != said:
         reason = result.stderr.decode(errors="replace").strip().splitlines()
         shown = reason[-1][:160] if reason else f"exit status {result.returncode}"
-        return LevelReport(Level.LIMITS, f"bwrap cannot make a sandbox here: {shown}", USERNS_FIX)
-    return LevelReport(Level.BWRAP, f"bubblewrap ({bwrap})", bwrap=bwrap)
+        fix = USERNS_FIX
+        detail = f"bwrap cannot make a sandbox here: {shown}"
+        return LevelReport(Level.LIMITS, detail, fix, runs_as=runs_as)
+    return LevelReport(Level.BWRAP, f"bubblewrap ({bwrap})", bwrap=bwrap, runs_as=runs_as)
 
 
 def sandbox_level() -> LevelReport:

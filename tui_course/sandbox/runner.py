@@ -28,11 +28,13 @@ from typing import Any
 
 from tui_course.sandbox.command import (
     WORK_DIR,
+    Account,
     ChildCommand,
     bwrap_command,
     harness_args,
     limits_only_command,
     numpy_dirs,
+    sandbox_account,
 )
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level
 from tui_course.sandbox.limits import Limits
@@ -157,52 +159,74 @@ class Worker:
         self.process: subprocess.Popen[bytes] | None = None
         self._request: int | None = None
         self._result: int | None = None
+        self._info: int | None = None  # bwrap writes the namespace's pid 1 here
+        self._lifeline: int | None = None  # limits only: closing it ends the child
+        self._inner_pid: int | None = None
         if self.level is Level.NONE:
             return
+        self.account = sandbox_account()
         request_read, self._request = os.pipe()
         self._result, result_write = os.pipe()
+        child_ends = [request_read, result_write]
         try:
-            command = self._command(request_read, result_write, hidden)
-            env = dict(command.env)
             if self.level is Level.BWRAP:
+                self._info, info_write = os.pipe()
+                child_ends.append(info_write)
+                command = self._bwrap_command(request_read, result_write, info_write, hidden)
                 env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bwrap clears it
             else:
-                env[MARK_ENV] = self._mark
+                lifeline_read, self._lifeline = os.pipe()
+                child_ends.append(lifeline_read)
+                command = self._limits_command(request_read, result_write, lifeline_read)
+                env = dict(command.env, **{MARK_ENV: self._mark})
             self.process = subprocess.Popen(
                 command.argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                pass_fds=(request_read, result_write),
+                pass_fds=tuple(child_ends),
                 env=env,
-                cwd=command.cwd,
+                cwd=command.cwd or "/",
                 start_new_session=True,
                 close_fds=True,
             )
         except OSError:
-            os.close(self._request)
-            os.close(self._result)
-            self._request = self._result = None
+            for fd in (self._request, self._result, self._info, self._lifeline):
+                if fd is not None:
+                    os.close(fd)
+            self._request = self._result = self._info = self._lifeline = None
             self.process = None
             self._cleanup_private()
             return
         finally:
-            os.close(request_read)
-            os.close(result_write)
+            for fd in child_ends:
+                os.close(fd)
 
-    def _command(self, request_fd: int, result_fd: int, hidden: Iterable[Path]) -> ChildCommand:
-        if self.level is Level.BWRAP:
-            assert self.report.bwrap is not None
-            args = harness_args(request_fd, result_fd, WORK_DIR, self.limits)
-            return bwrap_command(self.report.bwrap, args, self.limits, hidden)
+    def _bwrap_command(
+        self, request_fd: int, result_fd: int, info_fd: int, hidden: Iterable[Path]
+    ) -> ChildCommand:
+        assert self.report.bwrap is not None
+        as_root = self.account.dropped  # the harness becomes nobody after importing NumPy
+        drop_to = self.account if as_root else None
+        args = harness_args(request_fd, result_fd, WORK_DIR, self.limits, self.account, drop_to)
+        return bwrap_command(self.report.bwrap, args, self.limits, hidden, info_fd, as_root)
+
+    def _limits_command(self, request_fd: int, result_fd: int, lifeline_fd: int) -> ChildCommand:
         self._private = Path(tempfile.mkdtemp(prefix="attn-tui-code-"))
         work = self._private / "work"
         site = self._private / "site"
-        work.mkdir()
+        work.mkdir(mode=0o700)
         site.mkdir()
         for folder in numpy_dirs():
             (site / folder.name).symlink_to(folder)
-        args = harness_args(request_fd, result_fd, str(work), self.limits)
+        drop_to: Account | None = None
+        if self.account.dropped:  # the harness imports NumPy as root, then becomes nobody
+            drop_to = self.account
+            os.chown(work, self.account.uid, self.account.gid)
+            self._private.chmod(0o711)
+        args = harness_args(
+            request_fd, result_fd, str(work), self.limits, self.account, drop_to, lifeline_fd, True
+        )
         return limits_only_command(args, work, site)
 
     def run(
@@ -340,11 +364,28 @@ class Worker:
         return RunResult("crashed", entries=results, detail=detail, **common)
 
     def _kill(self) -> None:
+        """End everything the check started: bwrap's namespace as a whole (its pid 1 killed
+        from outside takes every process inside with it), or, without bwrap, the harness
+        through its lifeline and anything carrying its mark."""
         if self.process is not None and self.process.poll() is None:
+            inner = self._namespace_pid()
+            if inner is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(inner, signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
+        if self._lifeline is not None:
+            os.close(self._lifeline)
+            self._lifeline = None
         if self.level is Level.LIMITS:
             kill_marked(self._mark)  # a setsid daemon left the group; its environment did not
+
+    def _namespace_pid(self) -> int | None:
+        """The pid (outside) of the namespace's pid 1, from bwrap's info pipe; only a child
+        of our own bwrap is believed."""
+        if self._inner_pid is None and self._info is not None and self.process is not None:
+            self._inner_pid = read_namespace_pid(self._info, self.process.pid)
+        return self._inner_pid
 
     def close(self) -> None:
         """Kill the child (if still there), close the pipes, remove its folder."""
@@ -354,17 +395,37 @@ class Worker:
             for stream in (self.process.stdout, self.process.stderr):
                 if stream is not None:
                     stream.close()
-        for fd in (self._request, self._result):
+        for fd in (self._request, self._result, self._info):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        self._request = self._result = None
+        self._request = self._result = self._info = None
         self._cleanup_private()
 
     def _cleanup_private(self) -> None:
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None
+
+
+def read_namespace_pid(info_fd: int, bwrap_pid: int) -> int | None:
+    """bwrap's `--info-fd` JSON names the sandbox's pid 1; it is used only if that process
+    is still a child of our bwrap (never a pid the child could have made us name)."""
+    try:
+        os.set_blocking(info_fd, False)
+        data = os.read(info_fd, 4096)
+        pid = json.loads(data).get("child-pid")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None
+    if type(pid) is not int or pid <= 1:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read(4096)
+        parent = int(stat[stat.rindex(b")") + 2 :].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return pid if parent == bwrap_pid else None
 
 
 def _drain(fd: int, capped: _Capped, limit: int) -> None:
