@@ -9,8 +9,9 @@ warm); the UI calls it off its event loop (a thread worker). It is thread-safe.
 
 The student's code runs in a sandbox child (tui_course.sandbox); the reference and
 mistake variants, trusted code shipped with the content, run in a child of their own
-under the same limits (so a looping or greedy reference is stopped too), and the pure
-judge (content.code_check) compares in this process.
+under the same limits (so a looping or greedy reference is stopped too) and have ended,
+their results held in this process, before the student's code is sent; the pure judge
+(content.code_check) compares in this process.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ _ORDER = {Level.NONE: 0, Level.LIMITS: 1, Level.BWRAP: 2}
 
 class ReferenceFailed(Exception):
     """The trusted side failed (a content bug): reported as path:line by validate."""
+
+
+class SandboxUnavailable(ReferenceFailed):
+    """The reference's sandbox could not start: the machine's problem, not the content's."""
 
 
 @dataclass(frozen=True)
@@ -77,16 +82,35 @@ def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
 
 def required_level() -> Level:
     """On a class server (a class folder in the site config) student code runs only under
-    bwrap, unless the site config says `allow_code_without_bwrap = true`."""
+    bwrap, unless the site config says `allow_code_without_bwrap = true`. The machine-wide
+    config counts whatever $ATTN_TUI_CONFIG names: a student with a shell cannot undo the
+    site's rule from their own environment (the strictest of the two wins)."""
+    from tui_course.classroom.config import SITE_CONFIG_PATH, site_config_path
+
+    for path in dict.fromkeys((SITE_CONFIG_PATH, site_config_path())):
+        if _needs_bwrap(path):
+            return Level.BWRAP
+    return Level.LIMITS
+
+
+def _needs_bwrap(path: Path) -> bool:
     from tui_course.classroom.config import ConfigError, load_site_config
 
     try:
-        site = load_site_config()
+        if not path.exists() and path != _env_config_path():
+            return False
+        site = load_site_config(path)
     except (ConfigError, OSError):  # a broken site config: be strict rather than open
-        return Level.BWRAP
-    if site.class_dir is not None and not site.allow_code_without_bwrap:
-        return Level.BWRAP
-    return Level.LIMITS
+        return True
+    return site.class_dir is not None and not site.allow_code_without_bwrap
+
+
+def _env_config_path() -> Path | None:
+    import os
+
+    from tui_course.classroom.config import SITE_CONFIG_ENV, site_config_path
+
+    return site_config_path() if os.environ.get(SITE_CONFIG_ENV) else None
 
 
 def private_dirs() -> tuple[Path, ...]:
@@ -167,6 +191,8 @@ def compute_expected(
         if report.level is Level.NONE:
             raise ReferenceFailed(f"cannot run {spec.module_shown}: {report.detail}")
         run = Worker(limits, report).run(source, in_module, inputs)
+        if run.status == "unavailable":
+            raise SandboxUnavailable(str(run.detail.get("message", "the sandbox cannot start")))
         if run.status != "ok":
             raise ReferenceFailed(f"{spec.module_shown}: {_run_problem(run)}")
         results.update(zip(in_module, run.entries, strict=True))
@@ -316,30 +342,24 @@ class CodeChecker:
                 f"Your code is longer than {MAX_CODE_BYTES // 1024} KB; a check takes less.",
                 self.level,
             )
-        worker = self._take_worker()
+        worker = self._take_worker()  # starting (NumPy's import) while the reference runs
         self._replace_spare()
-        holder: dict[str, Any] = {}
-
-        def trusted() -> None:
-            try:
-                holder["expected"] = self.expected(question, seed_offset)
-            except Exception as error:
-                holder["error"] = error
-
-        thread = threading.Thread(target=trusted, name="attn-tui-reference", daemon=True)
-        thread.start()
         try:
+            # the trusted results exist, in this process, before the student's code starts:
+            # nothing it does can reach the reference's worker, which has already ended
+            try:
+                expected = self.expected(question, seed_offset)
+            except SandboxUnavailable as error:
+                return _unavailable(self.level, f"Code cannot be checked here: {error}")
+            except Exception as error:
+                message = f"The question itself is broken (tell your teacher): {error}"
+                return CodeVerdict(Outcome.UNAVAILABLE, "content", message, self.level)
             inputs = build_inputs(spec, seed_offset)
             run = worker.run(code, spec.entry, inputs)
         finally:
             worker.close()
-        thread.join()
         if run.status == "unavailable":  # the sandbox, not the code or the question
             return judge(spec, code, run, ())
-        if "error" in holder:
-            message = f"The question itself is broken (tell your teacher): {holder['error']}"
-            return CodeVerdict(Outcome.UNAVAILABLE, "content", message, self.level)
-        expected: Expected = holder["expected"]
         return judge(spec, code, run, expected.reference, expected.variants)
 
     def close(self) -> None:

@@ -274,11 +274,12 @@ def harness_args(
     account: Account,
     drop_to: Account | None = None,
     lifeline_fd: int | None = None,
-    private: bool = False,
+    readable: Sequence[Path] | None = None,
 ) -> list[str]:
     """The harness's arguments. `drop_to`: the account the harness becomes once NumPy is
-    imported (limits only, for a root caller). `lifeline_fd`: a pipe whose end of file
-    (the parent gone, or done with the check) makes the harness's waiter kill it."""
+    imported (for a root caller). `lifeline_fd`: a pipe whose end of file (the parent
+    gone, or done with the check) makes the harness's waiter kill it. `readable` (limits
+    only): the folders student code may read besides the interpreter's own library."""
     wanted = dataclasses.asdict(limits)
     shown: dict[str, object] = {
         key: wanted[key]
@@ -289,8 +290,10 @@ def harness_args(
         shown["run_as"] = [drop_to.uid, drop_to.gid]
     if lifeline_fd is not None:
         shown["lifeline"] = lifeline_fd
-    if private:  # no namespaces: other processes of the account must not see into it
+    if readable is not None:  # no namespaces: Landlock keeps it to these and its folder
         shown["private"] = True
+        shown["readable"] = [str(path) for path in readable]
+        shown["work_dir"] = work_dir
     return [str(request_fd), str(result_fd), work_dir, json.dumps(shown)]
 
 

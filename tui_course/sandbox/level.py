@@ -50,11 +50,43 @@ USERNS_FIX = (
 )
 
 
-def find_bwrap() -> str | None:
+TRUSTED_BWRAPS = ("/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap")
+
+
+def find_bwrap(managed: bool = False) -> str | None:
+    """The bwrap to use. On a managed server (a machine-wide site config) neither
+    $ATTN_TUI_BWRAP nor PATH is listened to: a student with a shell could name a fake
+    bwrap that runs the reference and their code unsandboxed. There, and always for a
+    named or found binary, it must be root's (or, off a managed server, the caller's) and
+    writable by nobody else, nor its folder."""
+    if managed:
+        return next((path for path in TRUSTED_BWRAPS if trusted_binary(path, managed)), None)
     chosen = os.environ.get(BWRAP_ENV)
     if chosen is not None:
-        return chosen or None
-    return shutil.which("bwrap")
+        return chosen if chosen and trusted_binary(chosen, managed) else None
+    found = shutil.which("bwrap")
+    return found if found and trusted_binary(found, managed) else None
+
+
+def trusted_binary(path: str, managed: bool) -> bool:
+    owners = {0} if managed else {0, os.geteuid()}
+    try:
+        real = os.path.realpath(path)
+        for checked in (real, os.path.dirname(real)):
+            status = os.stat(checked)
+            if status.st_uid not in owners or status.st_mode & 0o022:
+                return False
+        return os.access(real, os.X_OK)
+    except OSError:
+        return False
+
+
+def managed_server() -> bool:
+    """A machine-wide site config exists: this is a class server, whatever the caller's
+    environment says."""
+    from tui_course.classroom.config import SITE_CONFIG_PATH
+
+    return SITE_CONFIG_PATH.exists()
 
 
 @functools.cache
@@ -80,7 +112,9 @@ def _probe(bwrap: str | None) -> LevelReport:
             cwd="/",
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        return LevelReport(Level.LIMITS, f"bwrap cannot start: {error}", INSTALL_FIX, runs_as=runs_as)
+        return LevelReport(
+            Level.LIMITS, f"bwrap cannot start: {error}", INSTALL_FIX, runs_as=runs_as
+        )
     said = [b"sandboxed", str(probe_uid(account)).encode()]
     if result.returncode != 0 or result.stdout.split() != said:
         reason = result.stderr.decode(errors="replace").strip().splitlines()
@@ -93,7 +127,7 @@ def _probe(bwrap: str | None) -> LevelReport:
 
 def sandbox_level() -> LevelReport:
     """The level checks run at on this machine and account (probed once per process)."""
-    return _probe(find_bwrap())
+    return _probe(find_bwrap(managed_server()))
 
 
 def forget_probe() -> None:

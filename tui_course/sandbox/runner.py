@@ -42,6 +42,7 @@ from tui_course.sandbox.limits import Limits
 _LENGTH = struct.Struct(">I")
 START_SECONDS = 30.0  # NumPy's import on a busy lab server; not part of the check's clock
 MARK_ENV = "ATTN_TUI_SANDBOX_RUN"
+STUDENT_FILE = "student.py"  # the harness's own name for it (harness.STUDENT_FILE)
 
 Arg = Any  # an ndarray, or an int or float passed as a plain number
 
@@ -217,15 +218,25 @@ class Worker:
         site = self._private / "site"
         work.mkdir(mode=0o700)
         site.mkdir()
+        # made here: under Landlock the student's side may write this one file, create none
+        (work / STUDENT_FILE).touch(mode=0o600)
         for folder in numpy_dirs():
             (site / folder.name).symlink_to(folder)
         drop_to: Account | None = None
         if self.account.dropped:  # the harness imports NumPy as root, then becomes nobody
             drop_to = self.account
             os.chown(work, self.account.uid, self.account.gid)
+            os.chown(work / STUDENT_FILE, self.account.uid, self.account.gid)
             self._private.chmod(0o711)
         args = harness_args(
-            request_fd, result_fd, str(work), self.limits, self.account, drop_to, lifeline_fd, True
+            request_fd,
+            result_fd,
+            str(work),
+            self.limits,
+            self.account,
+            drop_to,
+            lifeline_fd,
+            readable=[site, *numpy_dirs()],
         )
         return limits_only_command(args, work, site)
 
