@@ -425,7 +425,8 @@ def confine_files(readable: list[str], work_dir: str) -> bool:
 _COMMON_MODULES = (
     "math", "cmath", "random", "itertools", "functools", "collections", "operator",
     "statistics", "time", "typing", "dataclasses", "re", "string", "fractions", "decimal",
-    "heapq", "bisect", "copy", "textwrap", "numpy.linalg", "numpy.random", "numpy.fft",
+    "heapq", "bisect", "copy", "textwrap", "signal", "struct", "array", "json", "enum",
+    "warnings", "numpy.linalg", "numpy.random", "numpy.fft",
 )  # fmt: skip
 
 
