@@ -154,7 +154,9 @@ def test_every_dangerous_system_call_is_refused(
         for name, args in REFUSED_X86_64.items()
     )
     outcome, found = said(
-        checker, attention_question, f"import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n{calls}"
+        checker,
+        attention_question,
+        f"import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n{calls}",
     )
     assert outcome is Outcome.PASSED, found
     for name in REFUSED_X86_64:
