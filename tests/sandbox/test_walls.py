@@ -282,7 +282,7 @@ def test_every_writable_place_is_bounded(
     outcome, found = said(
         checker,
         attention_question,
-        f"""
+        """
 for place in ('/dev/shm/fill', '/fill', '/var/tmp/fill', os.path.expanduser('~/fill')):
     try:
         with open(place, 'wb') as f:
@@ -293,7 +293,7 @@ for place in ('/dev/shm/fill', '/fill', '/var/tmp/fill', os.path.expanduser('~/f
 total = 0
 try:
     for n in range(64):
-        with open(f'/tmp/fill-{{n}}', 'wb') as f:
+        with open(f'/tmp/fill-{n}', 'wb') as f:
             for _ in range(16):
                 f.write(b'x' * 65536)
                 f.flush()

@@ -501,11 +501,15 @@ def site_check(site: SiteConfig) -> Check:
 
 def sandbox_check(site: SiteConfig) -> Check:
     """Which sandbox students' code runs in, and the line that raises it."""
-    from tui_course.sandbox.level import Level, sandbox_level
+    from tui_course.sandbox.level import Level, landlock_abi, sandbox_level
 
     report = sandbox_level()
+    runs_as = f"; student code runs as {report.runs_as}" if report.runs_as else ""
     if report.level is Level.BWRAP:
-        return Check("code sandbox", OK, f"bwrap: {report.detail}")
+        inside = (
+            ", uid 65534 inside, no capabilities" if not report.runs_as.startswith("nobody") else ""
+        )
+        return Check("code sandbox", OK, f"bwrap: {report.detail}{runs_as}{inside}")
     if report.level is Level.NONE:
         return Check(
             "code sandbox", WARN, f"none: {report.detail}; code questions cannot be checked"
@@ -513,7 +517,9 @@ def sandbox_check(site: SiteConfig) -> Check:
     if site.class_dir is not None and not site.allow_code_without_bwrap:
         found = f"limits only ({report.detail}): code checks are off on this class server"
         return Check("code sandbox", WARN, found, report.fix)
-    return Check("code sandbox", WARN, f"limits only: {report.detail}", report.fix)
+    walls = "Landlock, seccomp and rlimits" if landlock_abi() else "seccomp and rlimits only"
+    found = f"limits only: {report.detail}{runs_as} (no namespaces: {walls})"
+    return Check("code sandbox", WARN, found, report.fix)
 
 
 def run_checks(

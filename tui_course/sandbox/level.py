@@ -133,3 +133,19 @@ def sandbox_level() -> LevelReport:
 def forget_probe() -> None:
     """Tests change PATH or $ATTN_TUI_BWRAP between probes."""
     _probe.cache_clear()
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: none), which confines files without bwrap."""
+    import ctypes
+    import platform
+
+    if platform.machine() not in ("x86_64", "aarch64"):
+        return 0
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return 0
+    libc.syscall.restype = ctypes.c_long
+    version = libc.syscall(444, None, 0, 1)  # landlock_create_ruleset(..., VERSION)
+    return max(0, int(version))
