@@ -428,3 +428,25 @@ def test_a_bwrap_others_can_write_is_refused_anywhere(
     assert find_bwrap(managed=False) is None
     fake.chmod(0o755)
     assert find_bwrap(managed=False) == str(fake)  # the caller's own, off a managed server
+
+
+def _others_can_reach(path: Path) -> bool:
+    return all(os.stat(folder).st_mode & 0o001 for folder in [path, *path.parents])
+
+
+def test_numpy_modules_imported_late_still_load(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    """After the harness becomes nobody (or is confined), NumPy's own lazy imports work."""
+    from tui_course.sandbox.command import numpy_dirs
+
+    if checker.level is Level.LIMITS and os.geteuid() == 0:
+        if not _others_can_reach(numpy_dirs()[0]):
+            pytest.skip("nobody cannot reach NumPy here without bwrap's binds")
+    outcome, found = said(
+        checker,
+        attention_question,
+        "import numpy.lib.recfunctions as rf\nprint('lazy', rf.__name__)",
+    )
+    assert outcome is Outcome.PASSED, found
+    assert found["lazy"] == "numpy.lib.recfunctions"

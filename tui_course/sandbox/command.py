@@ -225,7 +225,8 @@ def bwrap_command(
     args += _system_binds()
     # the folders above our own binds, made readable by all: bwrap makes them 0700, which
     # nobody (root's checks) could not pass through
-    destinations = [Path(sys.base_prefix).resolve(), Path(python).parent, Path(SANDBOX_SITE)]
+    destinations = [Path(sys.base_prefix).resolve(), Path(python).parent, Path(SANDBOX_HARNESS)]
+    destinations += [Path(SANDBOX_SITE, folder.name) for folder in numpy_dirs()]
     args += _open_parents(destinations)
     bound = [Path(folder) for folder in SYSTEM_DIRS if os.path.isdir(folder)]
     prefix = Path(sys.base_prefix).resolve()
@@ -314,17 +315,18 @@ def _process_allowance(extra: int, uid: int) -> int:
 
 
 PROBE_SCRIPT = (
-    "import os, sys; sys.path.append(sys.argv[1]); import numpy; os.stat(sys.argv[2])\n"
+    "import os, sys\n"
     "if len(sys.argv) > 3:\n"
     "    uid, gid = int(sys.argv[3]), int(sys.argv[4])\n"
     "    os.setgroups([]); os.setresgid(gid, gid, gid); os.setresuid(uid, uid, uid)\n"
+    "open(sys.argv[1] + '/numpy/__init__.py', 'rb').read(1); open(sys.argv[2], 'rb').read(1)\n"
     "print('sandboxed', os.getuid())"
 )
 
 
 def probe_command(bwrap: str, account: Account) -> list[str]:
-    """The real sandbox, asked to import NumPy, see the harness and say its uid: it
-    works as student code will (as nobody, for root), or it does not."""
+    """The real sandbox, asked to read NumPy and the harness and say its uid: it works
+    as student code will (as nobody, for root), or it does not."""
     as_root = account.dropped
     command = bwrap_command(bwrap, [], Limits(), as_root=as_root)
     argv = command.argv[: command.argv.index("--")]
