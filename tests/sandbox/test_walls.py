@@ -440,9 +440,9 @@ def test_numpy_modules_imported_late_still_load(
     """After the harness becomes nobody (or is confined), NumPy's own lazy imports work."""
     from tui_course.sandbox.command import numpy_dirs
 
-    if checker.level is Level.LIMITS and os.geteuid() == 0:
-        if not _others_can_reach(numpy_dirs()[0]):
-            pytest.skip("nobody cannot reach NumPy here without bwrap's binds")
+    as_root_without_bwrap = checker.level is Level.LIMITS and os.geteuid() == 0
+    if as_root_without_bwrap and not _others_can_reach(numpy_dirs()[0]):
+        pytest.skip("nobody cannot reach NumPy here without bwrap's binds")
     outcome, found = said(
         checker,
         attention_question,
