@@ -52,8 +52,9 @@ def test_latest_submission_per_quiz_wins(class_dir: Path) -> None:
         "lessons_read",
         "last_activity",
         "late",
+        "passed_without_bwrap",
     ]
-    assert rows[1] == [me, "1", "5", "4", "4", "1", "2026-11-30T09:00:00+00:00", ""]
+    assert rows[1] == [me, "1", "5", "4", "4", "1", "2026-11-30T09:00:00+00:00", "", ""]
 
 
 def test_a_second_first_pass_never_raises_the_first_try_score(class_dir: Path) -> None:
@@ -209,3 +210,40 @@ def test_report_without_dir_uses_the_site_config(
     drop(class_dir / "dropbox", "a.json", payload(login_name(), "2026-11-30T08:00:00Z"))
     assert main(["class", "report", "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[1].startswith(f"{login_name()},")
+
+
+def _code_entry(sandbox: str, outcome: str = "passed") -> dict[str, object]:
+    import hashlib
+
+    code = "def f():\n    return 1\n"
+    return {
+        "quiz_id": "exercises",
+        "question": 1,
+        "code": code,
+        "sha256": hashlib.sha256(code.encode()).hexdigest(),
+        "outcome": outcome,
+        "sandbox": sandbox,
+        "checked_at": "2026-11-30T09:00:00+00:00",
+    }
+
+
+@pytest.mark.parametrize(
+    ("sandbox", "outcome", "marked"),
+    [("limits only", "passed", True), ("bwrap", "passed", False), ("limits only", "failed", False)],
+)
+def test_a_code_pass_made_without_bwrap_is_marked(
+    class_dir: Path, sandbox: str, outcome: str, marked: bool
+) -> None:
+    dropbox = class_dir / "dropbox"
+    me = login_name()
+    data = payload(me, "2026-11-30T09:00:00+00:00", exercises=(1, 1))
+    data["code"] = [_code_entry(sandbox, outcome)]
+    drop(dropbox, "a.json", data)
+    report = build_report(dropbox, QUIZZES)
+    table = report_table(report)
+    assert table_row(table, me)[2].endswith("!") is marked
+    assert ("without bwrap" in table) is marked
+    rows = list(csv.DictReader(io.StringIO(report_csv(report))))
+    assert rows[0]["passed_without_bwrap"] == ("exercises" if marked else "")
+    quiz = report_json(report)["students"][0]["quizzes"]["exercises"]
+    assert quiz["passed_without_bwrap"] is marked

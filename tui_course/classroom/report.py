@@ -54,6 +54,9 @@ class StudentRow:
     # the first-try score of the earliest submission with a finished first pass: a reset
     # and a second go (or a lost database) make a new first pass, which must not replace it
     graded: dict[str, tuple[int, dt.datetime]] = field(default_factory=dict)
+    # quizzes whose latest submission holds a code pass checked without bwrap (limits only)
+    unsandboxed: frozenset[str] = frozenset()
+    code_at: dt.datetime | None = None
 
     def add(
         self, submission: Submission, arrived: dt.datetime, known: Iterable[str] | None = None
@@ -73,6 +76,15 @@ class StudentRow:
                 self.graded[quiz.id] = (quiz.first_try, when)
         if self.lessons_at is None or self.lessons_at <= when:
             self.lessons_read, self.lessons_at = submission.lessons_read, when
+        if self.code_at is None or self.code_at <= when:
+            self.code_at = when
+            self.unsandboxed = frozenset(
+                entry.quiz_id
+                for entry in submission.code
+                if entry.outcome == "passed"
+                and entry.sandbox != "bwrap"
+                and (keep is None or entry.quiz_id in keep)
+            )
         if submission.last_activity and (
             self.last_activity is None
             or _time(submission.last_activity) > _time(self.last_activity)
@@ -347,7 +359,7 @@ def report_csv(report: ClassReport) -> str:
     header: list[object] = ["username"]
     for quiz_id in report.quiz_ids:
         header += [f"{quiz_id} first_try", f"{quiz_id} mastered"]
-    header += ["lessons_read", "last_activity", "late"]
+    header += ["lessons_read", "last_activity", "late", "passed_without_bwrap"]
     rows: list[list[object]] = [header]
     for user in students_in_order(report):
         row = report.students[user]
@@ -362,6 +374,7 @@ def report_csv(report: ClassReport) -> str:
             len(row.lessons_read) if row.submissions else "",
             row.last_activity or "",
             " ".join(report.late_quizzes(row)),
+            " ".join(sorted(row.unsandboxed)),
         ]
         rows.append(cells)
     return csv_text(rows)
@@ -387,6 +400,7 @@ def report_json(report: ClassReport) -> dict[str, Any]:
                 "last_activity": quiz.last_activity,
                 "arrived_at": when.isoformat(),  # the file's ctime, not what it says
                 "late": report.late(row, quiz_id),
+                "passed_without_bwrap": quiz_id in row.unsandboxed,
             }
         students.append(
             {
@@ -412,7 +426,8 @@ def report_json(report: ClassReport) -> dict[str, Any]:
 
 
 def report_table(report: ClassReport) -> str:
-    """Plain text: `first-try/mastered of questions` per quiz; `*` marks a late submission."""
+    """Plain text: `first-try/mastered of questions` per quiz; `*` marks a late submission,
+    `!` a code pass checked without bwrap."""
     headers = ["student", *report.quiz_ids, "lessons", "last activity (UTC)"]
     rows: list[list[str]] = []
     for user in students_in_order(report):
@@ -430,6 +445,11 @@ def report_table(report: ClassReport) -> str:
             "Each quiz: first-try score / mastered of questions; * arrived after its deadline;",
             "in progress i/n: i of n questions answered in the first pass, no score yet.",
         ]
+        if any(report.students[user].unsandboxed for user in report.students):
+            lines.append(
+                "! a code answer passed in a check without bwrap (limits only):"
+                " `attn-tui class recheck` runs it again in the sandbox."
+            )
     lines += _listing(
         "Files whose owner is not the student they name (left out):", report.impostors
     )
@@ -467,7 +487,8 @@ def _table_cell(report: ClassReport, row: StudentRow, quiz_id: str) -> str:
     if quiz.first_try is None:
         return f"in progress {quiz.answered}/{quiz.questions}"
     late = "*" if report.late(row, quiz_id) else ""
-    return f"{quiz.first_try}/{quiz.mastered} of {quiz.questions}{late}"
+    unsandboxed = "!" if quiz_id in row.unsandboxed else ""
+    return f"{quiz.first_try}/{quiz.mastered} of {quiz.questions}{late}{unsandboxed}"
 
 
 def _listing(title: str, entries: Iterable[Rejected]) -> list[str]:
