@@ -85,9 +85,10 @@ def required_level() -> Level:
     bwrap, unless the site config says `allow_code_without_bwrap = true`. The machine-wide
     config counts whatever $ATTN_TUI_CONFIG names: a student with a shell cannot undo the
     site's rule from their own environment (the strictest of the two wins)."""
-    from tui_course.classroom.config import SITE_CONFIG_PATH, site_config_path
+    from tui_course import paths
+    from tui_course.classroom.config import site_config_path
 
-    for path in dict.fromkeys((SITE_CONFIG_PATH, site_config_path())):
+    for path in dict.fromkeys((paths.SITE_CONFIG_PATH, site_config_path())):
         if _needs_bwrap(path):
             return Level.BWRAP
     return Level.LIMITS

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import platformdirs
 
+# the machine-wide site config: its presence makes this a managed (class) server
+SITE_CONFIG_PATH = Path("/etc/attn-tui/config.toml")
+
 APP_NAME = "attn-tui"
 DATA_DIR_ENV = "ATTN_TUI_DATA_DIR"
 CONTENT_DIR_ENV = "ATTN_TUI_CONTENT_DIR"

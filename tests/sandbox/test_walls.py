@@ -382,13 +382,13 @@ print('seen', seen)
 def managed_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A machine-wide site config naming a class folder (the module constant moved into
     tmp_path: the real /etc is never read or written)."""
-    from tui_course.classroom import config
+    from tui_course import paths
 
     class_dir = tmp_path / "class"
     class_dir.mkdir()
     site = tmp_path / "etc-config.toml"
     site.write_text(f'class_dir = "{class_dir}"\n')
-    monkeypatch.setattr(config, "SITE_CONFIG_PATH", site)
+    monkeypatch.setattr(paths, "SITE_CONFIG_PATH", site)
     return site
 
 

@@ -14,13 +14,13 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui_course import paths
 from tui_course.content.errors import ContentError
 
 if TYPE_CHECKING:
     from tui_course.content.tomlfile import Field, TomlLines
 
 SITE_CONFIG_ENV = "ATTN_TUI_CONFIG"
-SITE_CONFIG_PATH = Path("/etc/attn-tui/config.toml")
 CLASS_FILE = "class.toml"
 MAX_SLOTS = 1024
 MAX_CONFIG_BYTES = 64 * 1024
@@ -58,7 +58,7 @@ def site_config_path(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     chosen = env.get(SITE_CONFIG_ENV)
     if not chosen:
-        return SITE_CONFIG_PATH
+        return paths.SITE_CONFIG_PATH
     try:
         return Path(chosen).expanduser()
     except RuntimeError:  # ~nosuchuser/...: read as written, and found missing

@@ -84,9 +84,9 @@ def trusted_binary(path: str, managed: bool) -> bool:
 def managed_server() -> bool:
     """A machine-wide site config exists: this is a class server, whatever the caller's
     environment says."""
-    from tui_course.classroom.config import SITE_CONFIG_PATH
+    from tui_course import paths
 
-    return SITE_CONFIG_PATH.exists()
+    return paths.SITE_CONFIG_PATH.exists()
 
 
 @functools.cache
