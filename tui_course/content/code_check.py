@@ -90,13 +90,25 @@ DRAWS = 50  # tries at a held-out draw unlike every visible one
 
 
 def _held_out_sizes(case: CodeCase, seed_offset: int, seen: set[Any]) -> dict[str, int]:
+    """Each size drawn from its range unlike its visible value (where the range allows),
+    and the whole draw unlike every visible case's sizes."""
     rng = np.random.default_rng([case.seed, seed_offset, SIZES_STREAM])
+    visible = dict(case.sizes)
     drawn = case.sizes
     for _ in range(DRAWS):
-        drawn = tuple((name, int(rng.integers(low, high + 1))) for name, low, high in case.held_out)
+        drawn = tuple(
+            (name, _draw_unlike(rng, low, high, visible[name])) for name, low, high in case.held_out
+        )
         if drawn not in seen:
             break
     return dict(drawn)
+
+
+def _draw_unlike(rng: np.random.Generator, low: int, high: int, visible: int) -> int:
+    if low == high or not low <= visible <= high:
+        return int(rng.integers(low, high + 1))
+    value = int(rng.integers(low, high))  # low..high without the visible value
+    return value + 1 if value >= visible else value
 
 
 def _argument(
