@@ -66,6 +66,9 @@ def test_a_table_of_the_visible_answers_passes_the_check_but_not_recheck(
         verdict = checker.check(question, code, seed_offset=seed)
         assert verdict.outcome is Outcome.FAILED, (seed, verdict.message)
         assert verdict.cases_failed  # at least one held-out case tells it apart
+        # named by the inputs it has there, not by a visible label untrue of it
+        assert all(label.startswith("held-out ") for label in verdict.cases_failed)
+        assert "of shape (" in verdict.message
 
 
 @pytest.mark.parametrize("question", CODE)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -134,6 +134,29 @@ def _argument(
     if isinstance(arg.value, list):
         return np.asarray(drawn, dtype=np.float64)
     return int(drawn)
+
+
+def held_out_spec(spec: CodeSpec, seed_offset: int) -> CodeSpec:
+    """The question as judged on held-out seed `seed_offset`: each case labelled by the
+    inputs it has there (a visible label's "3 queries, 5 keys" would be untrue)."""
+    if seed_offset == 0:
+        return spec
+    inputs = build_inputs(spec, seed_offset)
+    cases = tuple(
+        replace(case, label=f"held-out {index + 1}: {_inputs_text(case, args)}")
+        for index, (case, args) in enumerate(zip(spec.cases, inputs, strict=True))
+    )
+    return replace(spec, cases=cases)
+
+
+def _inputs_text(case: CodeCase, args: Sequence[Any]) -> str:
+    shown = []
+    for arg, value in zip(case.args, args, strict=True):
+        if isinstance(value, np.ndarray):
+            shown.append(f"{arg.name} of shape {_shape(value.shape)}")
+        else:
+            shown.append(f"{arg.name} = {value}")
+    return ", ".join(shown)
 
 
 def normalise_code(code: str) -> str:
