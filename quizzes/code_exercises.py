@@ -42,6 +42,21 @@ def attention_weights_no_max(Q, K):
         return exps / exps.sum(axis=-1, keepdims=True)
 
 
+def attention_weights_global_max(Q, K):
+    scores = Q @ K.T / np.sqrt(Q.shape[-1])
+    with np.errstate(all="ignore"):
+        exps = np.exp(scores - scores.max())
+        return exps / exps.sum(axis=-1, keepdims=True)
+
+
+def attention_weights_scale_by_d(Q, K):
+    return _softmax_rows(Q @ K.T / Q.shape[-1])
+
+
+def attention_weights_sqrt_key_count(Q, K):
+    return _softmax_rows(Q @ K.T / np.sqrt(K.shape[0]))
+
+
 # split_heads(q, num_heads) ----------------------------------------------------------
 
 
@@ -94,6 +109,21 @@ def positional_encoding_column_exponent(positions, d_model):
     return np.where(np.arange(d_model) % 2 == 0, np.sin(angles), np.cos(angles))
 
 
+def positional_encoding_off_by_one(positions, d_model):
+    angles = _angles(np.asarray(positions, dtype=np.float64) + 1, d_model)
+    return np.where(np.arange(d_model) % 2 == 0, np.sin(angles), np.cos(angles))
+
+
+def positional_encoding_base_1000(positions, d_model):
+    angles = _angles(positions, d_model) * 10.0 ** (2 * (np.arange(d_model) // 2) / d_model)
+    return np.where(np.arange(d_model) % 2 == 0, np.sin(angles), np.cos(angles))
+
+
+def positional_encoding_sines_then_cosines(positions, d_model):
+    half = _angles(positions, d_model)[:, ::2]
+    return np.concatenate([np.sin(half), np.cos(half)], axis=-1)[:, :d_model]
+
+
 # self_attention(x) ------------------------------------------------------------------
 
 
@@ -116,6 +146,13 @@ def self_attention_wrong_axis(x):
 def self_attention_no_max(x):
     with np.errstate(all="ignore"):
         exps = np.exp(x @ x.T / np.sqrt(x.shape[-1]))
+        return (exps / exps.sum(axis=-1, keepdims=True)) @ x
+
+
+def self_attention_global_max(x):
+    scores = x @ x.T / np.sqrt(x.shape[-1])
+    with np.errstate(all="ignore"):
+        exps = np.exp(scores - scores.max())
         return (exps / exps.sum(axis=-1, keepdims=True)) @ x
 
 

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
             from tui_course.paths import default_content_dir
 
             return start_course(default_content_dir(), resolve_data_dir(None), None)
-        from tui_course.commands.common import content_dir, data_dir
+        from tui_course.commands.common import content_dir, recording_dir
         from tui_course.commands.parser import build_parser
 
         args = build_parser(commands_needed(argv)).parse_args(argv)
@@ -58,12 +58,12 @@ def main(argv: list[str] | None = None) -> int:
 
                 os.environ[ASCII_ENV] = "1"  # every glyph choice reads it (terminal.py)
             modes = (args.plain, args.color)
-            return start_course(content_dir(args), data_dir(args), args.open, *modes)
+            return start_course(content_dir(args), recording_dir(args), args.open, *modes)
         if args.command == "review" and not args.due:  # the review queue opens the course
             from tui_course.content.models import REVIEW_ID
 
             modes = (args.plain, args.color)
-            return start_course(content_dir(args), data_dir(args), REVIEW_ID, *modes)
+            return start_course(content_dir(args), recording_dir(args), REVIEW_ID, *modes)
         code: int = args.run(args)
         sys.stdout.flush()  # a pipe closed early fails here, inside the try, not at exit
         return code

@@ -25,7 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui_course.content.code_check import CodeVerdict, Outcome, build_inputs, judge
+from tui_course.content.code_check import (
+    CodeVerdict,
+    Outcome,
+    build_inputs,
+    held_out_spec,
+    judge,
+)
 from tui_course.content.code_model import MATHS_PREFIX, MAX_CODE_BYTES, CodeAttempt, CodeSpec
 from tui_course.content.models import Kind, Question
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level
@@ -361,7 +367,8 @@ class CodeChecker:
             worker.close()
         if run.status == "unavailable":  # the sandbox, not the code or the question
             return judge(spec, code, run, ())
-        return judge(spec, code, run, expected.reference, expected.variants)
+        judged = held_out_spec(spec, seed_offset)  # held-out cases named by their inputs
+        return judge(judged, code, run, expected.reference, expected.variants)
 
     def close(self) -> None:
         with self._lock:

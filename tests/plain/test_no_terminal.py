@@ -38,13 +38,15 @@ def environment(data: Path, **extra: str) -> dict[str, str]:
         for key, value in os.environ.items()
         if key not in ("SSH_ORIGINAL_COMMAND", "COLUMNS", "LINES")
     }
+    # the fixture course as the site's own: its progress is the data folder's, not practice
+    env.update(ATTN_TUI_CONTENT_DIR=str(COURSE))
     env.update(ATTN_TUI_DATA_DIR=str(data), ATTN_TUI_CONFIG=os.devnull, LANG="C.UTF-8")
     env.update(extra)
     return env
 
 
 def entry(*args: str) -> list[str]:
-    return [sys.executable, "-m", "tui_course", "--content", str(COURSE), *args]
+    return [sys.executable, "-m", "tui_course", *args]
 
 
 @pytest.mark.parametrize("stdin", ["devnull", "closed pipe"])

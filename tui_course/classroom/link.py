@@ -37,6 +37,10 @@ class ClassLink:
             return None, f"Site config: {error}"
         if site.class_dir is None:
             return None, None
+        from tui_course.progress.practice import NOT_SENT, is_practice
+
+        if is_practice(data_dir):  # another content folder: its passes count for nothing
+            return None, f"this is not the site's course: {NOT_SENT}"
         return cls(site.class_dir, data_dir), None
 
     def payload(

@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tui_course.commands.common import PROG, add_common, content_dir, data_dir, fail
+from tui_course.commands.common import PROG, add_common, content_dir, fail, recording_dir
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -83,13 +83,16 @@ def run(args: argparse.Namespace) -> int:
     from tui_course.progress.drafts import draft_path
 
     path = (
-        Path(args.file).expanduser() if args.file else draft_path(data_dir(args), quiz.id, number)
+        Path(args.file).expanduser()
+        if args.file
+        else draft_path(recording_dir(args), quiz.id, number)
     )
     if not args.file and not path.exists():
         return fail(
             f"error: no FILE given and no draft saved for {quiz.id}/{number}; start one with"
             f" `{PROG} check {quiz.id}/{number} --starter > mine.py`"
         )
+    _say_if_practice(args)
     if args.watch:
         return _watch(args, quiz, number, question, path)
     code = _read(path)
@@ -99,6 +102,20 @@ def run(args: argparse.Namespace) -> int:
 
     with CodeChecker(warm=False) as checker:
         return _check_once(args, checker, quiz, number, question, code)
+
+
+def _say_if_practice(args: argparse.Namespace) -> None:
+    """Checks against another content folder are practice: its reference may be anything."""
+    from tui_course.progress.practice import NOT_SENT, is_site_course
+    from tui_course.safe_text import path_text
+
+    content = content_dir(args)
+    if not is_site_course(content):
+        print(
+            f"{PROG}: practice: {path_text(str(content))} is not the site's course, so this"
+            f" check counts toward nothing (kept apart from your progress; {NOT_SENT})",
+            file=sys.stderr,
+        )
 
 
 def _read(path: Path) -> str | None:
@@ -141,7 +158,7 @@ def _record(
 
     index = number - 1
     try:
-        with ProgressStore(data_dir(args)) as store:
+        with ProgressStore(recording_dir(args)) as store:
             states = first_pass_states(store, quiz.id, len(quiz.questions))
             session = QuizSession.start(quiz, quiz.questions, done=states)
             if states.get(index) is not None and states[index].closed:

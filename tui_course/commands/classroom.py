@@ -65,7 +65,11 @@ def add_parser(commands: Any) -> None:
     recheck.add_argument("--dir", help="the class folder (default: the site config's)")
     recheck.add_argument("--format", choices=("table", "csv"), default="table")
     recheck.add_argument(
-        "--seed", type=int, default=None, help="the held-out seed (default: a fresh one)"
+        "--seed",
+        type=held_out_seed,
+        default=None,
+        help=f"the held-out seed, 1 to {MAX_SEED} (default: a fresh one; 0 would be the"
+        " visible cases, so it is refused)",
     )
     add_common(recheck, argparse.SUPPRESS)
     recheck.set_defaults(run=run_recheck)
@@ -243,6 +247,25 @@ def run_recheck(args: argparse.Namespace) -> int:
         print(f"held-out seed {seed} (again: --seed {seed})")
         print(recheck_table(rows))
     return 0
+
+
+MAX_SEED = 2**63 - 1
+
+
+def held_out_seed(text: str) -> int:
+    """--seed: a whole number from 1; 0 is the visible cases every student saw, so it is
+    refused rather than reported as held-out."""
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if seed == 0:
+        raise argparse.ArgumentTypeError(
+            "0 is the visible cases, not held-out ones (give 1 or more, or leave --seed out)"
+        )
+    if not 1 <= seed <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"{seed} is not a seed from 1 to {MAX_SEED}")
+    return seed
 
 
 def run_clean(args: argparse.Namespace) -> int:

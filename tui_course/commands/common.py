@@ -80,6 +80,14 @@ def data_dir(args: argparse.Namespace) -> Path:
     return resolve(getattr(args, "data_dir", None))
 
 
+def recording_dir(args: argparse.Namespace) -> Path:
+    """Where what is answered or checked goes: the data folder for the site's course, a
+    practice store of its own for any other --content (tui_course.progress.practice)."""
+    from tui_course.progress.practice import recording_dir as chosen
+
+    return chosen(data_dir(args), content_dir(args))
+
+
 def fail(message: str, code: int = 1) -> int:
     """Messages quote paths, ids and errors that may hold escape codes: print them as text."""
     from tui_course.safe_text import plain_text

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from tui_course.commands.common import PROG, add_common, content_dir, data_dir, fail
+from tui_course.commands.common import PROG, add_common, content_dir, fail, recording_dir
 
 
 def add_parser(commands: Any) -> None:
@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from tui_course.progress.store import ProgressStore, StoreError
 
     course = load_course(content_dir(args))
-    data = data_dir(args)
+    data = recording_dir(args)
     try:
         with ProgressStore(data) as store:
             if store.notice:

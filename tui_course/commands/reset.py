@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui_course.commands.common import PROG, add_common, content_dir, data_dir, fail
+from tui_course.commands.common import PROG, add_common, content_dir, fail, recording_dir
 
 
 def add_parser(commands: Any) -> None:
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.yes and not confirm(f"Forget {what}?"):
         print("Nothing was changed.")
         return 1
-    data = data_dir(args)
+    data = recording_dir(args)
     try:
         with ProgressStore(data) as store:
             if not store.saving:  # a read-only session: forgetting would touch only a copy

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from tui_course.commands.common import PROG, add_common, content_dir, data_dir, fail
+from tui_course.commands.common import PROG, add_common, content_dir, fail, recording_dir
 
 
 def add_parser(commands: Any) -> None:
@@ -24,11 +24,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.due:
         from tui_course.commands.launch import run_app
 
-        return run_app(content_dir(args), data_dir(args), REVIEW_ID)  # (cli: start_course)
+        return run_app(content_dir(args), recording_dir(args), REVIEW_ID)  # (cli: start_course)
     from tui_course.progress.review import ReviewSchedule
     from tui_course.progress.store import ProgressStore, StoreError
 
-    data = data_dir(args)
+    data = recording_dir(args)
     try:
         with ProgressStore(data) as store:
             if store.notice:

@@ -27,6 +27,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"submit: {error}")
     if site.class_dir is None:
         return fail(f"submit: no class folder is set up (no class_dir in {site_config_path()})")
+    from tui_course.progress.practice import NOT_SENT, is_practice, is_site_course
+
+    if not is_site_course(content_dir(args)) or is_practice(data_dir(args)):
+        return fail(f"submit: only the site's course goes to the class folder; {NOT_SENT}")
     course = load_course(content_dir(args))
     data = data_dir(args)
     try:

@@ -7,6 +7,7 @@ shipped beside the quiz (run by the parent's side only) or of tui_course.maths.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,26 +20,35 @@ MAX_CODE_BYTES = 20 * 1024  # what a student may send (and the store keeps)
 MATHS_PREFIX = "tui_course.maths"
 
 
+Dimension = int | str  # a whole number, or a case's size: "n", or a product "h*w"
+
+
 @dataclass(frozen=True)
 class ArgSpec:
     """One input: a random array (shape, seed offset, scale), a whole-number range
-    (`arange`), or a literal number or nested list (`value`)."""
+    (`arange`), one of the case's sizes (`size`), or a literal number or nested list
+    (`value`). A shape's axes, an arange's length and a size name the case's `sizes`,
+    which held-out seeds draw afresh from the case's `held_out` ranges; a value varies
+    there only with a `held_out` range of its own (whole numbers from low to high)."""
 
     name: str
-    shape: tuple[int, ...] | None = None
+    shape: tuple[Dimension, ...] | None = None
     scale: float = 1.0
-    arange: int | None = None
+    arange: Dimension | None = None
     value: Any = None
+    size: Dimension | None = None  # a whole-number input: a size or an expression of them
+    held_out: tuple[int, int] | None = None
 
-    @property
-    def elements(self) -> int:
+    def elements(self, sizes: Mapping[str, int]) -> int:
         if self.shape is not None:
             count = 1
-            for size in self.shape:
-                count *= size
+            for axis in self.shape:
+                count *= dimension(axis, sizes)
             return count
         if self.arange is not None:
-            return self.arange
+            return dimension(self.arange, sizes)
+        if self.size is not None:
+            return 1
         return _count(self.value)
 
 
@@ -48,6 +58,31 @@ class CodeCase:
     seed: int
     args: tuple[ArgSpec, ...]
     line: int
+    sizes: tuple[tuple[str, int], ...] = ()  # the visible case's sizes, by name
+    held_out: tuple[tuple[str, int, int], ...] = ()  # each size's range on held-out seeds
+
+
+def dimension(axis: Dimension, sizes: Mapping[str, int]) -> int:
+    """An axis or a size as a number: `4`, or `"n"`, `"h*w"`, `"2*k+1"` with the case's
+    sizes (a sum of products of whole numbers and size names)."""
+    if isinstance(axis, int):
+        return axis
+    total = 0
+    for term in axis.split("+"):
+        product = 1
+        for part in term.split("*"):
+            part = part.strip()
+            product *= int(part) if part.isdigit() else sizes[part]
+        total += product
+    return total
+
+
+def dimension_names(axis: Dimension) -> tuple[str, ...]:
+    """The size names an axis uses."""
+    if isinstance(axis, int):
+        return ()
+    parts = (part.strip() for term in axis.split("+") for part in term.split("*"))
+    return tuple(part for part in parts if not part.isdigit())
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,14 @@ from tui_course.content.code_model import (
     CodeCase,
     CodeMistake,
     CodeSpec,
+    Dimension,
+    dimension,
+    dimension_names,
 )
 from tui_course.content.tomlfile import Field, TableCheck
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
+MAX_SIZE = 10_000  # one axis, one size
 
 
 CODE_FIELDS = {
@@ -41,13 +45,19 @@ CASE_FIELDS = {
     "label": Field((str,), "what the case is, shown to the student", required=True),
     "seed": Field((int,), "a whole number seeding the random inputs"),
     "args": Field((list,), "a list of inline tables, one per argument", required=True, items=dict),
+    "sizes": Field((dict,), "a table of named sizes, e.g. { n = 3, d = 4 }"),
+    "held_out": Field((dict,), "each size's range on held-out seeds, e.g. { n = [1, 6] }"),
 }
 ARG_FIELDS = {
     "name": Field((str,), "the argument's name", required=True),
-    "shape": Field((list,), "a list of whole numbers", items=int),
+    "shape": Field((list,), "a list of whole numbers or size names"),
     "scale": Field((int, float), "a number multiplying the random values"),
-    "arange": Field((int,), "n: the whole numbers 0 to n-1"),
+    "arange": Field((int, str), "n (or a size name): the whole numbers 0 to n-1"),
+    "size": Field((str,), "a whole-number input: a size name or an expression like 2*k+1"),
     "value": Field((int, float, list), "a number or a nested list of numbers"),
+    "held_out": Field(
+        (list,), "[low, high]: the value's whole numbers on held-out seeds", items=int
+    ),
 }
 CODE_MISTAKE_FIELDS = {
     "variant": Field((str,), "a function of `module` implementing the mistake"),
@@ -165,41 +175,119 @@ def _case(check: TableCheck, raw: dict[str, Any], index: int) -> CodeCase:
     label = raw["label"].strip()
     if not label:
         raise check.error("'label' must not be empty", "label")
+    sizes, held_out = _sizes(check, raw)
+    largest = {name: high for name, _low, high in held_out}
     args = []
     for position, arg in enumerate(raw["args"]):
         where = f"{check.label} argument {position + 1}"
         TableCheck(check.shown, check.lines, check.path, where).check(arg, ARG_FIELDS)
-        args.append(_arg(check, arg, position))
-    if sum(arg.elements for arg in args) > MAX_CASE_ELEMENTS:
-        raise check.error(f"inputs larger than {MAX_CASE_ELEMENTS} numbers in all", "args")
+        args.append(_arg(check, arg, position, dict(sizes), largest))
+    for chosen in (dict(sizes), largest):
+        if sum(arg.elements(chosen) for arg in args) > MAX_CASE_ELEMENTS:
+            raise check.error(f"inputs larger than {MAX_CASE_ELEMENTS} numbers in all", "args")
     seed = raw.get("seed", index)
     if not 0 <= seed < 2**32:
         raise check.error("'seed' must be 0 to 2**32 - 1", "seed")
-    return CodeCase(label, seed, tuple(args), check.lines.line_of(check.path) or 1)
+    line = check.lines.line_of(check.path) or 1
+    return CodeCase(label, seed, tuple(args), line, sizes, held_out)
 
 
-def _arg(check: TableCheck, arg: dict[str, Any], position: int) -> ArgSpec:
+def _sizes(
+    check: TableCheck, raw: dict[str, Any]
+) -> tuple[tuple[tuple[str, int], ...], tuple[tuple[str, int, int], ...]]:
+    """The case's named sizes and the range each takes on held-out seeds (both required)."""
+    sizes_raw, ranges_raw = raw.get("sizes", {}), raw.get("held_out", {})
+    for name in sorted(set(sizes_raw) ^ set(ranges_raw)):
+        key = "held_out" if name in sizes_raw else "sizes"
+        raise check.error(
+            f"size '{name}' needs both a value in 'sizes' and a 'held_out' range", key
+        )
+    sizes, held_out = [], []
+    for name, value in sizes_raw.items():
+        if not _NAME.match(name):
+            raise check.error(f"size '{name}' is not a name", "sizes")
+        if not _whole(value) or not 1 <= value <= MAX_SIZE:
+            raise check.error(f"size '{name}' must be a whole number from 1 to {MAX_SIZE}", "sizes")
+        span = ranges_raw[name]
+        if (
+            not isinstance(span, list)
+            or len(span) != 2
+            or not all(_whole(v) for v in span)
+            or not 1 <= span[0] <= span[1] <= MAX_SIZE
+        ):
+            raise check.error(
+                f"held_out range of '{name}' must be [low, high], 1 <= low <= high <= {MAX_SIZE}",
+                "held_out",
+            )
+        sizes.append((name, value))
+        held_out.append((name, span[0], span[1]))
+    return tuple(sizes), tuple(held_out)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _axis(check: TableCheck, where: str, axis: Any, sizes: dict[str, int]) -> Dimension:
+    """A whole number, or an expression of the case's sizes: "n", "h*w", "2*k+1"."""
+    if _whole(axis):
+        return int(axis)
+    if isinstance(axis, str) and re.fullmatch(r"\s*\w+(\s*[*+]\s*\w+)*\s*", axis):
+        for name in dimension_names(axis):
+            if name not in sizes:
+                raise check.error(f"{where}: '{name}' is not one of the case's sizes", "args")
+        return axis.strip()
+    raise check.error(f"{where}: '{axis}' is not a whole number or an expression of sizes", "args")
+
+
+def _arg(
+    check: TableCheck,
+    arg: dict[str, Any],
+    position: int,
+    sizes: dict[str, int],
+    largest: dict[str, int],
+) -> ArgSpec:
     where = f"argument {position + 1} ({arg['name']})"
-    given = [key for key in ("shape", "arange", "value") if key in arg]
+    given = [key for key in ("shape", "arange", "value", "size") if key in arg]
     if len(given) != 1:
-        raise check.error(f"{where}: give exactly one of shape, arange, value", "args")
+        raise check.error(f"{where}: give exactly one of shape, arange, size, value", "args")
+    if "held_out" in arg and "value" not in arg:
+        raise check.error(
+            f"{where}: a held_out range goes with a value (sizes vary by name)", "args"
+        )
+    shape = None
+    if "shape" in arg:
+        shape = tuple(_axis(check, where, axis, sizes) for axis in arg["shape"])
+    arange = _axis(check, where, arg["arange"], sizes) if "arange" in arg else None
+    size = _axis(check, where, arg["size"], sizes) if "size" in arg else None
+    held_out = None
+    if "held_out" in arg:
+        span = arg["held_out"]
+        if len(span) != 2 or span[0] > span[1] or max(abs(v) for v in span) > 10**9:
+            raise check.error(f"{where}: held_out must be [low, high] with low <= high", "args")
+        held_out = (span[0], span[1])
     spec = ArgSpec(
         name=arg["name"],
-        shape=tuple(arg["shape"]) if "shape" in arg else None,
+        shape=shape,
         scale=float(arg.get("scale", 1.0)),
-        arange=arg.get("arange"),
+        arange=arange,
         value=arg.get("value"),
+        size=size,
+        held_out=held_out,
     )
-    if spec.shape is not None and (not spec.shape or any(not 1 <= s <= 10_000 for s in spec.shape)):
-        raise check.error(f"{where}: a shape of 1 to 10000 along each axis", "args")
-    if spec.arange is not None and not 1 <= spec.arange <= MAX_ARG_ELEMENTS:
-        raise check.error(f"{where}: arange must be 1 to {MAX_ARG_ELEMENTS}", "args")
+    for chosen in (sizes, largest):
+        if spec.shape is not None and (
+            not spec.shape or any(not 1 <= dimension(s, chosen) <= MAX_SIZE for s in spec.shape)
+        ):
+            raise check.error(f"{where}: a shape of 1 to {MAX_SIZE} along each axis", "args")
+        if spec.arange is not None and not 1 <= dimension(spec.arange, chosen) <= MAX_ARG_ELEMENTS:
+            raise check.error(f"{where}: arange must be 1 to {MAX_ARG_ELEMENTS}", "args")
+        if spec.elements(chosen) > MAX_ARG_ELEMENTS:
+            raise check.error(f"{where}: more than {MAX_ARG_ELEMENTS} numbers", "args")
     if spec.value is not None and not _numbers_only(spec.value):
         raise check.error(f"{where}: value must be numbers", "args")
     if not abs(spec.scale) < 1e6:
         raise check.error(f"{where}: scale must be below 1e6", "args")
-    if spec.elements > MAX_ARG_ELEMENTS:
-        raise check.error(f"{where}: more than {MAX_ARG_ELEMENTS} numbers", "args")
     return spec
 
 
