@@ -91,3 +91,77 @@ def test_recheck_refuses_without_bwrap(class_dir: Path, capsys, monkeypatch) -> 
     finally:
         forget_probe()
     assert "refuses to run students' code without bwrap" in capsys.readouterr().err
+
+
+def needs_bwrap() -> None:
+    forget_probe()
+    if sandbox_level().level is not Level.BWRAP:
+        pytest.skip("no bwrap")
+
+
+def test_recheck_runs_only_the_latest_entry_per_question(class_dir: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """1,000 entries for one question (the most a file may hold): one check, of the last."""
+    needs_bwrap()
+    earlier = [entry(f"x = {i}\n", "passed") for i in range(999)]
+    drop(class_dir, "sub1", [*earlier, entry(RIGHT, "passed")])
+    assert main(["class", "recheck", "--dir", str(class_dir), "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2  # the header and one row
+    assert ",code/1,passed,passed,yes," in lines[1]
+    assert hashlib.sha256(RIGHT.encode()).hexdigest() in lines[1]
+
+
+def test_latest_code_keeps_the_last_entry_of_each_question() -> None:
+    from tui_course.classroom.recheck import latest_code
+    from tui_course.classroom.submission import CodeSubmitted
+
+    def made(question: int, code: str) -> CodeSubmitted:
+        return CodeSubmitted("code", question, code, "0" * 64, "passed", "bwrap")
+
+    entries = [made(1, "a"), made(2, "b"), made(1, "c"), made(1, "d"), made(2, "e")]
+    assert [(e.question, e.code) for e in latest_code(entries)] == [(1, "d"), (2, "e")]
+
+
+HOSTILE = (
+    "import os, struct, sys\n\ndef attention_weights(Q, K):\n"
+    "    for fd in range(3, 64):\n"
+    "        try:\n"
+    "            if os.readlink(f'/proc/self/fd/{fd}').startswith('pipe:'):\n"
+    "                os.write(fd, b'')\n"
+    "                break\n"
+    "        except OSError:\n"
+    "            continue\n"
+    '    frame = b\'{"status": "ok", "entry": Infinity, "case": 0, "outputs": 0}\'\n'
+    "    os.write(fd, struct.pack('>I', len(frame)) + frame)\n"
+    "    os._exit(0)\n"
+)
+
+
+def test_a_hostile_submission_gets_its_row_and_the_class_its_csv(
+    class_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Crafted result frames from one student's code: that row says crashed, the others
+    are checked as usual, and the command ends with its table (exit 0)."""
+    import os
+    import pwd
+
+    needs_bwrap()
+    drop(class_dir, "sub1", [entry(HOSTILE, "passed")])
+    others = []
+    if os.geteuid() == 0:  # as root, a second student's file owned by another account
+        other = pwd.getpwnam("nobody")
+        payload = json.loads((class_dir / DROPBOX / "sub1.json").read_text())
+        payload["user"] = other.pw_name
+        payload["code"] = [entry(RIGHT, "passed")]
+        path = class_dir / DROPBOX / "sub2.json"
+        path.write_text(json.dumps(payload))
+        os.chown(path, other.pw_uid, other.pw_gid)
+        others.append(other.pw_name)
+    assert main(["class", "recheck", "--dir", str(class_dir), "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 + len(others)
+    hostile = next(line for line in lines if line.startswith(login_name() + ","))
+    assert ",code/1,passed,crashed,NO," in hostile
+    assert "Infinity in a result header" in hostile
+    for name in others:
+        assert any(line.startswith(f"{name},code/1,passed,passed,yes,") for line in lines)

@@ -125,3 +125,93 @@ def test_the_starter_and_unparsable_code_are_checked_but_not_recorded(
     assert main(["check", "code/1", str(solution_file(tmp_path)), "--data-dir", str(data)]) == 0
     with ProgressStore(data) as store:  # the first recorded check: still a first try
         assert [r.outcome for r in store.code_checks("code")] == ["passed"]
+
+
+def _check_in_child(target: Path | str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`attn-tui check code/1 TARGET` in a child, so a read that hangs or eats memory
+    fails this test instead of freezing the run (the timeout is a guard, not a measure)."""
+    env = dict(os.environ, ATTN_TUI_DATA_DIR=str(tmp_path / "data"))
+    return subprocess.run(
+        [sys.executable, "-m", "tui_course", "check", "code/1", str(target)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _one_line_naming(stderr: str, target: Path | str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert str(target) in lines[0]
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+def test_check_refuses_dev_zero_without_reading_it(tmp_path: Path) -> None:
+    done = _check_in_child("/dev/zero", tmp_path)
+    assert done.returncode == 1
+    assert "not a regular file" in _one_line_naming(done.stderr, "/dev/zero")
+
+
+def test_check_refuses_a_fifo_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    fifo = tmp_path / "mine.py"
+    os.mkfifo(fifo)
+    done = _check_in_child(fifo, tmp_path)
+    assert done.returncode == 1
+    assert "not a regular file" in _one_line_naming(done.stderr, fifo)
+
+
+def test_check_refuses_a_folder_and_a_missing_file(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    folder = tmp_path / "folder.py"
+    folder.mkdir()
+    assert main(["check", "code/1", str(folder), "--data-dir", str(tmp_path / "d")]) == 1
+    assert "is a folder" in _one_line_naming(capsys.readouterr().err, folder)
+    missing = tmp_path / "missing.py"
+    assert main(["check", "code/1", str(missing), "--data-dir", str(tmp_path / "d")]) == 1
+    assert "No such file" in _one_line_naming(capsys.readouterr().err, missing)
+
+
+def test_check_refuses_a_file_over_the_code_cap(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from tui_course.content.code_model import MAX_CODE_BYTES
+
+    big = tmp_path / "big.py"
+    big.write_text(SOLUTION + "#" * (MAX_CODE_BYTES - len(SOLUTION)) + "\n")
+    assert main(["check", "code/1", str(big), "--data-dir", str(tmp_path / "d")]) == 1
+    line = _one_line_naming(capsys.readouterr().err, big)
+    assert f"larger than {MAX_CODE_BYTES // 1024} KB" in line
+    sparse = tmp_path / "sparse.py"
+    with sparse.open("wb") as handle:
+        handle.truncate(10 * 1024**3)  # 10 GB that take no disk
+    assert main(["check", "code/1", str(sparse), "--data-dir", str(tmp_path / "d")]) == 1
+    assert "larger than" in _one_line_naming(capsys.readouterr().err, sparse)
+    with ProgressStore(tmp_path / "d") as store:
+        assert store.code_checks("code") == []  # nothing was checked or recorded
+
+
+def test_a_file_at_the_cap_is_read_and_checked(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from tui_course.commands.check import read_code_file
+    from tui_course.content.code_model import MAX_CODE_BYTES
+
+    exact = tmp_path / "exact.py"
+    exact.write_text(SOLUTION + "#" * (MAX_CODE_BYTES - len(SOLUTION) - 1) + "\n")
+    assert len(read_code_file(exact).encode()) == MAX_CODE_BYTES
+    assert main(["check", "code/1", str(exact), "--data-dir", str(tmp_path / "d")]) == 0
+    assert capsys.readouterr().out.startswith("PASSED")
+
+
+def test_watch_refuses_a_fifo_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "mine.py"
+    os.mkfifo(fifo)
+    env = dict(os.environ, ATTN_TUI_DATA_DIR=str(tmp_path / "data"))
+    done = subprocess.run(
+        [sys.executable, "-m", "tui_course", "check", "code/1", str(fifo), "--watch"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 1
+    assert "not a regular file" in _one_line_naming(done.stderr, fifo)

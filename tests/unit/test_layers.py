@@ -87,6 +87,7 @@ def test_sandbox_imports_neither_numpy_nor_the_rest_of_the_app() -> None:
     assert {m for m in modules if m.startswith("tui_course.")} <= {
         "tui_course.sandbox",
         "tui_course.sandbox.command",
+        "tui_course.sandbox.frames",
         "tui_course.sandbox.level",
         "tui_course.sandbox.limits",
         "tui_course.sandbox.runner",

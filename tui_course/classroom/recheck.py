@@ -1,4 +1,4 @@
-"""`attn-tui class recheck`: run every submitted solution again, sandboxed, on fresh seeds.
+"""`attn-tui class recheck`: run each submitted solution again, sandboxed, on fresh seeds.
 
 A student's app says what its check found; the teacher's account checks the same code
 (its sha256 proves it is the same) on held-out inputs. Rows where the two disagree come
@@ -18,7 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from tui_course.classroom.report import arrival_time, owner_name, read_capped, shown_name
-from tui_course.classroom.submission import Submission, SubmissionError, parse_submission
+from tui_course.classroom.submission import (
+    CodeSubmitted,
+    Submission,
+    SubmissionError,
+    parse_submission,
+)
 from tui_course.content.models import Course, Question
 from tui_course.safe_text import one_line
 
@@ -83,10 +88,10 @@ def recheck(
     seed_offset: int,
     quiz_id: str | None = None,
 ) -> list[RecheckRow]:
-    """Every submitted code entry checked again; mismatches first."""
+    """Each student's latest code per question checked again; mismatches first."""
     rows = []
     for user in sorted(submissions):
-        for entry in submissions[user].code:
+        for entry in latest_code(submissions[user].code):
             if quiz_id is not None and entry.quiz_id != quiz_id:
                 continue
             where = f"{entry.quiz_id}/{entry.question}"
@@ -101,14 +106,35 @@ def recheck(
                     RecheckRow(user, where, entry.outcome, "hash mismatch", digest, message)
                 )
                 continue
-            verdict = checker.check(question, entry.code, seed_offset=seed_offset)
-            rows.append(
-                RecheckRow(
-                    user, where, entry.outcome, str(verdict.outcome), digest, verdict.message
-                )
-            )
+            rows.append(_checked(checker, question, entry, user, where, digest, seed_offset))
     rows.sort(key=lambda row: (row.agrees, row.user, row.question))
     return rows
+
+
+def latest_code(entries: Sequence[CodeSubmitted]) -> list[CodeSubmitted]:
+    """The last entry per question, in the file's order: the app sends one per question,
+    and a file holding a thousand for one question costs one check, not a thousand."""
+    last: dict[tuple[str, int], CodeSubmitted] = {}
+    for entry in entries:
+        last[(entry.quiz_id, entry.question)] = entry
+    return list(last.values())
+
+
+def _checked(
+    checker: Any,
+    question: Question,
+    entry: CodeSubmitted,
+    user: str,
+    where: str,
+    digest: str,
+    seed_offset: int,
+) -> RecheckRow:
+    try:
+        verdict = checker.check(question, entry.code, seed_offset=seed_offset)
+    except Exception as error:  # one student's code must not cost the class its table
+        message = f"the check itself failed ({type(error).__name__})"
+        return RecheckRow(user, where, entry.outcome, "check failed", digest, message)
+    return RecheckRow(user, where, entry.outcome, str(verdict.outcome), digest, verdict.message)
 
 
 COLUMNS = ("user", "question", "claimed", "rechecked", "agrees", "sha256", "message")

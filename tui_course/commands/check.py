@@ -94,10 +94,15 @@ def run(args: argparse.Namespace) -> int:
         )
     _say_if_practice(args)
     if args.watch:
+        try:
+            read_code_file(path)
+        except CodeFileError as error:
+            return fail(f"error: {path_text(str(path))}: {error}")
         return _watch(args, quiz, number, question, path)
-    code = _read(path)
-    if code is None:
-        return fail(f"error: cannot read {path_text(str(path))}")
+    try:
+        code = read_code_file(path)
+    except CodeFileError as error:
+        return fail(f"error: {path_text(str(path))}: {error}")
     from tui_course.code_check_service import CodeChecker
 
     with CodeChecker(warm=False) as checker:
@@ -118,13 +123,49 @@ def _say_if_practice(args: argparse.Namespace) -> None:
         )
 
 
-def _read(path: Path) -> str | None:
+class CodeFileError(Exception):
+    """A FILE that is not a readable regular file of code (said in a few words)."""
+
+
+def read_code_file(path: Path) -> str:
+    """The text of a regular file of at most MAX_CODE_BYTES, else CodeFileError.
+
+    Opened without blocking (a FIFO with no writer does not hang), checked on the
+    opened fd (what was opened is what is read), and read to at most the cap and a
+    byte, so /dev/zero, a folder or a huge file cost nothing."""
+    import os
+    import stat
+
     from tui_course.content.code_model import MAX_CODE_BYTES
 
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        data = path.read_bytes()[: MAX_CODE_BYTES * 4]
-    except OSError:
-        return None
+        fd = os.open(path, flags)
+    except OSError as error:
+        raise CodeFileError(f"cannot read it ({error.strerror or error})") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise CodeFileError("is a folder, not a file of code")
+        if not stat.S_ISREG(info.st_mode):
+            raise CodeFileError("is not a regular file (a device, a FIFO or a socket)")
+        too_large = f"is larger than {MAX_CODE_BYTES // 1024} KB, the most a check takes"
+        if info.st_size > MAX_CODE_BYTES:
+            raise CodeFileError(too_large)
+        chunks, left = [], MAX_CODE_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as error:
+        raise CodeFileError(f"cannot read it ({error.strerror or error})") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > MAX_CODE_BYTES:
+        raise CodeFileError(too_large + " (it grew while read)")
     return data.decode("utf-8", errors="replace")
 
 
@@ -185,10 +226,22 @@ def _fingerprint(path: Path) -> tuple[int, int, str] | None:
 
     try:
         info = path.stat()
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
+        digest = hashlib.sha256(read_code_file(path).encode("utf-8", "surrogatepass")).hexdigest()
+    except (OSError, CodeFileError):
         return None
     return info.st_mtime_ns, info.st_size, digest
+
+
+def _changed(
+    path: Path, seen: tuple[int, int, str] | None, last: tuple[int, int, str] | None
+) -> str | None:
+    """The file's code when it changed since the last check and can still be read."""
+    if seen is None or seen == last:
+        return None
+    try:
+        return read_code_file(path)
+    except CodeFileError:
+        return None  # replaced between the two reads: the next poll sees it
 
 
 def _watch(
@@ -204,11 +257,10 @@ def _watch(
         print(f"watching {path_text(str(path))} (Ctrl+C to stop)", file=sys.stderr)
         while True:
             seen = _fingerprint(path)
-            if seen is not None and seen != last:
+            code = _changed(path, seen, last)
+            if code is not None:
                 last = seen
-                code = _read(path)
-                if code is not None:
-                    print(f"\n--- {time.strftime('%H:%M:%S')} {quiz.id}/{number}")
-                    _check_once(args, checker, quiz, number, question, code)
-                    sys.stdout.flush()
+                print(f"\n--- {time.strftime('%H:%M:%S')} {quiz.id}/{number}")
+                _check_once(args, checker, quiz, number, question, code)
+                sys.stdout.flush()
             time.sleep(POLL_SECONDS)

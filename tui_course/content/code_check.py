@@ -370,7 +370,7 @@ def judge(
             )
     for index, result in enumerate(student):
         if result.status == "not_array":
-            kind = str(result.detail.get("type", "something else"))
+            kind = str(result.detail.get("type", "something else"))[:80]
             unfinished = kind == "NoneType"
             message = (
                 f"{spec.entry}() returns None: end it with `return` and the result."

@@ -69,7 +69,7 @@ def _student_frames(error: BaseException, path: str) -> list[list[Any]]:
     """Only the student's own frames: the harness's are noise to them."""
     frames = traceback.extract_tb(error.__traceback__)
     return [
-        [frame.lineno, frame.name, (frame.line or "").strip()]
+        [frame.lineno, frame.name[:80], (frame.line or "").strip()[:200]]
         for frame in frames
         if frame.filename == path
     ]
@@ -78,7 +78,7 @@ def _student_frames(error: BaseException, path: str) -> list[list[Any]]:
 def _exception(error: BaseException, path: str) -> dict[str, Any]:
     return {
         "status": "exception",
-        "type": type(error).__name__,
+        "type": type(error).__name__[:80],
         "message": str(error)[:2000],
         "frames": _student_frames(error, path)[-20:],
     }
@@ -118,7 +118,7 @@ def _run_case(
     try:
         result = function(*args)
     except SystemExit as error:
-        _send_json(result_fd, {"status": "exit", "code": str(error.code)} | where)
+        _send_json(result_fd, {"status": "exit", "code": str(error.code)[:200]} | where)
         return
     except MemoryError:
         _send_json(result_fd, {"status": "memory"} | where)
@@ -477,8 +477,8 @@ def main(settings: dict[str, Any]) -> int:
                 "status": "syntax_error",
                 "line": error.lineno,
                 "offset": error.offset,
-                "message": error.msg,
-                "text": (error.text or "").rstrip("\n"),
+                "message": str(error.msg)[:200],
+                "text": (error.text or "").rstrip("\n")[:200],
             },
         )
         return 0
@@ -486,7 +486,9 @@ def main(settings: dict[str, Any]) -> int:
     try:
         exec(compiled, namespace)
     except SystemExit as error:
-        _send_json(result_fd, {"status": "exit", "code": str(error.code), "where": "load"} | _END)
+        _send_json(
+            result_fd, {"status": "exit", "code": str(error.code)[:200], "where": "load"} | _END
+        )
         return 0
     except BaseException as error:
         _send_json(result_fd, _exception(error, path) | {"where": "load"} | _END)

@@ -2,8 +2,9 @@
 
 A Worker is started ahead of time (NumPy already imported, waiting on its request
 pipe) so a check costs only the student's own code; it serves one job and is spent.
-The parent reads results with allow_pickle=False and caps every frame, so a hostile
-child can send nothing but numbers and a little text.
+What comes back is read by sandbox.frames, which trusts none of it: a hostile child
+can send nothing but numbers and a little text, and anything else is the "protocol"
+outcome.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from tui_course.sandbox.command import (
     numpy_dirs,
     sandbox_account,
 )
+from tui_course.sandbox.frames import CaseResult as CaseResult  # its home before frames
+from tui_course.sandbox.frames import FrameReader, ProtocolError, budget, parse
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level
 from tui_course.sandbox.limits import Limits
 
@@ -45,17 +48,6 @@ MARK_ENV = "ATTN_TUI_SANDBOX_RUN"
 STUDENT_FILE = "student.py"  # the harness's own name for it (harness.STUDENT_FILE)
 
 Arg = Any  # an ndarray, or an int or float passed as a plain number
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """What the child said about one case. status: ok, exception, exit, memory,
-    not_array, too_large, or missing (the child stopped before reaching it)."""
-
-    status: str
-    outputs: tuple[Any, ...] = ()  # ndarrays, when ok
-    mutated: tuple[int, ...] = ()  # positions of inputs changed in place
-    detail: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -96,35 +88,6 @@ class _Capped:
 
     def text(self) -> str:
         return self.data.decode("utf-8", errors="replace")
-
-
-class ProtocolError(Exception):
-    pass
-
-
-class _Frames:
-    """Length-prefixed frames off the result pipe, each no larger than `cap`."""
-
-    def __init__(self, cap: int, total: int) -> None:
-        self.cap = cap
-        self.total = total  # all frames together: a child cannot fill our memory
-        self.received = 0
-        self.buffer = bytearray()
-        self.frames: list[bytes] = []
-
-    def add(self, chunk: bytes) -> None:
-        self.received += len(chunk)
-        if self.received > self.total:
-            raise ProtocolError(f"more than {self.total // (1024 * 1024)} MB of results")
-        self.buffer += chunk
-        while len(self.buffer) >= _LENGTH.size:
-            (size,) = _LENGTH.unpack_from(self.buffer)
-            if size > self.cap:
-                raise ProtocolError(f"a result frame of {size} bytes")
-            if len(self.buffer) < _LENGTH.size + size:
-                break
-            self.frames.append(bytes(self.buffer[_LENGTH.size : _LENGTH.size + size]))
-            del self.buffer[: _LENGTH.size + size]
 
 
 def _encode(arg: Arg) -> tuple[bytes, bool]:
@@ -263,8 +226,7 @@ class Worker:
         request = self._request
         limits = self.limits
         stdout, stderr = _Capped(limits.output_bytes), _Capped(limits.output_bytes)
-        wanted = max(1, len(entries) * len(cases)) * 2  # an array or two per case
-        frames = _Frames(limits.result_bytes + 4096, min(wanted * limits.result_bytes, 1 << 28))
+        frames = FrameReader(budget(len(entries), len(cases), limits.result_bytes))
         encoded = [[_encode(arg) for arg in case] for case in cases]
         header = {
             "entries": entries,
@@ -317,14 +279,13 @@ class Worker:
                 except ProtocolError as error:
                     garbled, done = str(error), True
                     break
-                if not ready and frames.frames:
+                if not ready and frames.ready:  # the check's own clock starts now
                     ready = True
-                    frames.frames.pop(0)  # "ready": the check's own clock starts now
                     started = time.monotonic()
                     deadline = started + limits.wall_seconds
                     os.set_blocking(request, False)
                     selector.register(request, selectors.EVENT_WRITE, "request")
-                done = _finished(frames.frames)
+                done = frames.finished()
         if not done and not open_reads:  # every pipe closed: wait for the process itself
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(max(0.0, deadline - time.monotonic()))
@@ -346,15 +307,17 @@ class Worker:
             "seconds": seconds,
         }
         if garbled is not None:
-            return RunResult("protocol", detail={"message": garbled}, **common)
+            return RunResult("protocol", detail={"message": garbled[:200]}, **common)
         if not ready:  # the sandbox itself never came up: not the student's doing
             reason = stderr.text().strip().splitlines()
             shown = reason[-1][:200] if reason else f"exit status {returncode}"
             message = f"the sandbox did not start: {shown}"
             return RunResult("unavailable", detail={"message": message}, **common)
         try:
-            status, detail, results = _parse(frames.frames, len(entries), len(cases))
-        except (ProtocolError, ValueError, KeyError, TypeError) as error:
+            status, detail, results = parse(
+                frames.frames, len(entries), len(cases), limits.result_bytes
+            )
+        except ProtocolError as error:
             return RunResult("protocol", detail={"message": str(error)[:200]}, **common)
         if status == "done":
             return RunResult("ok", entries=results, detail=detail, **common)
@@ -461,69 +424,6 @@ def _signal_of(returncode: int, level: Level) -> int | None:
     if returncode > 128:  # bwrap and the guard report a child's signal as 128 + N
         return returncode - 128
     return None
-
-
-def _finished(frames: list[bytes]) -> bool:
-    if not frames:
-        return False
-    try:
-        last = json.loads(frames[-1])
-    except (ValueError, UnicodeDecodeError):
-        return False  # an array payload
-    return (
-        isinstance(last, dict)
-        and last.get("status")
-        in (
-            "done",
-            "syntax_error",
-            "missing_entry",
-        )
-    ) or (isinstance(last, dict) and last.get("where") == "load")
-
-
-def _parse(
-    frames: list[bytes], entries: int, count: int
-) -> tuple[str, dict[str, Any], tuple[tuple[CaseResult, ...], ...]]:
-    import numpy as np
-
-    queue = list(frames)
-    results: list[CaseResult] = []
-    status = "started"
-    detail: dict[str, Any] = {}
-    while queue:
-        message = json.loads(queue.pop(0))
-        if not isinstance(message, dict):
-            raise ProtocolError("a result header that is not a table")
-        kind = message.get("status")
-        if kind == "loaded":
-            status = "loaded"
-            continue
-        if kind == "done":
-            status = "done"
-            break
-        if "case" not in message:  # about the whole file: syntax, load error, no entry
-            status = str(kind)
-            detail = message
-            break
-        position = int(message["entry"]) * count + int(message["case"])
-        if position != len(results) or position >= entries * count:
-            raise ProtocolError("results out of order")
-        mutated = tuple(int(i) for i in message.get("mutated", ()))
-        if kind == "ok":
-            outputs = []
-            for _ in range(int(message["outputs"])):
-                if not queue:
-                    raise ProtocolError("an array announced but not sent")
-                array = np.load(io.BytesIO(queue.pop(0)), allow_pickle=False)
-                if array.dtype.kind not in "biuf":
-                    raise ProtocolError(f"an array of {array.dtype}")
-                outputs.append(array)
-            results.append(CaseResult("ok", tuple(outputs), mutated))
-        else:
-            results.append(CaseResult(str(kind), (), mutated, message))
-    results.extend(CaseResult("missing") for _ in range(entries * count - len(results)))
-    grouped = tuple(tuple(results[i * count : (i + 1) * count]) for i in range(entries))
-    return status, detail, grouped
 
 
 def kill_marked(mark: str) -> None:
