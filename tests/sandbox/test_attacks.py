@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import CODE_QUIZ
+from tests.sandbox.conftest import CODE_QUIZ, level_params
 from tui_course.code_check_service import CodeChecker
 from tui_course.content.code_check import Outcome
 from tui_course.content.models import Question
 from tui_course.render.code import verdict_text
-from tui_course.sandbox.level import Level
+from tui_course.sandbox.level import Level, LevelReport
+from tui_course.sandbox.limits import TEST_LIMITS
 
 GOOD = """import numpy as np
 
@@ -204,6 +205,52 @@ def test_changing_the_inputs_in_place_is_named(
     verdict = checker.check(attention_question, code)
     assert verdict.outcome is Outcome.FAILED
     assert verdict.stage == "mutated" and "Q" in verdict.message
+
+
+@pytest.mark.parametrize(
+    "reach",
+    [
+        # the judge's copies, if it kept any in the child, are its caller's locals
+        'sys._getframe(1).f_locals.get("copies", [Q])[0][...] = 0.0',
+        # every list and ndarray the harness holds, found through the collector
+        "[o.__setitem__(Ellipsis, 0.0) for o in gc.get_objects()"
+        " if type(o) is np.ndarray and o is not Q and o.shape == Q.shape]",
+        # the caller's argument list: swap Q for an untouched copy after changing it
+        'args = sys._getframe(1).f_locals.get("args")\n'
+        "    if isinstance(args, list): args[0] = Q.copy()",
+    ],
+    ids=["caller's copies", "every array in the process", "caller's arguments"],
+)
+def test_a_mutation_is_caught_whatever_the_code_reaches_in_its_own_process(
+    checker: CodeChecker, attention_question: Question, reach: str
+) -> None:
+    """The inputs as sent are kept by the parent: what student code finds in the child
+    (frames, the collector, the caller's locals) cannot make a changed input look
+    unchanged."""
+    code = "import gc, sys\n" + GOOD.replace(
+        "    return e /", f"    {reach}\n    Q[...] = 0.0\n    return e /"
+    )
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.FAILED, verdict.message
+    assert verdict.stage == "mutated" and "Q" in verdict.message
+
+
+@pytest.mark.parametrize("report", level_params())
+def test_each_entry_gets_the_inputs_as_sent(report: LevelReport) -> None:
+    """Several entries in one job (validate's library of mistakes): one that changes
+    its inputs in place does not hand the change to the next."""
+    import numpy as np
+
+    from tui_course.sandbox.runner import run_code
+
+    code = (
+        "def spoil(Q):\n    Q[...] = 7.0\n    return Q.sum()\ndef total(Q):\n    return Q.sum()\n"
+    )
+    result = run_code(code, ["spoil", "total"], [[np.ones(3)]], TEST_LIMITS, report)
+    assert result.status == "ok", result.detail
+    spoiled, total = result.entries
+    assert float(spoiled[0].outputs[0]) == 21.0 and spoiled[0].mutated == (0,)
+    assert float(total[0].outputs[0]) == 3.0 and total[0].mutated == ()
 
 
 def test_tui_course_cannot_be_imported(checker: CodeChecker, attention_question: Question) -> None:

@@ -45,7 +45,7 @@ def _npy(descr, shape, payload):
 
 
 def _ok(outputs=1):
-    header = {"status": "ok", "entry": 0, "case": 0, "outputs": outputs, "mutated": []}
+    header = {"status": "ok", "entry": 0, "case": 0, "outputs": outputs, "inputs": 0}
     return json.dumps(header).encode()
 
 
@@ -86,7 +86,7 @@ DONE = 'json.dumps({"status": "done"}).encode()'
 ATTACKS = {
     "empty .npy frame": (f"[_ok(), b'', {DONE}]", "not .npy"),
     "entry Infinity": (
-        '[b\'{"status": "ok", "entry": Infinity, "case": 0, "outputs": 0, "mutated": []}\']',
+        '[b\'{"status": "ok", "entry": Infinity, "case": 0, "outputs": 0, "inputs": 0}\']',
         "Infinity in a result header",
     ),
     "zip payload": (f"[_ok(), {ZIP}, {DONE}]", "not .npy"),
@@ -128,8 +128,9 @@ def test_a_million_frames_are_stopped_by_the_frame_cap(
     """The cap follows the job (one entry, its cases), far below a million."""
     assert attention_question.code is not None
     cases = len(attention_question.code.cases)
-    cap = budget(1, cases, checker.limits.result_bytes).frames
-    assert cap < 100
+    arrays = len(attention_question.code.cases[0].args)  # Q and K, sent back after the call
+    cap = budget(1, cases, checker.limits.result_bytes, most_inputs=arrays).frames
+    assert cap < 200
     verdict = checker.check(attention_question, sender("[b'{}'] * 1_000_000"))
     assert f"more than {cap} result frames" in verdict.message
 
@@ -140,7 +141,7 @@ def test_a_long_type_field_within_the_header_cap_is_cut_where_it_is_read(
     """200 KB of type name fits a header; the verdict shows 80 characters of it."""
     frames = (
         "[json.dumps({'status': 'not_array', 'entry': 0, 'case': 0, 'type': 'T' * 200_000,"
-        f" 'mutated': []}}).encode(), {DONE}]"
+        f" 'inputs': 0}}).encode(), {DONE}]"
     )
     verdict = checker.check(attention_question, sender(frames))
     assert verdict.outcome is Outcome.FAILED

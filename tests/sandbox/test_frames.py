@@ -38,7 +38,7 @@ def header(**fields: Any) -> bytes:
 
 
 def ok(case: int = 0, outputs: int = 1, entry: int = 0) -> bytes:
-    return header(status="ok", entry=entry, case=case, outputs=outputs, mutated=[])
+    return header(status="ok", entry=entry, case=case, outputs=outputs, inputs=0)
 
 
 def saved(array: Any) -> bytes:
@@ -53,8 +53,8 @@ def npy_header(shape: Any, descr: str = "<f8", fortran: bool = False) -> bytes:
     return buffer.getvalue()
 
 
-def parsed(*frames: bytes, cases: int = 1, entries: int = 1) -> Any:
-    return parse(list(frames), entries, cases, ARRAY_BYTES)
+def parsed(*frames: bytes, cases: int = 1, entries: int = 1, inputs: int = 0) -> Any:
+    return parse(list(frames), entries, cases, ARRAY_BYTES, inputs)
 
 
 def refused(*frames: bytes, cases: int = 1) -> str:
@@ -79,6 +79,24 @@ def test_an_honest_run_reads_back_as_sent() -> None:
     assert case0.outputs[1].flags.f_contiguous  # fortran order honoured
     assert case1.outputs[0].shape == () and bool(case1.outputs[0]) is True
     assert case0.outputs[0].flags.writeable  # a fresh array, not a view of the frame
+
+
+def test_inputs_sent_back_are_kept_apart_from_the_results() -> None:
+    result, q_after, k_after = np.ones(2), np.zeros((2, 2)), np.arange(4.0)
+    raw = header(status="ok", entry=0, case=0, outputs=1, inputs=2)
+    _, _, grouped = parsed(
+        LOADED, raw, saved(result), saved(q_after), saved(k_after), DONE, inputs=2
+    )
+    case = grouped[0][0]
+    assert len(case.outputs) == 1 and np.array_equal(case.outputs[0], result)
+    assert [a.tolist() for a in case.inputs] == [q_after.tolist(), k_after.tolist()]
+    assert case.mutated == ()  # the runner, not the child, says what changed
+
+
+def test_a_mutated_key_from_the_child_is_not_believed() -> None:
+    raw = header(status="ok", entry=0, case=0, outputs=0, inputs=0, mutated=[0])
+    _, _, grouped = parsed(LOADED, raw, DONE)
+    assert grouped[0][0].mutated == ()
 
 
 def test_a_big_endian_array_keeps_its_values() -> None:
@@ -156,9 +174,13 @@ def test_a_pickled_array_is_refused() -> None:
         (b'{"status": "ok", "entry": 5, "case": 0, "outputs": 0}', "'entry'"),
         (b'{"status": "ok", "entry": 0, "case": -1, "outputs": 0}', "'case'"),
         (b'{"status": "ok", "entry": 0, "case": 0, "outputs": 99}', "'outputs'"),
-        (b'{"status": "ok", "entry": 0, "case": 0, "outputs": 0, "mutated": 3}', "'mutated'"),
-        (b'{"status": "ok", "entry": 0, "case": 0, "outputs": 0, "mutated": [1e9]}', "'mutated'"),
-        (b'{"status": "ok", "entry": 0, "case": 0, "outputs": 1}', "announced but not sent"),
+        (b'{"status": "ok", "entry": 0, "case": 0, "outputs": 0}', "'inputs'"),
+        (b'{"status": "ok", "entry": 0, "case": 0, "outputs": 0, "inputs": 3}', "'inputs'"),
+        (b'{"status": "ok", "entry": 0, "case": 0, "outputs": 0, "inputs": [1]}', "'inputs'"),
+        (
+            b'{"status": "ok", "entry": 0, "case": 0, "outputs": 1, "inputs": 0}',
+            "announced but not sent",
+        ),
         (b'{"status": "ok", "entry": 0, "case": 1, "outputs": 0}', "'case'"),
         (b'{"status": "pwned", "entry": 0, "case": 0}', "unknown kind"),
         (b'{"status": "pwned"}', "unknown kind"),
@@ -224,7 +246,7 @@ def test_whole_file_details_keep_only_their_keys() -> None:
 
 
 def test_a_lone_surrogate_cannot_stop_what_prints_it() -> None:
-    raw = b'{"status": "not_array", "entry": 0, "case": 0, "type": "\\ud800x", "mutated": []}'
+    raw = b'{"status": "not_array", "entry": 0, "case": 0, "type": "\\ud800x"}'
     _, _, grouped = parsed(LOADED, raw, DONE)
     kind = grouped[0][0].detail["type"]
     kind.encode("utf-8")  # would raise on a lone surrogate
@@ -284,6 +306,8 @@ def test_all_frames_together_are_capped() -> None:
 def test_the_number_of_frames_is_capped_by_entries_and_cases() -> None:
     limits = budget(2, 4, ARRAY_BYTES)
     assert limits.frames == 2 * 4 * (1 + MAX_OUTPUTS) + 8
+    assert budget(2, 4, ARRAY_BYTES, most_inputs=3).frames == 2 * 4 * (1 + MAX_OUTPUTS + 3) + 8
+    assert budget(2, 4, ARRAY_BYTES, 1000).total_bytes == limits.total_bytes + 2 * 1000
     reader = FrameReader(limits)
     tiny = frame(b"{}")
     million = frame(READY) + tiny * 1_000_000

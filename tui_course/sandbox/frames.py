@@ -1,7 +1,8 @@
 """Reading what the sandboxed child sends back, every byte of it untrusted.
 
 The child (harness.py) writes length-prefixed frames on its result fd: a "ready" frame,
-then JSON headers, each "ok" header followed by its `.npy` payloads. Student code runs
+then JSON headers, each "ok" header followed by its `.npy` payloads (the results, then
+the array inputs as the call left them, for the runner to compare). Student code runs
 in that child and can write anything on the same fd, so here every frame is hostile
 until checked: a bounded number of frames of bounded size, read in linear time; JSON
 without NaN or Infinity and only the keys and types the harness sends, text cut to a
@@ -26,7 +27,7 @@ from typing import Any
 LENGTH = struct.Struct(">I")
 HEADER_BYTES = 256 * 1024  # one JSON header: the harness's longest, all \u escapes, fits
 MAX_OUTPUTS = 16  # arrays one case may return
-FRAMES_PER_CASE = 1 + MAX_OUTPUTS  # its header and its arrays
+FRAMES_PER_CASE = 1 + MAX_OUTPUTS  # its header and its results (and its inputs sent back)
 FRAMES_AROUND = 8  # ready, loaded, done and a final load error, with room to spare
 MAX_DIMS = 32
 MAX_INT = 2**31 - 1  # line numbers, positions, counts: anything larger is a lie
@@ -34,7 +35,6 @@ TYPE_CHARS = 80  # an exception's or a returned object's type name
 MESSAGE_CHARS = 2000  # an exception's message (the harness sends no more)
 SHORT_CHARS = 200  # a traceback's source line, a syntax error's text, an exit code
 MAX_TRACEBACK = 20  # frames of the student's own code
-MAX_MUTATED = 64  # input positions changed in place
 NPY_MAGIC = b"\x93NUMPY"
 NUMERIC_KINDS = "biuf"  # bool, signed, unsigned, float: what the judge compares
 
@@ -50,8 +50,9 @@ class CaseResult:
 
     status: str
     outputs: tuple[Any, ...] = ()  # ndarrays, when ok
-    mutated: tuple[int, ...] = ()  # positions of inputs changed in place
+    mutated: tuple[int, ...] = ()  # positions of inputs changed in place (set by the runner)
     detail: dict[str, Any] = field(default_factory=dict)
+    inputs: tuple[Any, ...] = ()  # the array inputs as the call left them, when ok
 
 
 @dataclass(frozen=True)
@@ -64,15 +65,19 @@ class Budget:
     array_bytes: int
 
 
-def budget(entries: int, cases: int, array_bytes: int) -> Budget:
+def budget(
+    entries: int, cases: int, array_bytes: int, input_bytes: int = 0, most_inputs: int = 0
+) -> Budget:
     """Caps for a job of `entries` functions on `cases` cases, each array at most
-    `array_bytes`: a header and up to MAX_OUTPUTS arrays per case, a few frames more."""
+    `array_bytes`, the cases' array inputs `input_bytes` as sent and at most
+    `most_inputs` in one case: a header, up to MAX_OUTPUTS results and the inputs sent
+    back per case, a few frames more."""
     runs = max(1, entries * cases)
     wanted = runs * 2  # an array or two per case, in bytes
     return Budget(
         frame_bytes=max(array_bytes, HEADER_BYTES) + 4096,
-        total_bytes=min(wanted * array_bytes, 1 << 28),
-        frames=runs * FRAMES_PER_CASE + FRAMES_AROUND,
+        total_bytes=min(wanted * array_bytes + entries * input_bytes, 1 << 28),
+        frames=runs * (FRAMES_PER_CASE + most_inputs) + FRAMES_AROUND,
         array_bytes=array_bytes,
     )
 
@@ -149,11 +154,14 @@ _CASE_STATUSES = frozenset({"ok", "exception", "exit", "memory", "not_array", "t
 Parsed = tuple[str, dict[str, Any], tuple[tuple[CaseResult, ...], ...]]
 
 
-def parse(frames: Sequence[bytes], entries: int, count: int, array_bytes: int) -> Parsed:
+def parse(
+    frames: Sequence[bytes], entries: int, count: int, array_bytes: int, most_inputs: int = 0
+) -> Parsed:
     """(status, the whole file's detail, per entry per case results) from the frames
-    after "ready". Raises ProtocolError, and only that, for anything else."""
+    after "ready", each ok case with at most `most_inputs` inputs sent back. Raises
+    ProtocolError, and only that, for anything else."""
     try:
-        return _parse(frames, entries, count, array_bytes)
+        return _parse(frames, entries, count, array_bytes, most_inputs)
     except ProtocolError:
         raise
     except RecursionError:
@@ -164,7 +172,9 @@ def parse(frames: Sequence[bytes], entries: int, count: int, array_bytes: int) -
         raise ProtocolError(f"unreadable results ({type(error).__name__})") from None
 
 
-def _parse(frames: Sequence[bytes], entries: int, count: int, array_bytes: int) -> Parsed:
+def _parse(
+    frames: Sequence[bytes], entries: int, count: int, array_bytes: int, most_inputs: int
+) -> Parsed:
     results: list[CaseResult] = []
     status = "started"
     detail: dict[str, Any] = {}
@@ -191,17 +201,18 @@ def _parse(frames: Sequence[bytes], entries: int, count: int, array_bytes: int) 
         case = _count(message, "case", count - 1)
         if entry * count + case != len(results) or len(results) >= total:
             raise ProtocolError("results out of order")
-        mutated = _mutated(message.get("mutated", []))
         if kind != "ok":
-            results.append(CaseResult(str(kind), (), mutated, _case_detail(str(kind), message)))
+            results.append(CaseResult(str(kind), detail=_case_detail(str(kind), message)))
             continue
-        outputs = []
-        for _ in range(_count(message, "outputs", MAX_OUTPUTS)):
+        arrays = []
+        announced = _count(message, "outputs", MAX_OUTPUTS) + _count(message, "inputs", most_inputs)
+        for _ in range(announced):
             if index >= len(frames):
                 raise ProtocolError("an array announced but not sent")
-            outputs.append(read_array(frames[index], array_bytes))
+            arrays.append(read_array(frames[index], array_bytes))
             index += 1
-        results.append(CaseResult("ok", tuple(outputs), mutated))
+        outputs = len(arrays) - int(message["inputs"])
+        results.append(CaseResult("ok", tuple(arrays[:outputs]), inputs=tuple(arrays[outputs:])))
     results.extend(CaseResult("missing") for _ in range(total - len(results)))
     grouped = tuple(tuple(results[i * count : (i + 1) * count]) for i in range(entries))
     return status, detail, grouped
@@ -246,14 +257,6 @@ def _count(message: dict[str, Any], key: str, largest: int) -> int:
     if not _is_int(value) or not 0 <= value <= largest:
         raise ProtocolError(f"a result header whose '{key}' is not a number from 0 to {largest}")
     return int(value)
-
-
-def _mutated(value: Any) -> tuple[int, ...]:
-    if not isinstance(value, list) or len(value) > MAX_MUTATED:
-        raise ProtocolError("a result header whose 'mutated' is not a short list")
-    if not all(_is_int(i) and 0 <= i < MAX_MUTATED for i in value):
-        raise ProtocolError("a result header whose 'mutated' is not input positions")
-    return tuple(sorted(set(value)))
 
 
 def _text(message: dict[str, Any], key: str, cap: int, default: str = "") -> str:

@@ -109,12 +109,19 @@ def apply_limits(limits: dict[str, int]) -> None:
 
 
 def _run_case(
-    result_fd: int, function: Any, args: list[Any], path: str, limit: int, where: dict[str, int]
+    result_fd: int,
+    function: Any,
+    args: tuple[Any, ...],
+    path: str,
+    limit: int,
+    where: dict[str, int],
 ) -> None:
-    """Call the function on one case and send what came back (arrays only)."""
+    """Call the function on one case and send what came back (arrays only), then the
+    array inputs as the call left them: the parent, which sent them, compares them with
+    its own copies (a copy kept here would be within the student's reach)."""
     import numpy as np
 
-    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    arrays = tuple(arg for arg in args if isinstance(arg, np.ndarray))  # tuples: no swapping
     try:
         result = function(*args)
     except SystemExit as error:
@@ -126,41 +133,41 @@ def _run_case(
     except BaseException as error:
         _send_json(result_fd, _exception(error, path) | where)
         return
-    mutated = [
-        position
-        for position, (arg, copy) in enumerate(zip(args, copies, strict=True))
-        if isinstance(arg, np.ndarray)
-        and (arg.shape != copy.shape or not np.array_equal(arg, copy, equal_nan=True))
-    ]
     outputs = result if isinstance(result, tuple) else (result,)
     payloads = []
-    problem: dict[str, Any] | None = None
     for output in outputs:
         # exactly an ndarray (or a NumPy/Python number): a subclass or an object
         # with its own __eq__ never reaches the judge
         if type(output) in (int, float) or isinstance(output, np.generic):
             output = np.asarray(output)
         if type(output) is not np.ndarray:
-            problem = {"status": "not_array", "type": type(output).__name__[:80]}
-            break
+            _send_json(
+                result_fd, {"status": "not_array", "type": type(output).__name__[:80]} | where
+            )
+            return
         if output.dtype.kind not in "biuf":
-            problem = {"status": "not_array", "type": f"array of {output.dtype}"[:80]}
-            break
+            _send_json(
+                result_fd, {"status": "not_array", "type": f"array of {output.dtype}"[:80]} | where
+            )
+            return
         if output.nbytes > limit:
-            problem = {"status": "too_large", "shape": list(output.shape)}
-            break
-        buffer = io.BytesIO()
-        np.save(buffer, output, allow_pickle=False)
-        payloads.append(buffer.getvalue())
-    if problem is not None:
-        _send_json(result_fd, problem | {**where, "mutated": mutated})
-        return
+            _send_json(result_fd, {"status": "too_large", "shape": list(output.shape)} | where)
+            return
+        payloads.append(_npy(output))
+    inputs = [_npy(array) for array in arrays]
     _send_json(
-        result_fd,
-        {"status": "ok", **where, "outputs": len(payloads), "mutated": mutated},
+        result_fd, {"status": "ok", **where, "outputs": len(payloads), "inputs": len(inputs)}
     )
-    for payload in payloads:
+    for payload in payloads + inputs:
         _send(result_fd, payload)
+
+
+def _npy(array: Any) -> bytes:
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
 
 
 # seccomp: an allow-list of what Python and NumPy need once student code may run. Any
@@ -440,12 +447,27 @@ def _import_common_modules() -> None:
             continue
 
 
+def _arguments(case: list[tuple[bytes, bool]]) -> tuple[Any, ...]:
+    """Fresh inputs for one call, from the bytes the parent sent: whatever one entry
+    does to its arrays, the next entry gets them as sent."""
+    import numpy as np
+
+    args: list[Any] = []
+    for payload, is_scalar in case:
+        try:
+            array = np.load(io.BytesIO(payload), allow_pickle=False)
+        except ValueError:  # the parent's own bytes: never, but not a traceback
+            raise SystemExit(3) from None
+        args.append(array.item() if is_scalar else array)
+    return tuple(args)
+
+
 def main(settings: dict[str, Any]) -> int:
     request_fd, result_fd = int(sys.argv[1]), int(sys.argv[2])
     work_dir = sys.argv[3]
     for extra in sys.argv[5:]:
         sys.path.append(extra)  # where NumPy (and nothing else) was bound
-    import numpy as np
+    import numpy  # noqa: F401  (imported before the walls go up and the clock starts)
 
     if settings.get("run_as") is not None:
         _import_common_modules()  # root's interpreter may live where nobody cannot read
@@ -453,13 +475,9 @@ def main(settings: dict[str, Any]) -> int:
     _send_json(result_fd, {"status": "ready"})
     try:
         header = json.loads(_read_frame(request_fd))
-        inputs = []
-        for case in header["cases"]:
-            args: list[Any] = []
-            for is_scalar in case:
-                array = np.load(io.BytesIO(_read_frame(request_fd)), allow_pickle=False)
-                args.append(array.item() if is_scalar else array)
-            inputs.append(args)
+        cases = [
+            [(_read_frame(request_fd), is_scalar) for is_scalar in case] for case in header["cases"]
+        ]
     except (EOFError, ValueError, KeyError, OSError):
         return 3  # the parent went away or sent nonsense: nothing to do
     os.close(request_fd)
@@ -503,9 +521,9 @@ def main(settings: dict[str, Any]) -> int:
     _send_json(result_fd, {"status": "loaded"})
     limit = int(header["max_result_bytes"])
     for entry_index, function in enumerate(functions):
-        for index, args in enumerate(inputs):
+        for index, case in enumerate(cases):
             where = {"entry": entry_index, "case": index}
-            _run_case(result_fd, function, args, path, limit, where)
+            _run_case(result_fd, function, _arguments(case), path, limit, where)
     _send_json(result_fd, {"status": "done"})
     return 0
 

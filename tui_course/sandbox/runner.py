@@ -23,7 +23,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,12 @@ from tui_course.sandbox.command import (
     sandbox_account,
 )
 from tui_course.sandbox.frames import CaseResult as CaseResult  # its home before frames
-from tui_course.sandbox.frames import FrameReader, ProtocolError, budget, parse
+from tui_course.sandbox.frames import (
+    FrameReader,
+    ProtocolError,
+    budget,
+    parse,
+)
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level
 from tui_course.sandbox.limits import Limits
 
@@ -226,8 +231,14 @@ class Worker:
         request = self._request
         limits = self.limits
         stdout, stderr = _Capped(limits.output_bytes), _Capped(limits.output_bytes)
-        frames = FrameReader(budget(len(entries), len(cases), limits.result_bytes))
         encoded = [[_encode(arg) for arg in case] for case in cases]
+        sent = [[payload for payload, scalar in case if not scalar] for case in encoded]
+        array_bytes = max([limits.result_bytes, *(len(p) for arrays in sent for p in arrays)])
+        input_bytes = sum(len(p) for arrays in sent for p in arrays)
+        most_inputs = max((len(arrays) for arrays in sent), default=0)
+        frames = FrameReader(
+            budget(len(entries), len(cases), array_bytes, input_bytes, most_inputs)
+        )
         header = {
             "entries": entries,
             "code": code,
@@ -315,8 +326,9 @@ class Worker:
             return RunResult("unavailable", detail={"message": message}, **common)
         try:
             status, detail, results = parse(
-                frames.frames, len(entries), len(cases), limits.result_bytes
+                frames.frames, len(entries), len(cases), array_bytes, most_inputs
             )
+            results = tuple(_with_mutations(entry, cases) for entry in results)
         except ProtocolError as error:
             return RunResult("protocol", detail={"message": str(error)[:200]}, **common)
         if status == "done":
@@ -400,6 +412,44 @@ def read_namespace_pid(info_fd: int, bwrap_pid: int) -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return pid if parent == bwrap_pid else None
+
+
+def _with_mutations(
+    results: tuple[CaseResult, ...], cases: Sequence[Sequence[Arg]]
+) -> tuple[CaseResult, ...]:
+    """Each ok result with the positions of the array inputs its call changed: the
+    child sends them back as the call left them, and they are compared here with the
+    inputs this process sent, which student code cannot reach. (Code that rewrites
+    the harness itself can send back anything, as it can send any result: it gains
+    nothing it could not have by leaving its inputs alone.)"""
+    import numpy as np
+
+    marked = []
+    for result, case in zip(results, cases, strict=True):
+        if result.status != "ok":
+            marked.append(result)
+            continue
+        positions = [i for i, arg in enumerate(case) if isinstance(arg, np.ndarray)]
+        if len(result.inputs) != len(positions):
+            raise ProtocolError(f"{len(result.inputs)} inputs sent back for {len(positions)}")
+        mutated = tuple(
+            position
+            for position, after in zip(positions, result.inputs, strict=True)
+            if not _same(case[position], after)
+        )
+        marked.append(replace(result, mutated=mutated, inputs=()))
+    return tuple(marked)
+
+
+def _same(before: Any, after: Any) -> bool:
+    import numpy as np
+
+    before = np.asarray(before)
+    return (
+        before.shape == after.shape
+        and before.dtype == after.dtype
+        and bool(np.array_equal(before, after, equal_nan=before.dtype.kind == "f"))
+    )
 
 
 def _drain(fd: int, capped: _Capped, limit: int) -> None:
