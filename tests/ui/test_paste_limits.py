@@ -49,3 +49,23 @@ async def test_a_paste_within_the_limit_goes_into_the_code(
         view = await open_exercise(pilot)
         await paste(pilot, "# pasted line\n")
         assert await until(pilot, lambda: "# pasted line" in view.editor.text)
+
+
+@pytest.mark.parametrize("pasted", ["X = 1", "def f(x):\n    return x\n"])
+async def test_a_paste_over_a_selection_replaces_it_once(
+    build_app: Callable[..., CourseApp], pasted: str
+) -> None:
+    """F7 (select all) then a bracketed paste leaves the pasted text once: the editor's own
+    handler once called TextArea's too, and Textual calls that itself, so every paste went
+    in twice (and the doubled code was what was checked and submitted)."""
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(100, 30)) as pilot:
+        view = await open_exercise(pilot)
+        assert view.editor.text.strip()  # the starter code, about to be replaced
+        await pilot.press("f7")
+        assert await until(pilot, lambda: view.editor.selected_text == view.editor.text)
+        await paste(pilot, pasted)
+        assert await until(pilot, lambda: view.editor.text != "" and pasted in view.editor.text)
+        await pilot.pause()
+        assert view.editor.text == pasted
+        assert view.editor.cursor_location == view.editor.document.end

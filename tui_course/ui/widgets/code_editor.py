@@ -13,7 +13,8 @@
   view around it can say so.
 - In ASCII mode (LANG=C, --ascii) no block glyph is drawn.
 - A paste that would take the code past its limit is refused whole, with one line saying
-  so: a 1 MB paste must not freeze the screen or reach a check.
+  so: a 1 MB paste must not freeze the screen or reach a check. One within it is left to
+  TextArea's own handler, which Textual calls after this one.
 """
 
 from __future__ import annotations
@@ -155,4 +156,5 @@ class CodeEditor(TextArea):
                 self.Refused(self, f"That paste ({shown}) would make the code over {limit}.")
             )
             return
-        await super()._on_paste(event)
+        # Within the limit TextArea's own _on_paste inserts it: Textual calls each class's
+        # handler down the MRO, so calling super() here too pasted everything twice.
