@@ -73,6 +73,23 @@ async def test_a_lesson_with_a_sentence_box_leaves_no_removed_widgets_behind(
         assert grown_since(before) == {}
 
 
+async def test_a_sentence_box_runs_one_cursor_blink_timer(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    """TextBox's mount handler once called Input's, which Textual calls as well: each box
+    started two blink timers (the second toggling against the first) and kept both."""
+    from tui_course.ui.widgets.text_box import TextBox
+
+    app = build_app("attend")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.pause()
+        boxes = list(app.query(TextBox))
+        assert boxes
+        for box in boxes:
+            blinking = [timer for timer in box._timers if timer._interval == 0.5]
+            assert len(blinking) == 1, box
+
+
 @pytest.mark.parametrize("open_id", [None, "review", "first-check", "training-lab", "empty"])
 async def test_cyclic_gc_comes_back_after_the_first_frame_on_every_start(
     build_app: Callable[..., CourseApp], tmp_path: Path, open_id: str | None

@@ -18,12 +18,13 @@ class TextBox(Input):
 
     _selection_screen: Screen[object] | None = None
 
+    # No super() calls: Textual runs Input's and Widget's own _on_mount/_on_unmount after
+    # these (each class's handler down the MRO), and a second Input._on_mount started a
+    # second cursor-blink timer that toggled against the first.
     def _on_mount(self, event: events.Mount) -> None:
-        super()._on_mount(event)
         self._selection_screen = self.screen
 
     def _on_unmount(self) -> None:
-        super()._on_unmount()
         if self._selection_screen is not None:
             self._selection_screen.text_selection_started_signal.unsubscribe(self)
             self._selection_screen = None
