@@ -134,10 +134,12 @@ def take(
     now: Callable[[], datetime] | None = None,
     open_id: str | None = None,
     shuffle: bool = False,
+    limit: int = 2000,
 ) -> tuple[int, str, Driver]:
+    """Plain mode over `content`, typed by `policy`; input ends after `limit` lines."""
     course = load_course(content)
     sink = io.StringIO()
-    driver = Driver(sink, policy)
+    driver = Driver(sink, policy, limit)
     console = Console(driver, sink, width=WIDTH, height=20, echo=True)  # type: ignore[arg-type]
     driver.console = console
     with ProgressStore(data) as store:

@@ -191,7 +191,7 @@ def test_check_refuses_a_file_over_the_code_cap(tmp_path: Path, capsys) -> None:
 
 
 def test_a_file_at_the_cap_is_read_and_checked(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from tui_course.commands.check import read_code_file
+    from tui_course.code_file import read_code_file
     from tui_course.content.code_model import MAX_CODE_BYTES
 
     exact = tmp_path / "exact.py"

@@ -224,6 +224,14 @@ class Console:
             self._write("\n")
         return answer
 
+    def read_raw(self) -> str:
+        """One line as typed (a line of code): no prompt, nothing stripped, no word obeyed;
+        echoed like any answer when input is not a terminal."""
+        line = self._read_line()
+        if self.echo:
+            self._write((self.fitted(line)[0] if line.strip() else "") + "\n")
+        return line
+
     def _read_line(self) -> str:
         if self._pending:
             return self._pending.pop(0)

@@ -340,7 +340,9 @@ class PlainCourse:
         from tui_course.plain.quiz import PlainQuiz
 
         recorder = self.study.recorder()
-        return PlainQuiz(self.console, recorder, self.course_words, self._quiz_finished)
+        return PlainQuiz(
+            self.console, recorder, self.course_words, self._quiz_finished, self.data_dir
+        )
 
     def quiz(self, quiz: Quiz) -> None:
         from tui_course.plain.quiz import PlainQuiz

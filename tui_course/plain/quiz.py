@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from tui_course.content.grading import AnswerFormatError, Verdict
 from tui_course.content.models import Kind
@@ -57,8 +58,10 @@ class PlainQuiz:
         recorder: QuizRecorder,
         course_words: Callable[[str], None],
         on_finished: Callable[[QuizSession], None],
+        data_dir: Path,
     ) -> None:
         self.console = console
+        self.data_dir = data_dir  # where code drafts are kept (the app's editor's too)
         self.recorder = recorder
         self.course_words = course_words  # raises Command for n, q, l... typed anywhere
         self.on_finished = on_finished
@@ -101,7 +104,7 @@ class PlainQuiz:
         self.say_markdown(words.prompt(QuizRun.of(session)))
         for number, option in enumerate(question.options, start=1):
             say(f"  {number}. {option}")
-        if question.kind not in _KIND_PROMPTS:  # a code question: checked from a file
+        if question.kind not in _KIND_PROMPTS:  # a code question: typed here or from a file
             self.code_question(session)
             return
         say(f"{_KIND_PROMPTS[question.kind]}. h: hint, v: show the answer, s: skip.")
@@ -162,74 +165,40 @@ class PlainQuiz:
             self.closed(session)
 
     def code_question(self, session: QuizSession) -> None:
-        """A question answered by a program in a file: `check FILE` runs it through the same
-        sandbox and judge as the app's editor and `attn-tui check` (code_check_service), says
-        the verdict as `attn-tui check` prints it, and stores it as the same attempt."""
-        from pathlib import Path
+        """A question answered by a program, typed here or read from a file (plain/code.py);
+        once closed, the model solution as the app's editor shows it."""
+        from tui_course.plain.code import PlainCode
 
-        from tui_course.code_check_service import attempt_of, check
-        from tui_course.render.code import verdict_lines
-
-        say = self.console.say
-        question = session.question
-        spec = getattr(question, "code", None)
-        check_id = f"{session.review_of.get(session.index, session.quiz.id)}/{session.number}"
+        spec = getattr(session.question, "code", None)
         if spec is None:
-            say("This question cannot be answered in plain mode.")
+            self.console.say("This question cannot be answered in plain mode.")
             self.ask("Enter: next question")
             self._advance(session)
             return
-        say(
-            f"Write the function {spec.entry} in a file (start from the starter code: type "
-            f"starter, or run attn-tui check {check_id} --starter > mine.py), then type check "
-            "and the file's name. h: hint, v: show the answer, s: skip."
+        PlainCode(self.console, self.ask, self.data_dir, self.save, self.answer_word).run(
+            session, spec
         )
-        while session.phase is Phase.ASKING:
-            line = self.ask("check FILE, starter, h, v or s")
-            word, _, rest = line.partition(" ")
-            if line in ("?", "help"):
-                continue
-            if ANSWER_WORDS.get(line.lower()) == "hint":
-                hint = session.show_hint()
-                if hint is None:
-                    say("No more hints for this question.")
-                else:
-                    total = len(question.hints)
-                    self.say_markdown(f"Hint {session.state.hints_seen} of {total}: {hint}")
-                continue
-            if ANSWER_WORDS.get(line.lower()) == "reveal":
-                self.save(session, session.reveal())
-                continue
-            if ANSWER_WORDS.get(line.lower()) == "skip":
-                if self.save(session, session.skip()):
-                    say("Skipped.")
-                    self._advance(session)
-                return
-            if line.lower() == "starter":
-                self.console.say_all(["Starter code:", *spec.starter.rstrip("\n").split("\n")])
-                continue
-            if word.lower() != "check" or not rest.strip():
-                say("Type check and the file's name, for example check mine.py.")
-                continue
-            try:
-                code = Path(rest.strip()).expanduser().read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as error:
-                say(f"{rest.strip()}: cannot be read ({error}).")
-                continue
-            verdict = check(question, code)
-            self.console.say_all(verdict_lines(verdict, self.console.width))
-            try:
-                graded, record = session.answer_code(
-                    code, verdict.passed, None, attempt_of(code, verdict)
-                )
-            except AnswerFormatError as problem:
-                say(str(problem))
-                continue
-            if self.save(session, record, graded) and session.phase is Phase.ASKING:
-                say(words.verdict(QuizRun.of(session))[0], "bad")
-        if session.phase is Phase.CLOSED:  # the model solution, as the app's editor shows it
+        if session.phase is Phase.CLOSED:
             self.console.say_all(["A model solution:", *clean(spec.solution.rstrip()).split("\n")])
             self.closed(session)
+
+    def answer_word(self, session: QuizSession, line: str) -> str | None:
+        """h, v or s typed at a code question: the hint, the answer, a skip (then the next
+        question is the session's). Which of the three it was; None for any other line."""
+        word = ANSWER_WORDS.get(line.lower())
+        if word == "hint":
+            hint = session.show_hint()
+            if hint is None:
+                self.console.say("No more hints for this question.")
+            else:
+                total = len(session.question.hints)
+                self.say_markdown(f"Hint {session.state.hints_seen} of {total}: {hint}")
+        elif word == "reveal":
+            self.save(session, session.reveal())
+        elif word == "skip" and self.save(session, session.skip()):
+            self.console.say("Skipped.")
+            self._advance(session)
+        return word
 
     def save(
         self, session: QuizSession, record: AttemptRecord | None, verdict: Verdict | None = None
