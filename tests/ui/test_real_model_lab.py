@@ -353,7 +353,11 @@ async def test_a_lesson_figure_contrasts_toy_vectors_with_minilm(
         rows = [line.split() for line in lines]
         assert ["animal", "0.68", "0.28"] in rows and ["street", "0.05", "0.12"] in rows
         assert "This head prefers 'animal' in both." in lines
-        assert lines[-1] == "no head switches by more than 0.1."
+        assert "5 heads move it towards 'street' by more than 0.1" in lines
+        assert lines[-2:] == [
+            "no head changes sides by more than 0.1",
+            "(the most: 0.02, layer 4 head 11).",
+        ]
 
 
 @needs_minilm

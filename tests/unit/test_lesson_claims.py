@@ -20,7 +20,7 @@ from tui_course.maths.attention import (
     projected_attention,
     split_heads,
 )
-from tui_course.maths.encoder import preference_flips
+from tui_course.maths.encoder import preference_flips, preference_shifts
 from tui_course.maths.explore import AttentionSetup, explore_attention
 from tui_course.maths.model_size import attention_parameters
 from tui_course.render.blocks import render_block
@@ -146,17 +146,37 @@ def real_pair() -> tuple[ModelAttention, ModelAttention]:
     return pairs[0], pairs[1]
 
 
-def test_no_head_of_the_72_switches_by_more_than_a_tenth() -> None:
+def test_the_pronoun_story_says_what_it_measures_and_the_model_agrees() -> None:
+    """Lesson 4's words, each against the model: the head shown, the five heads that move
+    towards 'street', and no head changing sides by more than 0.02."""
     tired, wide = real_pair()
     indexes = [(tired.find(w), wide.find(w)) for w in ("it", "animal", "street")]
     flips = preference_flips(tired.weights, wide.weights, *indexes)
-    assert flips.shape == (6, 12)
-    assert float(flips.max()) < 0.1
-    (it, _), (animal, _), (street, _) = indexes
-    head = tired.weights[3, 1, it]
-    assert round(float(head[animal]), 2) == 0.68  # the lesson's "two thirds"
-    wide_head = wide.weights[3, 1, it]
-    assert wide_head[animal] > wide_head[street]  # the same head still prefers animal
+    shifts = preference_shifts(tired.weights, wide.weights, *indexes)
+    assert flips.shape == shifts.shape == (6, 12)
+    (it, it2), (animal, animal2), (street, street2) = indexes
+    head, wide_head = tired.weights[3, 1, it], wide.weights[3, 1, it2]
+    assert round(float(head[animal]), 2) == 0.68  # "about two thirds"
+    assert (
+        round(float(wide_head[animal]), 2) == 0.28 and round(float(wide_head[street2]), 2) == 0.12
+    )
+    assert round(float(head[animal] - wide_head[animal2]), 2) == 0.40  # "takes 0.40 off"
+    assert wide_head[animal2] > wide_head[street2]  # still prefers animal
+    assert int((shifts < -0.1).sum()) == 5 and int((shifts > 0.1).sum()) == 0  # "five heads"
+    assert np.unravel_index(int(np.argmin(shifts)), shifts.shape) == (3, 1)  # "the head above"
+    before = float(head[animal] - head[street])
+    assert (round(before, 2), round(before + float(shifts[3, 1]), 2)) == (0.63, 0.16)
+    assert round(float(flips.max()), 2) == 0.02  # "the largest ... is 0.02"
+    text = " ".join(lesson_text("04").split())
+    for said in (
+        "0.68 down to 0.28",
+        "(0.12)",
+        "in five heads",
+        "from 0.63 to 0.16",
+        "is 0.02, far below 0.1",
+        "weight on *animal* minus its weight on *street*",
+    ):
+        assert said in text, said
 
 
 def test_lesson_4_shows_the_pair_and_says_weights_are_not_explanations() -> None:

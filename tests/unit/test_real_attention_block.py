@@ -118,20 +118,34 @@ PAIR = {
 }
 
 
-def test_the_pair_shows_one_head_in_both_sentences_and_counts_switching_heads() -> None:
+def test_the_pair_shows_one_head_in_both_sentences_and_says_what_it_measures() -> None:
     kept = real_attention_lines(PAIR, pair_attention(0.6, 0.1), compare=pair_attention(0.3, 0.2))
     rows = [line.split() for line in kept]
     assert ["animal", "0.60", "0.30"] in rows and ["street", "0.10", "0.20"] in rows
     assert "This head prefers 'animal' in both." in kept
-    assert kept[-1] == "no head switches by more than 0.1."
+    # the measure is named before any count of it
+    assert kept[-6:] == [
+        "A head's preference: its weight on 'animal'",
+        "minus its weight on 'street'. Over all 6 heads:",
+        # 0.5 then 0.1: moved 0.4 towards street, without changing sides
+        "1 head moves it towards 'street' by more than 0.1",
+        "(the most: layer 1 head 2, 0.50 to 0.10);",
+        "no head moves it towards 'animal' by more than 0.1;",
+        "no head changes sides by more than 0.1 (none changes at all).",
+    ]
     flipped = real_attention_lines(PAIR, pair_attention(0.6, 0.1), compare=pair_attention(0.1, 0.5))
     assert "This head prefers 'animal', then 'street'." in flipped
-    # the smaller of the two preferences: 0.5 for animal, then 0.4 for street
-    assert flipped[-3:] == [
-        "between 'animal' and 'street' is 0.40",
-        "(layer 1 head 2):",
-        "1 heads switch by more than 0.1.",
+    # 0.5 for animal, then 0.4 for street: moved by 0.9, changed sides by the smaller, 0.4
+    assert flipped[-5:] == [
+        "1 head moves it towards 'street' by more than 0.1",
+        "(the most: layer 1 head 2, 0.50 to -0.40);",
+        "no head moves it towards 'animal' by more than 0.1;",
+        "1 head changes sides by more than 0.1",
+        "(the most: 0.40, layer 1 head 2).",
     ]
+    back = real_attention_lines(PAIR, pair_attention(0.1, 0.5), compare=pair_attention(0.6, 0.1))
+    assert "2 heads move" not in " ".join(back)  # the other five keep theirs exactly
+    assert back[-4].startswith("1 head moves it towards 'animal'")
 
 
 def test_a_pair_word_missing_from_either_sentence_is_a_block_error() -> None:

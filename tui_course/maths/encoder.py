@@ -236,6 +236,22 @@ def strongest_links(attentions: Array, query: int) -> list[tuple[int, int, int, 
     return links
 
 
+def preference_shifts(
+    first: Array,
+    second: Array,
+    query: tuple[int, int],
+    one: tuple[int, int],
+    other: tuple[int, int],
+) -> Array:
+    """How far each head's preference moves from the first sentence to the second: the
+    preference (weight on `one` minus weight on `other`) in the second less that in the
+    first, so a move towards `other` is negative. Indexes as for preference_flips."""
+    before = first[:, :, query[0], one[0]] - first[:, :, query[0], other[0]]
+    after = second[:, :, query[1], one[1]] - second[:, :, query[1], other[1]]
+    shifts: Array = after - before
+    return shifts
+
+
 def preference_flips(
     first: Array,
     second: Array,

@@ -101,16 +101,25 @@ def model_attention(
 
 
 def _real_attention(params: dict[str, Any], console: Console, data_dir: Path | None) -> list[str]:
+    """The toy contrast, then the model; with the block's `compare` sentence, one head in
+    both sentences and every head's switch, as the app's figure shows them (the lesson's
+    text argues from those lines)."""
     from tui_course.render.blocks import BlockError, real_attention_lines
 
     real = model_attention(params["sentence"], data_dir)
+    compare: ModelAttention | str | None = None
+    if "compare" in params and not isinstance(real, str):
+        compare = model_attention(params["compare"], data_dir)
+        if isinstance(compare, str):
+            real = compare  # both sentences or neither: the comparison is the point
     lines = ["Figure (toy vectors, then a pretrained model):"]
     if isinstance(real, str):
         lines += real_attention_lines(params, None, console.ascii_only)
         lines += ["", f"The real model is not shown: {real}"]
     else:
+        assert not isinstance(compare, str)
         try:
-            lines += real_attention_lines(params, real, console.ascii_only)
+            lines += real_attention_lines(params, real, console.ascii_only, compare)
         except BlockError as error:
             lines += real_attention_lines(params, None, console.ascii_only)
             lines += ["", f"The real model is not shown: {error}"]

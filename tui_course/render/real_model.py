@@ -19,6 +19,7 @@ from tui_course.content.text import strip_control
 from tui_course.maths.encoder import (
     merge_pieces,
     preference_flips,
+    preference_shifts,
     rank_heads,
     strongest_links,
 )
@@ -349,7 +350,7 @@ def contrast_lines(
 LINK_WEIGHT = 0.2  # a weight this large on one word is a link worth naming
 
 
-FLIP_LIMIT = 0.1  # a head "switches" between two words when it flips by more than this
+FLIP_LIMIT = 0.1  # a head's preference moves, or changes sides, when by more than this
 
 
 def sentence_tail(sentence: str) -> str:
@@ -395,23 +396,42 @@ def pair_lines(
         lines.append(f"This head prefers '{preferred[0]}' in both.")
     else:
         lines.append(f"This head prefers '{preferred[0]}', then '{preferred[1]}'.")
-    flips = preference_flips(first.weights, second.weights, query, one, other)
-    best_layer, best_head = divmod(int(np.argmax(flips)), first.heads)
-    largest = float(flips.max())
-    switching = int((flips > FLIP_LIMIT).sum())
     total = first.layers * first.heads
-    lines.append(f"Over all {total} heads, the largest switch")
-    if largest <= 0:
-        lines.append(f"between '{between[0]}' and '{between[1]}' is 0:")
-    else:
+    lines += [
+        f"A head's preference: its weight on '{between[0]}'",
+        f"minus its weight on '{between[1]}'. Over all {total} heads:",
+    ]
+    shifts = preference_shifts(first.weights, second.weights, query, one, other)
+    for word, moves in ((between[1], -shifts), (between[0], shifts)):
+        count = int((moves > FLIP_LIMIT).sum())
+        heads = "head moves" if count == 1 else "heads move"
+        if not count:
+            lines.append(f"no head moves it towards '{word}' by more than {FLIP_LIMIT};")
+            continue
+        most_layer, most_head = divmod(int(np.argmax(moves)), first.heads)
+        start = float(
+            first.weights[most_layer, most_head, query[0], one[0]]
+            - first.weights[most_layer, most_head, query[0], other[0]]
+        )
+        end = start + float(shifts[most_layer, most_head])
         lines += [
-            f"between '{between[0]}' and '{between[1]}' is {largest:.2f}",
-            f"(layer {best_layer + 1} head {best_head + 1}):",
+            f"{count} {heads} it towards '{word}' by more than {FLIP_LIMIT}",
+            f"(the most: layer {most_layer + 1} head {most_head + 1}, {start:.2f} to {end:.2f});",
         ]
-    if switching:
-        lines.append(f"{switching} heads switch by more than {FLIP_LIMIT}.")
+    flips = preference_flips(first.weights, second.weights, query, one, other)
+    sides = int((flips > FLIP_LIMIT).sum())
+    largest = float(flips.max())
+    if sides:
+        lines.append(
+            f"{sides} {'head changes' if sides == 1 else 'heads change'} sides by more than {FLIP_LIMIT}"
+        )
     else:
-        lines.append(f"no head switches by more than {FLIP_LIMIT}.")
+        lines.append(f"no head changes sides by more than {FLIP_LIMIT}")
+    if largest > 0:
+        flip_layer, flip_head = divmod(int(np.argmax(flips)), first.heads)
+        lines.append(f"(the most: {largest:.2f}, layer {flip_layer + 1} head {flip_head + 1}).")
+    else:
+        lines[-1] += " (none changes at all)."
     return lines
 
 
