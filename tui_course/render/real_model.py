@@ -422,9 +422,8 @@ def pair_lines(
     sides = int((flips > FLIP_LIMIT).sum())
     largest = float(flips.max())
     if sides:
-        lines.append(
-            f"{sides} {'head changes' if sides == 1 else 'heads change'} sides by more than {FLIP_LIMIT}"
-        )
+        change = "head changes" if sides == 1 else "heads change"
+        lines.append(f"{sides} {change} sides by more than {FLIP_LIMIT}")
     else:
         lines.append(f"no head changes sides by more than {FLIP_LIMIT}")
     if largest > 0:
