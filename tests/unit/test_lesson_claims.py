@@ -107,7 +107,9 @@ def test_dot_products_of_unit_variance_components_spread_like_sqrt_d() -> None:
         assert spread / np.sqrt(d) == pytest.approx(1.0, abs=0.08)
 
 
-def test_stations_weight_on_itself_comes_largely_from_its_length() -> None:
+def test_stations_weight_on_itself_and_trains_score_are_length_times_cosine() -> None:
+    """Lesson 3's figures: the lengths, the cosine (0.85, not called close to 1) and the
+    score as their product, all as the figure prints them."""
     result = explore_attention(AttentionSetup("The train left the station on time"))
     station, train = result.tokens.index("station"), result.tokens.index("train")
     assert round(float(result.weights[0, station, station]), 2) == 0.47
@@ -115,10 +117,18 @@ def test_stations_weight_on_itself_comes_largely_from_its_length() -> None:
     assert int(np.argmax(lengths)) == station  # the longest vector of the sentence
     unit = result.vectors / lengths[:, None]
     cosine = float(unit[station] @ unit[train])
-    assert cosine > 0.8  # train points almost the same way, yet gets far less weight
-    assert result.weights[0, station, train] < 0.6 * result.weights[0, station, station]
+    score = float(result.vectors[station] @ result.vectors[train])
+    said = (lengths[station], lengths[train], cosine, lengths[station] ** 2, score)
+    assert [round(float(value), 2) for value in said] == [2.42, 2.22, 0.85, 5.88, 4.56]
+    assert score == pytest.approx(lengths[station] * lengths[train] * cosine)
     (block,) = blocks("self-attention", "attention")[1:]
     assert block.params.get("norms") and block.params["query"] == "station"
+    figure = render_block(block)
+    assert "'station' . 'train' = 4.56 (cosine 0.85)" in figure and "= 5.88" in figure
+    text = " ".join(lesson_text("03").split())
+    for words in ("(2.42)", "scores 5.88", "cosine below is 0.85", "(2.22)", "score, 4.56"):
+        assert words in text, words
+    assert "close to 1) yet" not in text
 
 
 # lesson 4: the pronoun head in both sentences
@@ -236,6 +246,11 @@ def test_llms_are_named_and_set_against_the_labs_parameter_count() -> None:
         "The lab's model (one encoder block): 14,049 trainable parameters"
     )
     assert "billions of parameters" in text and "dozens of blocks" in text
+    flat = " ".join(text.split())
+    # the ratios the lesson states, against the lab's own count
+    assert round(7e9 / 14_049, -5) == 500_000 and "7 billion parameters is about 500,000" in flat
+    assert round(175e9 / 14_049, -6) == 12_000_000 and "175 billion, about 12 million" in flat
+    assert "hundreds of thousands of times" not in flat
 
 
 def test_learned_positions_and_layer_norm_are_explained() -> None:
@@ -243,3 +258,27 @@ def test_learned_positions_and_layer_norm_are_explained() -> None:
     text = " ".join(lesson_text("07").split())
     assert "each token's vector on its own, over the embedding axis" in text.replace("**", "")
     assert "padding that would pollute the averages" in text
+
+
+# issue 27 item 20: the smaller untruths
+
+
+def test_lesson_7_says_which_lines_are_the_sources_and_lesson_10_names_its_layer() -> None:
+    seven = " ".join(lesson_text("07").split())
+    assert "The source builds the block as a Keras layer of its own:" not in seven
+    assert 'from "Try it" on, are this course\'s addition, not the source\'s' in seven
+    listing = lesson_text("07").split("```python run keras\n", 1)[1].split("```", 1)[0]
+    assert "# Try it:" in listing  # the addition the text points at is there
+    ten = " ".join(lesson_text("10").split())
+    assert "The source names this layer `PositionEmbedding`" in ten
+    assert "class AddPositions(layers.Layer):" in lesson_text("10")
+
+
+def test_the_next_module_is_the_roadmaps_and_seq2seq_the_next_step() -> None:
+    quiz = next(q for q in load_course(ROOT).quizzes if q.id == "understanding")
+    question = next(q for q in quiz.questions if "comes right after this one" in q.prompt)
+    assert question.options[question.answer - 1].startswith("Transfer learning")
+    eleven = " ".join(lesson_text("11").split())
+    assert "11. Transfer learning" in lesson_text("11")
+    assert "the module that follows this one is transfer learning" in eleven
+    assert "For the Transformer itself, the natural next step is **sequence-to-sequence" in eleven
