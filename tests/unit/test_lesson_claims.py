@@ -266,7 +266,7 @@ def test_learned_positions_and_layer_norm_are_explained() -> None:
 def test_lesson_7_says_which_lines_are_the_sources_and_lesson_10_names_its_layer() -> None:
     seven = " ".join(lesson_text("07").split())
     assert "The source builds the block as a Keras layer of its own:" not in seven
-    assert 'from "Try it" on, are this course\'s addition, not the source\'s' in seven
+    assert "from \"Try it\" on, are this course's addition, not the source's" in seven
     listing = lesson_text("07").split("```python run keras\n", 1)[1].split("```", 1)[0]
     assert "# Try it:" in listing  # the addition the text points at is there
     ten = " ".join(lesson_text("10").split())
