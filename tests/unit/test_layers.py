@@ -1,4 +1,6 @@
-"""The import rules of DESIGN.md, checked in fresh interpreters."""
+"""The import rules of the layers, checked in fresh interpreters: content, maths, render,
+progress, training, sandbox and classroom never import Textual or the UI, and the TUI
+never imports TensorFlow or Keras."""
 
 from __future__ import annotations
 

@@ -19,7 +19,6 @@ Markdown only where it still renders to the HTML beside it).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import math
@@ -84,8 +83,6 @@ _MARKDOWN = "markdown"
 _EXACT = "exact"
 # Quiz fields in the `// attn-tui quiz:` header; only those the quiz loader knows are read.
 _QUIZ_FIELDS = ("id", "title", "after", "intro", "tries")
-# Whether the quiz loader takes a list of numbers as a numeric key (Question.also_accepted).
-SEVERAL_NUMERIC_KEYS = "also_accepted" in {f.name for f in dataclasses.fields(Question)}
 
 
 def _short(text: str, limit: int = 40) -> str:
@@ -731,12 +728,10 @@ def _numeric(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
         value, tolerance = _numeric_value(reader, value_src)
         if percent >= 100 and key is None:
             key = (value, tolerance)
-        elif percent >= 100 and SEVERAL_NUMERIC_KEYS:
+        elif percent >= 100:  # more right numbers: Question.also_accepted
             also.append(value)
             if key is not None and tolerance != key[1]:
                 reader.note(piece.line(), f"{value:g} is graded with the first number's tolerance")
-        elif percent >= 100:
-            reader.note(piece.line(), f"a second right number ({value:g}) left out")
         elif percent > 0:
             reader.note(piece.line(), f"partial credit {percent:g}% for {value:g} left out")
         elif feedback:

@@ -30,7 +30,7 @@ KEEP = {"", "none", "hidden", "blank", "ascii"}
 ASCII_DOUBLE = (("#", "=", "#"), ("#", " ", "#"), ("#", "=", "#"))
 
 
-DEFAULT_COLOR = Color.parse("grey50")  # unused: the glyphs carry the picture
+DEFAULT_COLOR = Color.parse("grey50")  # render_bar's signature; its glyphs ignore colour
 
 
 class AsciiScrollBarRender(ScrollBarRender):

@@ -10,7 +10,8 @@
   question takes a moment to open, and a second Enter meant for the quiz must not edit the
   code (nor a key pressed while it paints: those reach it after the focus). Each dropped
   key is posted (Dropped) and so is the moment keys start to count (TakingKeys), so the
-  view around it can say so.
+  view around it can say so. Esc is never dropped: pressed before the editor took the
+  keys, it is the view's Esc, pressed again there.
 - In ASCII mode (LANG=C, --ascii) no block glyph is drawn.
 - A paste that would take the code past its limit is refused whole, with one line saying
   so: a 1 MB paste must not freeze the screen or reach a check. One within it is left to
@@ -105,11 +106,7 @@ class CodeEditor(TextArea):
         self.post_message(self.TakingKeys(self))
 
     async def _on_key(self, event: events.Key) -> None:
-        if self._keys_from is None or event.time < self._keys_from:
-            event.stop()  # pressed while the editor was still opening
-            event.prevent_default()
-            self.post_message(self.Dropped(self))
-            return
+        opening = self._keys_from is None or event.time < self._keys_from
         if event.key == "escape":
             event.stop()
             event.prevent_default()
@@ -119,6 +116,16 @@ class CodeEditor(TextArea):
             )
             if holder is not None:
                 holder.focus()
+                if opening:
+                    # Pressed while the view around it had the keys (the editor was still
+                    # opening) but delivered after it took them: the view's Esc is meant,
+                    # so it is pressed again there (it moves on, to the outline).
+                    self.app.simulate_key("escape")
+            return
+        if opening:
+            event.stop()  # pressed while the editor was still opening
+            event.prevent_default()
+            self.post_message(self.Dropped(self))
             return
         if event.key == "enter" and not self.read_only:
             event.stop()
