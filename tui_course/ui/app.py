@@ -31,6 +31,7 @@ from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.study import OutlineState, Study
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved, TrainingFinished
+from tui_course.ui.textual_compat import clear_exit_renderables
 from tui_course.ui.widgets.footer import CourseFooter
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.notices import SEVERITY_WORDS, NoticeLines
@@ -864,7 +865,7 @@ class CourseApp(App[None]):
         traceback with locals over the terminal: launch.run_app logs it and says one line."""
         self.crash = error
         super()._handle_exception(error)
-        self._exit_renderables.clear()
+        clear_exit_renderables(self)
 
     def on_unmount(self) -> None:
         self._store_closed = True

@@ -17,12 +17,17 @@ from rich.color import Color
 from rich.segment import Segment, Segments
 from rich.style import Style
 from rich.text import Text
-from textual import _border
 from textual.content import Content
 from textual.renderables.bar import Bar
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.widgets import LoadingIndicator, Markdown
-from textual.widgets._toggle_button import ToggleButton
+
+from tui_course.ui.textual_compat import (
+    BORDER_CHARS,
+    BORDER_LOCATIONS,
+    ToggleButton,
+    clear_border_cache,
+)
 
 KEEP = {"", "none", "hidden", "blank", "ascii"}
 # The focused figure's "double" frame, in ASCII: '#' corners and sides, '=' top and bottom,
@@ -82,8 +87,8 @@ def _ascii_loading_render(self: LoadingIndicator) -> Text:
 
 
 _UNICODE: dict[str, Any] = {
-    "border_chars": dict(_border.BORDER_CHARS),
-    "border_locations": dict(_border.BORDER_LOCATIONS),
+    "border_chars": dict(BORDER_CHARS),
+    "border_locations": dict(BORDER_LOCATIONS),
     "scrollbar": ScrollBar.renderer,
     "bar": (Bar.HALF_BAR_LEFT, Bar.BAR, Bar.HALF_BAR_RIGHT),
     "toggle": (ToggleButton.BUTTON_LEFT, ToggleButton.BUTTON_INNER, ToggleButton.BUTTON_RIGHT),
@@ -98,11 +103,9 @@ def use_ascii_glyphs(ascii_only: bool) -> None:
     for name in chars:
         swap = ascii_only and name not in KEEP
         ascii_chars = ASCII_DOUBLE if name == "double" else chars["ascii"]
-        _border.BORDER_CHARS[name] = ascii_chars if swap else chars[name]  # type: ignore[index]
-        _border.BORDER_LOCATIONS[name] = (  # type: ignore[index]
-            locations["ascii"] if swap else locations[name]
-        )
-    _border.get_box.cache_clear()
+        BORDER_CHARS[name] = ascii_chars if swap else chars[name]
+        BORDER_LOCATIONS[name] = locations["ascii"] if swap else locations[name]
+    clear_border_cache()
     ScrollBar.renderer = AsciiScrollBarRender if ascii_only else _UNICODE["scrollbar"]
     bar_glyphs = ("=", "=", "=") if ascii_only else _UNICODE["bar"]
     Bar.HALF_BAR_LEFT, Bar.BAR, Bar.HALF_BAR_RIGHT = bar_glyphs

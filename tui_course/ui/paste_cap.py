@@ -17,11 +17,9 @@ import selectors
 from codecs import getincrementaldecoder
 from collections.abc import Iterable
 
-from textual._loop import loop_last
-from textual._parser import ParseError
-from textual._xterm_parser import XTermParser
-from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
+
+from tui_course.ui.textual_compat import LinuxDriver, ParseError, XTermParser, loop_last
 
 # A bracketed paste reaches the app cut to this many characters: past it, a paste costs the
 # terminal reader time and memory that no box would keep. (Here, not in tui_course.specs:

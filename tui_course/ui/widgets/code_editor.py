@@ -32,6 +32,7 @@ from textual.widget import Widget
 from textual.widgets import TextArea
 
 from tui_course.ui.paste_cap import PASTE_CHARS, SEQUENCE_CHARS
+from tui_course.ui.textual_compat import prune_watchers
 
 DEFAULT_MAX_CHARS = 20 * 1024  # what a check takes and an attempt keeps
 INDENT = "    "
@@ -88,9 +89,7 @@ class CodeEditor(TextArea):
         editor alive: each lesson visit left its listings' editors in memory."""
         with contextlib.suppress(Exception):  # the screen may already be gone at shutdown
             self.screen.text_selection_started_signal.unsubscribe(self)
-        watchers = getattr(self.app, "__watchers", {}).get("theme")
-        if watchers:
-            watchers[:] = [(node, callback) for node, callback in watchers if node is not self]
+        prune_watchers(self.app, "theme", lambda node: node is not self)
 
     def on_focus(self) -> None:
         if self._keys_from is None:

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+from tui_course.ui.textual_compat import FooterKey, prune_watchers
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -102,6 +103,4 @@ class CourseFooter(Footer):
         Textual prunes a watcher only when the watched value changes, which `compact` never
         does: every focus change that redrew the footer kept its old keys, with their render
         caches, alive for the whole session (megabytes an hour of use)."""
-        watchers = getattr(self, "__watchers", {}).get("compact")
-        if watchers:
-            watchers[:] = [(node, callback) for node, callback in watchers if node.is_attached]
+        prune_watchers(self, "compact", lambda node: node.is_attached)
