@@ -21,6 +21,11 @@ def attention_weights(Q, K):
     return _softmax_rows(Q @ K.T / np.sqrt(Q.shape[-1]))
 
 
+def attention_weights_float32(Q, K):
+    Q, K = Q.astype(np.float32), K.astype(np.float32)
+    return _softmax_rows(Q @ K.T / np.float32(np.sqrt(Q.shape[-1])))
+
+
 def attention_weights_no_scale(Q, K):
     return _softmax_rows(Q @ K.T)
 
@@ -92,6 +97,13 @@ def _angles(positions, d_model, pair_exponent=True):
 def positional_encoding(positions, d_model):
     angles = _angles(positions, d_model)
     return np.where(np.arange(d_model) % 2 == 0, np.sin(angles), np.cos(angles))
+
+
+def positional_encoding_float32(positions, d_model):
+    columns = np.arange(d_model)
+    rates = (1.0 / 10000.0 ** (2 * (columns // 2) / d_model)).astype(np.float32)
+    angles = np.asarray(positions, dtype=np.float32)[:, None] * rates
+    return np.where(columns % 2 == 0, np.sin(angles), np.cos(angles))
 
 
 def positional_encoding_swapped(positions, d_model):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from tui_course.plain.console import Command, Console, Gone, to_ascii, wrap
+from tui_course.plain.console import MAX_LINE_CHARS, Command, Console, Gone, to_ascii, wrap
 from tui_course.plain.start import nothing_to_read, wants_plain
 from tui_course.render.spoken import weights_in_words
 
@@ -118,3 +118,36 @@ def test_nothing_to_read_looks_without_taking(tmp_path: Path) -> None:
         [sys.executable, "-c", script], input=b"a line\n", capture_output=True, check=True
     )
     assert result.stdout.decode().strip() == "False 'a line\\n'"  # the line is still there
+
+
+class EndlessLine(io.TextIOBase):
+    """A line that never ends (`head -c 400M /dev/zero | tr` over ssh -T), in pieces of the
+    size asked for, then a newline and one more line; records each size asked."""
+
+    def __init__(self, pieces: int) -> None:
+        self.pieces = pieces
+        self.asked: list[int] = []
+        self.after = ["\n", "q\n"]
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        self.asked.append(-1 if size is None else size)
+        if self.pieces:
+            self.pieces -= 1
+            return "a" * (size if size and size > 0 else 10**6)
+        return self.after.pop(0) if self.after else ""
+
+
+def test_a_line_without_end_is_read_in_bounded_pieces_and_cut() -> None:
+    source = EndlessLine(pieces=200)  # 200 pieces of 64 KB: 12.5 MB never held at once
+    console = Console(source, io.StringIO())  # type: ignore[arg-type]
+    line = console.ask("Answer")
+    assert len(line) == MAX_LINE_CHARS and set(line) == {"a"}
+    assert source.asked and all(0 < size <= MAX_LINE_CHARS for size in source.asked)
+    assert console.ask("Next") == "q"  # the rest of the long line was dropped, not read as lines
+
+
+def test_the_real_stdin_wrapper_honours_the_piece_size() -> None:
+    stream = io.TextIOWrapper(io.BytesIO(b"b" * (3 * MAX_LINE_CHARS) + b"\nq\n"), "utf-8")
+    console = Console(stream, io.StringIO())
+    assert console.ask("Answer") == "b" * MAX_LINE_CHARS
+    assert console.ask("Next") == "q"

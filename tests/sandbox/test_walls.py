@@ -141,7 +141,22 @@ REFUSED_X86_64 = {
     "seccomp": (317, 0, 0, 0),
     "landlock_create_ruleset": (444, 0, 0, 1),
     "kill_every_process": (62, -1, 9),
+    # 0 is its process group: without bwrap the waiter, which holds the lifeline, is there
+    "kill_own_group": (62, 0, 0),
+    "tgkill_another": (234, 2, 2, 0),
     "prlimit64_of_another": (302, 2, 7, 0, 0),
+    # SIGIO: the kernel would signal whichever process the owner names
+    "fcntl_setown": (72, 1, 8, 1),
+    "fcntl_setsig": (72, 1, 10, 9),
+    "fcntl_setown_ex": (72, 1, 15, 0),
+    "ioctl_fiosetown": (16, 1, 0x8901, 0),
+    "ioctl_fioasync": (16, 1, 0x5452, 0),
+    "ioctl_tiocsti": (16, 1, 0x5412, 0),
+    # a file's mode and times, which Landlock does not govern
+    "fchmodat": (268, -100, b"/tmp", 0o777),
+    "fchmod": (91, 1, 0o777),
+    "utimensat": (280, -100, b"/tmp", 0, 0),
+    "fchownat": (260, -100, b"/tmp", 0, 0, 0),
 }
 
 
@@ -163,6 +178,33 @@ def test_every_dangerous_system_call_is_refused(
         # -1 and EPERM: refused by the filter (kill(-1) included: it would reach every
         # process of the account without bwrap)
         assert found.get(name) == "-1 1", (name, found.get(name))
+
+
+def test_what_python_and_numpy_need_of_fcntl_and_ioctl_still_works(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    """The commands left to fcntl and ioctl are enough for everyday code: a file opened,
+    written, read back, flags read and set, isatty asked."""
+    outcome, found = said(
+        checker,
+        attention_question,
+        """
+with open('student.py', 'a+') as handle:  # its own file, writable at both levels
+    fd = handle.fileno()
+    os.set_blocking(fd, False)  # F_GETFL, F_SETFL
+    print('blocking', os.get_blocking(fd))
+    print('inheritable', os.get_inheritable(fd))  # F_GETFD
+    print('tty', handle.isatty(), os.isatty(1))  # TCGETS
+print('dup', os.dup(1) > 2)  # F_DUPFD_CLOEXEC
+""",
+    )
+    assert outcome is Outcome.PASSED, found
+    assert found == {
+        "blocking": "False",
+        "inheritable": "False",
+        "tty": "False False",
+        "dup": "True",
+    }
 
 
 def test_pid_1_is_the_harness_itself_under_bwrap(attention_question: Question) -> None:
@@ -259,6 +301,113 @@ def test_the_check_ends_with_the_app_that_started_it(
         if driver.poll() is None:
             driver.kill()
             driver.wait()
+
+
+SURVIVORS = """
+import ctypes, dataclasses, os, sys, time
+from tests.sandbox.conftest import CODE_QUIZ, REPO, LIMITS_ONLY, bwrap_report
+from tests.sandbox.test_walls import _descendants, _alive
+from tui_course.code_check_service import CodeChecker
+from tui_course.content.quizzes import load_quiz
+from tui_course.sandbox.level import Level
+from tui_course.sandbox.limits import TEST_LIMITS
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans come back here
+question = load_quiz(CODE_QUIZ, REPO).questions[0]
+report = bwrap_report() if sys.argv[1] == "bwrap" else LIMITS_ONLY
+limits = dataclasses.replace(TEST_LIMITS, wall_seconds=3.0, cpu_seconds=3)
+with CodeChecker(limits, report, minimum=Level.LIMITS, warm=False) as checker:
+    verdict = checker.check(question, sys.stdin.read())
+deadline = time.monotonic() + 10
+while time.monotonic() < deadline and any(_alive(p) for p in _descendants(os.getpid())):
+    time.sleep(0.05)
+left = [p for p in _descendants(os.getpid()) if _alive(p)]
+for pid in left:
+    os.kill(pid, 9)
+print(verdict.outcome.name, len(left))
+"""
+
+
+def test_signalling_its_own_group_cannot_kill_the_waiter_and_outlive_the_check(
+    level_name: str,
+) -> None:
+    """The attack that left harnesses running after the check without bwrap: ignore
+    SIGTERM, send it to the process group (where the waiter holding the lifeline is),
+    then sleep. Refused by the filter, so the clock stops it and nothing is left (what the
+    check started is collected by a subreaper, so an orphan cannot hide as init's)."""
+    code = (
+        "import os, signal, time\nimport numpy as np\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "try:\n    os.kill(0, signal.SIGTERM)\nexcept OSError:\n    pass\n"
+        "def attention_weights(Q, K):\n    time.sleep(10 ** 6)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", SURVIVORS, level_name],
+        input=code,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.stdout.split() == ["TIME_LIMIT", "0"], result.stdout + result.stderr
+
+
+def test_no_signal_reaches_another_process_through_sigio(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    """F_SETOWN and F_SETSIG on its own pipe, then a write: the kernel would send SIGKILL
+    to the owner named, any process of the account (or of nobody's, for root's checks)."""
+    owner = {"user": 65534, "group": 65534} if os.geteuid() == 0 else {}
+    victim = subprocess.Popen(["sleep", "120"], **owner)  # type: ignore[call-overload]
+    try:
+        outcome, found = said(
+            checker,
+            attention_question,
+            f"""
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+read_end, write_end = os.pipe()
+for name, command, value in (('owner', 8, {victim.pid}), ('signal', 10, 9)):
+    print(name, libc.fcntl(read_end, command, value), ctypes.get_errno())
+libc.fcntl(read_end, 4, os.O_ASYNC)
+os.write(write_end, b'x')
+""",
+        )
+        assert outcome is Outcome.PASSED, found
+        assert found["owner"] == found["signal"] == "-1 1", found  # refused: EPERM
+        assert victim.poll() is None, "the other process was killed"
+    finally:
+        victim.kill()
+        victim.wait()
+
+
+def test_a_files_mode_and_times_cannot_be_changed(
+    checker: CodeChecker, attention_question: Question, tmp_path: Path
+) -> None:
+    """Landlock does not govern chmod or utime: without bwrap they reached the student's own
+    files (their .bashrc made writable by all). The filter refuses the calls."""
+    target = tmp_path / "mine.txt"
+    target.write_text("kept")
+    target.chmod(0o600)
+    if os.geteuid() == 0:  # root's checks run as nobody: give nobody the file to change
+        os.chown(tmp_path, 65534, 65534)
+        os.chown(target, 65534, 65534)
+    before = target.stat()
+    outcome, found = said(
+        checker,
+        attention_question,
+        f"""
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+path = {str(target).encode()!r}
+print('chmod', libc.syscall(268, -100, path, 0o666), ctypes.get_errno())
+print('utime', libc.syscall(280, -100, path, 0, 0), ctypes.get_errno())
+""",
+    )
+    assert outcome is Outcome.PASSED, found
+    after = target.stat()
+    assert (after.st_mode, after.st_mtime_ns) == (before.st_mode, before.st_mtime_ns)
+    assert found["chmod"].startswith("-1") and found["utime"].startswith("-1")
 
 
 def _wait_for(condition, seconds: float):  # type: ignore[no-untyped-def]

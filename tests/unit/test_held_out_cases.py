@@ -92,9 +92,9 @@ def test_positional_encoding_varies_positions_and_d_model() -> None:
     assert spec is not None
     visible = build_inputs(spec)
     assert [len(case[0]) for case in visible] == [8, 5, 5]
-    assert [case[1] for case in visible] == [6, 5, 8]
+    assert [case[1] for case in visible] == [6, 5, 12]  # 12: float32 fails visibly there
     held = build_inputs(spec, 3)
-    assert [case[1] for case in held] != [6, 5, 8]
+    assert [case[1] for case in held] != [6, 5, 12]
     assert held[1][1] % 2 == 1  # the odd case stays odd
     assert not np.array_equal(held[2][0], visible[2][0])  # "large positions" drawn afresh
     assert held[2][0].max() <= 20000
@@ -165,6 +165,62 @@ def test_the_global_max_gets_its_own_feedback(checker: CodeChecker) -> None:
     assert verdict.outcome is Outcome.FAILED
     assert "each row's own maximum" in verdict.mistake_feedback
     assert verdict.cases_failed == ("very large scores, rows far apart",)
+
+
+FLOAT32_SELF_ATTENTION = """import numpy as np
+
+
+def self_attention(x):
+    x = x.astype(np.float32)
+    s = x @ x.T / np.float32(np.sqrt(x.shape[-1]))
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ x
+"""
+
+
+def test_float32_fails_where_it_is_a_mistake_on_the_visible_cases_and_passes_elsewhere() -> None:
+    """Check and recheck agree on float32 code: it failed a held-out seed (recheck) after
+    passing every visible case (check). Where float32 loses the answer's digits (scores in
+    the hundreds, positions in the thousands) a visible case fails it, with its own words;
+    where it only rounds (self_attention) the tolerance takes it on every seed."""
+    for entry in ("attention_weights", "positional_encoding"):
+        assert "float32" in {mistake.name for mistake in LIBRARY[entry]}
+        question = next(q for q in QUIZ.questions if q.code and q.code.entry == entry)
+        assert question.code is not None
+        assert any(m.variant == f"{entry}_float32" for m in question.code.mistakes)
+    question = next(q for q in QUIZ.questions if q.code and q.code.entry == "self_attention")
+    assert question.code is not None
+    spec = question.code
+    namespace: dict[str, object] = {}
+    exec(FLOAT32_SELF_ATTENTION, namespace)
+    student = namespace["self_attention"]
+    reference = namespace_of(REPO / "quizzes" / spec.module)[spec.reference]
+    for seed in range(60):  # the visible cases (0) and 59 held-out seeds
+        for args in build_inputs(spec, seed):
+            got, want = student(*args), reference(*args)  # type: ignore[operator]
+            assert np.allclose(got, want, rtol=spec.rel_tolerance, atol=spec.tolerance), seed
+
+
+def namespace_of(path: Path) -> dict[str, object]:
+    namespace: dict[str, object] = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace
+
+
+def test_a_float32_positional_encoding_is_told_so_at_check_time(checker: CodeChecker) -> None:
+    """The red team's float32 encoding: it passed `check` and failed every recheck seed."""
+    question = next(q for q in QUIZ.questions if q.code and q.code.entry == "positional_encoding")
+    code = (
+        "import numpy as np\n\n\ndef positional_encoding(positions, d_model):\n"
+        "    positions = np.asarray(positions, dtype=np.float32)\n"
+        "    columns = np.arange(d_model)\n"
+        "    rates = (1.0 / 10000 ** ((2 * (columns // 2)) / d_model)).astype(np.float32)\n"
+        "    angles = positions[:, None] * rates\n"
+        "    return np.where(columns % 2 == 0, np.sin(angles), np.cos(angles))\n"
+    )
+    verdict = checker.check(question, code)
+    assert verdict.outcome is Outcome.FAILED, verdict.message
+    assert verdict.cases_failed == ("large positions",)
 
 
 REFERENCE = """import numpy as np

@@ -117,7 +117,7 @@ def _argument(
     if arg.shape is not None:
         rng = np.random.default_rng([case.seed, seed_offset, position])
         shape = tuple(dimension(axis, sizes) for axis in arg.shape)
-        return rng.standard_normal(shape) * arg.scale
+        return rng.standard_normal(shape) * arg.scale + arg.offset
     if arg.arange is not None:
         return np.arange(dimension(arg.arange, sizes))
     if arg.size is not None:

@@ -25,7 +25,8 @@ Dimension = int | str  # a whole number, or a case's size: "n", or a product "h*
 
 @dataclass(frozen=True)
 class ArgSpec:
-    """One input: a random array (shape, seed offset, scale), a whole-number range
+    """One input: a random array (shape, seed offset, scale, and an offset added to every
+    value: large numbers close together, where float32 arithmetic shows), a whole-number range
     (`arange`), one of the case's sizes (`size`), or a literal number or nested list
     (`value`). A shape's axes, an arange's length and a size name the case's `sizes`,
     which held-out seeds draw afresh from the case's `held_out` ranges; a value varies
@@ -34,6 +35,7 @@ class ArgSpec:
     name: str
     shape: tuple[Dimension, ...] | None = None
     scale: float = 1.0
+    offset: float = 0.0
     arange: Dimension | None = None
     value: Any = None
     size: Dimension | None = None  # a whole-number input: a size or an expression of them

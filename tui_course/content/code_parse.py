@@ -54,6 +54,7 @@ ARG_FIELDS = {
     "scale": Field((int, float), "a number multiplying the random values"),
     "arange": Field((int, str), "n (or a size name): the whole numbers 0 to n-1"),
     "size": Field((str,), "a whole-number input: a size name or an expression like 2*k+1"),
+    "offset": Field((int, float), "a number added to every random value (large and close)"),
     "value": Field((int, float, list), "a number or a nested list of numbers"),
     "held_out": Field(
         (list,), "[low, high]: the value's whole numbers on held-out seeds", items=int
@@ -251,6 +252,8 @@ def _arg(
     given = [key for key in ("shape", "arange", "value", "size") if key in arg]
     if len(given) != 1:
         raise check.error(f"{where}: give exactly one of shape, arange, size, value", "args")
+    if "offset" in arg and "shape" not in arg:
+        raise check.error(f"{where}: an offset goes with a shape (random values)", "args")
     if "held_out" in arg and "value" not in arg:
         raise check.error(
             f"{where}: a held_out range goes with a value (sizes vary by name)", "args"
@@ -270,6 +273,7 @@ def _arg(
         name=arg["name"],
         shape=shape,
         scale=float(arg.get("scale", 1.0)),
+        offset=float(arg.get("offset", 0.0)),
         arange=arange,
         value=arg.get("value"),
         size=size,
@@ -288,6 +292,8 @@ def _arg(
         raise check.error(f"{where}: value must be numbers", "args")
     if not abs(spec.scale) < 1e6:
         raise check.error(f"{where}: scale must be below 1e6", "args")
+    if not abs(spec.offset) < 1e6:
+        raise check.error(f"{where}: offset must be below 1e6", "args")
     return spec
 
 

@@ -28,6 +28,13 @@ class CommonMistake:
 # attention_weights(Q, K) ------------------------------------------------------------
 
 
+def attention_weights_float32(Q, K):  # type: ignore[no-untyped-def]
+    Q, K = Q.astype(np.float32), K.astype(np.float32)
+    s = Q @ K.T / np.float32(np.sqrt(Q.shape[-1]))
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def attention_weights_global_max(Q, K):  # type: ignore[no-untyped-def]
     s = Q @ K.T / np.sqrt(Q.shape[-1])
     e = np.exp(s - s.max())
@@ -218,6 +225,14 @@ def split_heads_tokens_split(q, num_heads):  # type: ignore[no-untyped-def]
 # positional_encoding(positions, d_model) --------------------------------------------
 
 
+def positional_encoding_float32(positions, d_model):  # type: ignore[no-untyped-def]
+    positions = np.asarray(positions, dtype=np.float32)
+    columns = np.arange(d_model)
+    rates = (1.0 / 10000 ** ((2 * (columns // 2)) / d_model)).astype(np.float32)
+    angles = positions[:, None] * rates
+    return np.where(columns % 2 == 0, np.sin(angles), np.cos(angles))
+
+
 def positional_encoding_sin_cos_swapped(positions, d_model):  # type: ignore[no-untyped-def]
     columns = np.arange(d_model)
     angles = np.asarray(positions, dtype=float)[:, None] / 10000.0 ** (2 * (columns // 2) / d_model)
@@ -297,6 +312,7 @@ def _library(entry: str, *functions: Callable[..., Any]) -> tuple[CommonMistake,
 LIBRARY: dict[str, tuple[CommonMistake, ...]] = {
     "attention_weights": _library(
         "attention_weights",
+        attention_weights_float32,
         attention_weights_global_max,
         attention_weights_softmax_axis_0,
         attention_weights_sum_axis_0,
@@ -338,6 +354,7 @@ LIBRARY: dict[str, tuple[CommonMistake, ...]] = {
     ),
     "positional_encoding": _library(
         "positional_encoding",
+        positional_encoding_float32,
         positional_encoding_sin_cos_swapped,
         positional_encoding_i_for_2i,
         positional_encoding_column_exponent,

@@ -20,6 +20,9 @@ from rich.cells import cell_len, set_cell_size
 from tui_course.safe_text import clean
 
 PAGE_PROMPT = "Enter: more, n: next item, q: quit, ?: help"
+# The longest line read whole: past it, the rest of the line is read and dropped (more than
+# any answer or the 20 KB a code check takes; the app's paste cap is the same).
+MAX_LINE_CHARS = 64 * 1024
 # Characters a line in the course often holds, as ASCII a reader says well.
 _ASCII = {
     "\u2014": "-",
@@ -235,8 +238,27 @@ class Console:
     def _read_line(self) -> str:
         if self._pending:
             return self._pending.pop(0)
+        line = self._read_bounded()
+        if line == "":
+            raise Gone("end of input")
+        return clean(line.rstrip("\r\n")).replace("\n", " ")
+
+    def _read_bounded(self) -> str:
+        """One line of at most MAX_LINE_CHARS: the rest of a longer one (a 400 MB line with
+        no newline, from a pipe or a paste) is read and dropped a piece at a time, so
+        memory stays bounded; what is kept is the line's start, which every answer and
+        code box refuses by its own, smaller limit."""
+        line = self._read_piece()
+        if len(line) < MAX_LINE_CHARS or line.endswith("\n"):
+            return line
+        while True:
+            rest = self._read_piece()
+            if rest == "" or rest.endswith("\n"):
+                return line + "\n"
+
+    def _read_piece(self) -> str:
         try:
-            line = self.source.readline()
+            return self.source.readline(MAX_LINE_CHARS)
         except KeyboardInterrupt:
             raise
         except OSError as error:
@@ -245,9 +267,6 @@ class Console:
             raise
         except ValueError:
             raise Gone("input closed") from None
-        if line == "":
-            raise Gone("end of input")
-        return clean(line.rstrip("\r\n")).replace("\n", " ")
 
     def page(self, lines: Iterable[str], pager_words: dict[str, str]) -> None:
         """Lines a screenful at a time; between screens the page prompt. A word in

@@ -175,7 +175,11 @@ def _npy(array: Any) -> bytes:
 # native call not listed fails with EPERM: no new processes or threads (a fork bomb or a
 # setsid daemon fails instead of filling the machine; RLIMIT_NPROC does not bind root), no
 # ptrace, no sockets, no namespaces or mounts, no io_uring, bpf, perf, keys or personality.
-# Signals may be sent to this process only, and resource limits read or lowered for it only.
+# Signals may be sent to this process only (not 0, its process group, where the limits-only
+# waiter is), and resource limits read or lowered for it only. fcntl and ioctl take only the
+# commands Python and NumPy use: no F_SETOWN/F_SETSIG or FIOSETOWN/FIOASYNC, which would have
+# the kernel signal any process (SIGIO). No chmod, chown or utime: Landlock does not govern a
+# file's mode or times, so without bwrap they would change the student's own files.
 _AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 # name: (x86_64 number, aarch64 number or None where the call does not exist there)
 _ALLOWED_CALLS: dict[str, tuple[int, int | None]] = {
@@ -186,8 +190,8 @@ _ALLOWED_CALLS: dict[str, tuple[int, int | None]] = {
     "mremap": (25, 216), "mincore": (27, 232), "msync": (26, 227), "open": (2, None),
     "stat": (4, None), "lstat": (6, None), "access": (21, None), "faccessat": (269, 48),
     "faccessat2": (439, 439), "openat": (257, 56), "getdents64": (217, 61),
-    "readlink": (89, None), "readlinkat": (267, 78), "getcwd": (79, 17), "fcntl": (72, 25),
-    "dup": (32, 23), "dup2": (33, None), "dup3": (292, 24), "ioctl": (16, 29),
+    "readlink": (89, None), "readlinkat": (267, 78), "getcwd": (79, 17),
+    "dup": (32, 23), "dup2": (33, None), "dup3": (292, 24),
     "futex": (202, 98), "set_robust_list": (273, 99), "get_robust_list": (274, 100),
     "rseq": (334, 293), "rt_sigaction": (13, 134), "rt_sigprocmask": (14, 135),
     "rt_sigreturn": (15, 139), "rt_sigpending": (127, 136), "rt_sigtimedwait": (128, 137),
@@ -206,17 +210,27 @@ _ALLOWED_CALLS: dict[str, tuple[int, int | None]] = {
     "pipe2": (293, 59), "eventfd2": (290, 19), "unlinkat": (263, 35), "unlink": (87, None),
     "mkdirat": (258, 34), "mkdir": (83, None), "rmdir": (84, None),
     "renameat2": (316, 276), "rename": (82, None), "ftruncate": (77, 46),
-    "fsync": (74, 82), "fdatasync": (75, 83), "fchmod": (91, 52), "fchmodat": (268, 53),
-    "umask": (95, 166), "chdir": (80, 49), "fchdir": (81, 50), "utimensat": (280, 88),
+    "fsync": (74, 82), "fdatasync": (75, 83),
+    "umask": (95, 166), "chdir": (80, 49), "fchdir": (81, 50),
     "membarrier": (324, 283), "getcpu": (309, 168), "fadvise64": (221, 223),
     "sched_getparam": (143, 121), "sched_getscheduler": (145, 120),
     "getpriority": (140, 141),
 }  # fmt: skip
-# calls allowed only when their first argument is one of a few values (this process's pid,
-# 0 for "myself", or a harmless prctl option)
-_PID_CALLS: dict[str, tuple[int, int]] = {
-    "kill": (62, 129), "tkill": (200, 130), "tgkill": (234, 131), "prlimit64": (302, 261),
+# calls allowed only when their first argument is this process's pid (signals), or that
+# pid or 0 for "myself" (limits), or a harmless prctl option
+_SIGNAL_CALLS: dict[str, tuple[int, int]] = {
+    "kill": (62, 129), "tkill": (200, 130), "tgkill": (234, 131),
 }  # fmt: skip
+_PRLIMIT = (302, 261)
+# calls allowed only with one of a few commands (their second argument)
+_FCNTL = (72, 25)
+_FCNTL_COMMANDS = (
+    0, 1, 2, 3, 4, 5, 6, 7, 36, 37, 38, 1030, 1032,
+)  # fmt: skip  # DUPFD, GET/SETFD, GET/SETFL, GET/SETLK(W), OFD locks, DUPFD_CLOEXEC, GETPIPE_SZ
+_IOCTL = (16, 29)
+_IOCTL_COMMANDS = (
+    0x5401, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451,
+)  # fmt: skip  # TCGETS (isatty), TIOCGWINSZ, FIONREAD, FIONBIO, FIONCLEX, FIOCLEX
 _PRCTL = (157, 167)
 _PRCTL_OPTIONS = (
     3,
@@ -235,7 +249,8 @@ def seccomp_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
     ld_abs_w, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
     allow, kill = 0x7FFF0000, 0x80000000  # SECCOMP_RET_ALLOW, SECCOMP_RET_KILL_PROCESS
     deny = 0x00050000 | 1  # SECCOMP_RET_ERRNO | EPERM
-    nr_offset, arch_offset, arg0_offset = 0, 4, 16  # struct seccomp_data (low word of args[0])
+    # struct seccomp_data: nr, arch, then args[] (the low word of each on little-endian)
+    nr_offset, arch_offset, arg0_offset, arg1_offset = 0, 4, 16, 24
     column = 0 if machine == "x86_64" else 1
     program = [(ld_abs_w, 0, 0, arch_offset), (jeq_k, 1, 0, _AUDIT_ARCH[machine])]
     program += [(ret_k, 0, 0, kill), (ld_abs_w, 0, 0, nr_offset)]
@@ -246,17 +261,20 @@ def seccomp_program(machine: str, pid: int) -> list[tuple[int, int, int, int]]:
         if number is not None:
             program += [(jeq_k, 0, 1, number), (ret_k, 0, 0, allow)]
 
-    def only_first_argument(number: int, values: tuple[int, ...]) -> None:
-        block = [(ld_abs_w, 0, 0, arg0_offset)]
+    def only_with(number: int, offset: int, values: tuple[int, ...]) -> None:
+        block = [(ld_abs_w, 0, 0, offset)]
         for value in values:
             block += [(jeq_k, 0, 1, value & 0xFFFFFFFF), (ret_k, 0, 0, allow)]
         block.append((ret_k, 0, 0, deny))
         program.append((jeq_k, 0, len(block), number))
         program.extend(block)
 
-    for numbers in _PID_CALLS.values():
-        only_first_argument(numbers[column], (0, pid))
-    only_first_argument(_PRCTL[column], _PRCTL_OPTIONS)
+    for numbers in _SIGNAL_CALLS.values():
+        only_with(numbers[column], arg0_offset, (pid,))
+    only_with(_PRLIMIT[column], arg0_offset, (0, pid))
+    only_with(_PRCTL[column], arg0_offset, _PRCTL_OPTIONS)
+    only_with(_FCNTL[column], arg1_offset, _FCNTL_COMMANDS)
+    only_with(_IOCTL[column], arg1_offset, _IOCTL_COMMANDS)
     program.append((ret_k, 0, 0, deny))
     return program
 
@@ -327,6 +345,7 @@ def become_student(settings: dict[str, Any]) -> None:
 _FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1, 2, 4, 8
 _FS_ALL_V1 = (1 << 13) - 1  # execute ... make_sym
 _FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1, 2
 _READ = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
 _PACKAGE_DIRS = ("site-packages", "dist-packages")
 
@@ -394,14 +413,21 @@ def confine_files(readable: list[str], work_dir: str) -> bool:
         handled |= _FS_IOCTL_DEV
 
     class RulesetAttr(ctypes.Structure):
-        _fields_ = [("handled_access_fs", ctypes.c_uint64)]
+        _fields_ = [
+            ("handled_access_fs", ctypes.c_uint64),
+            ("handled_access_net", ctypes.c_uint64),
+            ("scoped", ctypes.c_uint64),
+        ]
 
     class PathBeneath(ctypes.Structure):
         _pack_ = 1
         _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
-    attr = RulesetAttr(handled)
-    ruleset = libc.syscall(create, ctypes.byref(attr), ctypes.sizeof(attr), 0)
+    # ABI 6: no signal to a process outside this domain, none to an abstract unix socket
+    scoped = _SCOPE_SIGNAL | _SCOPE_ABSTRACT_UNIX_SOCKET if abi >= 6 else 0
+    attr = RulesetAttr(handled, 0, scoped)
+    size = ctypes.sizeof(attr) if scoped else ctypes.sizeof(ctypes.c_uint64)
+    ruleset = libc.syscall(create, ctypes.byref(attr), size, 0)
     if ruleset < 0:
         return False
     rules = [(path, _READ) for path in readable_paths(readable)]
