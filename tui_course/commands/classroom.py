@@ -163,9 +163,11 @@ def run_report(args: argparse.Namespace) -> int:
         return fail(f"class report: {error}")
     course = load_course(content_dir(args))
     members: list[str] = []
+    only_members = False  # with the students' group, nobody else is a student
     if settings.students_group:
         try:
             members = group_members(settings.students_group)
+            only_members = True
         except KeyError:
             fail(f"class report: warning: {settings.path}: no group '{settings.students_group}'")
     try:
@@ -175,6 +177,7 @@ def run_report(args: argparse.Namespace) -> int:
             {quiz.id: quiz.title for quiz in course.quizzes},
             dict(settings.deadlines),
             members,
+            only_members,
         )
     except PermissionError:
         return fail(
