@@ -259,6 +259,13 @@ def test_only_the_students_group_takes_class_slots(
     assert slots.state().in_use == 1
     mine = training_slots(site)  # root: not in the students' group
     assert mine.queue_dir == shared / "sys" and mine.queue_dir != queue
+    from tui_course.classroom.doctor import slot_check
+
+    check = slot_check(site)  # doctor says so, rather than "no lock folder yet"
+    assert check.status == "ok" and check.found == (
+        "the class's: 1 of 1 in use, 0 waiting; not in its students' group, your own runs"
+        " take none of them"
+    )
 
 
 def test_status_never_shows_more_in_use_than_the_slots(
