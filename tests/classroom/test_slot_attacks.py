@@ -28,6 +28,7 @@ from tui_course.classroom.config import DEFAULT_MAX_RUN_MINUTES, ConfigError, Si
 from tui_course.classroom.folder import init_class
 from tui_course.classroom.slots import TrainingSlots, class_slots, training_slots
 from tui_course.classroom.status import slot_lines
+from tui_course.cli import main
 from tui_course.training.protocol import Error, SlotTaken, Started
 from tui_course.training.runner import TrainingRun
 
@@ -188,7 +189,10 @@ def test_the_class_time_cap_is_on_by_default(lab: Path) -> None:
 
 
 def test_flocked_run_files_hold_no_slot(
-    lab: Path, attacker: list[Holder], monkeypatch: pytest.MonkeyPatch
+    lab: Path,
+    attacker: list[Holder],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Issue 29: every student flocks a run file from a shell and every slot was held for
     ever, using no CPU ("5 of 4 in use"). A run counts only while a training child of the
@@ -203,6 +207,11 @@ def test_flocked_run_files_hold_no_slot(
     status = "\n".join(slot_lines(slots))
     assert status.startswith("Training slots: 0 of 2 in use")
     assert "2 other file(s) in the queue not counted" in status
+    # a look that has never seen them (the teacher's `class status`) does not count them
+    # either: a run without its training child counts only while its file is new
+    assert slots_of(lab).state().in_use == 0
+    assert main(["class", "status", str(lab)]) == 0
+    assert "Training slots: 0 of 2 in use" in capsys.readouterr().out
     taken = [slots.try_take() for _ in range(2)]
     assert all(slot is not None for slot in taken)  # both slots go to a real run
     for slot in taken:

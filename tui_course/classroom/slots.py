@@ -15,9 +15,10 @@ What one student can do is bounded by what the kernel says, never by file names:
 - a run counts only while its lock holder, a process of the file's account, has a live
   training child of that account (`python -m tui_course.training`, not stopped; see
   holders): a file flocked from a shell holds no slot. Between winning a slot and
-  starting its child a run has no child yet: another process counts such a run for its
-  first STARTING_SECONDS, for at most STARTING_PER_ACCOUNT runs of one account, so a
-  shell that makes new files cannot hold a slot by starting over and over;
+  starting its child a run has no child yet: such a run counts while its file is
+  younger than STARTING_SECONDS, and for one looking process only during the first
+  STARTING_SECONDS it sees it and for at most STARTING_PER_ACCOUNT runs of one account,
+  so a shell that makes or touches files cannot hold a slot by starting over and over;
 - a run older than the class's `max_run_minutes` (default 30) no longer counts, its age
   taken from its training child's start, which no one can set (a run file's ctime moves
   with every touch); the run itself is stopped by its own process at that time (see
@@ -414,7 +415,11 @@ class TrainingSlots:
                 continue
             elif seen.child_started_ns is not None:
                 counted.append(replace(entry, started_ns=seen.child_started_ns))
-            elif self._memory.starting(entry, now):
+            elif now - entry.ctime_ns < STARTING_SECONDS * 1e9 and self._memory.starting(
+                entry, now
+            ):
+                # won a moment ago (the file is new: an old one only a touch makes new,
+                # which the memory's count per account stops)
                 counted.append(replace(entry, started_ns=now, starting=True))
         return counted
 
