@@ -34,13 +34,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if "SSH_ORIGINAL_COMMAND" in os.environ and not commands_needed(argv):
             # Under the lab's ForceCommand: what the student's ssh asked for.
-            from tui_course.plain.start import say_no_terminal, sent_command, wants_plain
+            from tui_course.plain import start as forced
 
-            sent = sent_command(os.environ)
+            sent = forced.sent_command(os.environ)
+            refused = forced.refused_command(os.environ)
             if sent:
                 argv = sent
-            elif sent is None and wants_plain(os.environ, sys.stdin, sys.stdout):
-                return say_no_terminal()
+            elif refused is not None:  # `ssh lab 'sh -c id'`: said so, whatever the terminal
+                return forced.say_not_allowed(refused)
+            elif sent is None and forced.wants_plain(os.environ, sys.stdin, sys.stdout):
+                return forced.say_no_terminal()
         if not argv:
             # Plain `attn-tui`, what students type: no flags, so no parser to build and no
             # argparse to import (a few milliseconds of every start).

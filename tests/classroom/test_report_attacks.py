@@ -253,3 +253,97 @@ def test_class_report_csv_is_spreadsheet_safe(class_dir: Path) -> None:
     assert '\n"\'=HYPERLINK(1)",' in text and '\n"\'+x",' in text
     names = [row["username"] for row in csv.DictReader(io.StringIO(text))]
     assert sorted(names) == ["'+x", "'=HYPERLINK(1)", "ok"]
+
+
+def owned(path: Path, user: str, data: bytes | dict[str, object]) -> Path:
+    """A drop-box file as `user` made it (root writes it and gives it away)."""
+    drop(path.parent, path.name, data)  # type: ignore[arg-type]
+    os.chown(path, pwd.getpwnam(user).pw_uid, -1)
+    return path
+
+
+@needs_root
+def test_junk_and_a_huge_file_hide_no_forgery_and_no_impossible_score(
+    shared: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 29: 2,500 junk files and a 100 MB file from one student pushed the forgery
+    section out of the report ("1803 more problem file(s)"). Forgeries and impossible
+    scores come first and are never cut; junk is one line per owner; the huge file is
+    never read."""
+    class_dir = shared / "class"
+    init_class(class_dir, TEACHERS, 1, "Attention", owner=TEACHER, students_group=PUPILS)
+    dropbox = class_dir / "dropbox"
+    ann, bob = STUDENTS
+    bob_uid = pwd.getpwnam(bob).pw_uid
+    for number in range(2_500):
+        path = dropbox / f"junk-{number:05d}"
+        path.write_bytes(b"x" * 10)
+        os.chown(path, bob_uid, -1)
+    huge = dropbox / "huge.bin"
+    with huge.open("wb") as handle:
+        handle.truncate(100_000_000)  # sparse: 100 MB to a reader, no disk
+    os.chown(huge, bob_uid, -1)
+    owned(dropbox / "ann.json", ann, payload(ann, "2026-11-30T08:00:00Z", checkpoint=(4, 5)))
+    owned(dropbox / "as-bob.json", ann, payload(bob, "2026-11-30T08:00:00Z", checkpoint=(5, 5)))
+    owned(dropbox / "bob-10.json", bob, payload(bob, "2026-11-30T08:00:00Z", checkpoint=(9, 5)))
+    read: list[int] = []
+    real_read = os.read
+
+    def counting_read(fd: int, size: int) -> bytes:
+        data = real_read(fd, size)
+        read.append(len(data))
+        return data
+
+    monkeypatch.setattr(os, "read", counting_read)
+    assert main(["class", "report", str(class_dir)]) == 0
+    monkeypatch.setattr(os, "read", real_read)
+    out = capsys.readouterr().out
+    assert sum(read) < 1_000_000  # the 100 MB file was refused by its size, never read
+    lines = out.splitlines()
+    assert len(lines) < 30, out
+    assert lines[0].endswith(": 2 student(s), attn-tui class report")
+    assert [line.split()[:2] for line in lines[2:4]] == [[ann, "4/5"], [bob, "-"]]
+    forged = lines.index("Files whose owner is not the student they name (left out):")
+    impossible = lines.index("Files with impossible scores (left out):")
+    junk = lines.index("Files that are not valid submissions (left out):")
+    assert forged < impossible < junk  # first, before any junk
+    assert lines[forged + 1] == f"  as-bob.json: names '{bob}' but belongs to '{ann}'"
+    assert lines[impossible + 1] == f"  bob-10.json ({bob}): quiz checkpoint: score too high"
+    # bob's newest 2,000 files are read: the big one, the impossible score and 1,998 junk
+    assert lines[junk + 1] == f"  {bob}: 1,999 files that are not submissions, 100 MB"
+    assert f"Not read: 502 file(s) of {bob}" in out
+    data = json.loads(_json_report(class_dir, capsys))
+    assert data["not_submissions"] == {bob: {"files": 1999, "bytes": 100_000_000 + 19_980}}
+    assert [entry["file"] for entry in data["owner_mismatches"]] == ["as-bob.json"]
+    assert [entry["owner"] for entry in data["impossible_scores"]] == [bob]
+
+
+def _json_report(class_dir: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["class", "report", str(class_dir), "--format", "json"]) == 0
+    return capsys.readouterr().out
+
+
+@needs_root
+def test_accounts_outside_the_students_group_are_not_students(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29: the site config is machine-wide, so root's own try of the app went into
+    the class: a `root` row, "31 students" for a group of 30."""
+    class_dir = shared / "class"
+    init_class(class_dir, TEACHERS, 1, "Attention", owner=TEACHER, students_group=PUPILS)
+    dropbox = class_dir / "dropbox"
+    ann = STUDENTS[0]
+    owned(dropbox / "ann.json", ann, payload(ann, "2026-11-30T08:00:00Z", checkpoint=(4, 5)))
+    drop(dropbox, "root.json", payload("root", "2026-11-30T08:00:00Z", checkpoint=(5, 5)))
+    for number in range(2):
+        data = payload(TEACHER, "2026-11-30T08:00:00Z", checkpoint=(5, 5))
+        owned(dropbox / f"tina-{number}.json", TEACHER, data)
+    assert main(["class", "report", str(class_dir)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith(": 2 student(s), attn-tui class report")
+    assert "\nroot " not in out and f"\n{TEACHER} " not in out
+    assert "Submissions of accounts outside the students' group (left out):" in out
+    assert "  root: 1 file\n" in out and f"  {TEACHER}: 2 files" in out
+    assert main(["class", "report", str(class_dir), "--format", "csv"]) == 0  # not partial
+    names = [row["username"] for row in csv.DictReader(io.StringIO(capsys.readouterr().out))]
+    assert names == list(STUDENTS)

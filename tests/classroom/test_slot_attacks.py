@@ -6,11 +6,14 @@ the honest student is this test's own account. Skipped with the reason when not 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pwd
 import signal
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,26 +21,33 @@ from typing import Any
 
 import pytest
 
-from tests.classroom.conftest import STUDENTS, TEACHER, TEACHERS
+from tests.classroom.conftest import PUPILS, STUDENTS, TEACHER, TEACHERS, fake_training_command
 from tests.conftest import FIXTURES, REPO
 from tui_course.classroom import slots as slots_module
-from tui_course.classroom.config import ConfigError, SiteConfig
+from tui_course.classroom.config import DEFAULT_MAX_RUN_MINUTES, ConfigError, SiteConfig
 from tui_course.classroom.folder import init_class
-from tui_course.classroom.slots import TrainingSlots, training_slots
+from tui_course.classroom.slots import TrainingSlots, class_slots, training_slots
+from tui_course.classroom.status import slot_lines
+from tui_course.cli import main
 from tui_course.training.protocol import Error, SlotTaken, Started
 from tui_course.training.runner import TrainingRun
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: a second real account")
 ATTACKER = STUDENTS[1]
+SYSTEM_PYTHON = "/usr/bin/python3"  # the test accounts cannot run root's own interpreter
 
 
 class Holder:
-    """The attacker's shell: a forked process, become ATTACKER, that creates and flocks
-    every path (touching each every 0.2 s if asked) until killed. Forked, not exec'ed:
-    the test account cannot run this interpreter from root's home."""
+    """The attacker's shell: a forked process, become `user`, that creates and flocks
+    every path (touching each every 0.2 s if asked) until killed; with `child`, it also
+    starts a training child (the fake one, under the real one's command line, run by the
+    system's python3) as a real run would. Forked, not exec'ed: the test account cannot
+    run this interpreter from root's home."""
 
-    def __init__(self, paths: tuple[Path, ...], touch: bool) -> None:
-        account = pwd.getpwnam(ATTACKER)
+    def __init__(
+        self, paths: tuple[Path, ...], touch: bool, user: str = ATTACKER, child: bool = False
+    ) -> None:
+        account = pwd.getpwnam(user)
         read_end, write_end = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:
@@ -51,7 +61,15 @@ class Holder:
                     fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
                     fcntl.flock(fd, fcntl.LOCK_EX)
                     fds.append(fd)
-                os.write(write_end, b"held")
+                started = 0
+                if child:
+                    log = Path(tempfile.mkdtemp()) / "run.log"
+                    command = fake_training_command("hang", log, python=SYSTEM_PYTHON)
+                    process = subprocess.Popen(command, stdout=subprocess.PIPE)
+                    assert process.stdout is not None
+                    assert b'"started"' in process.stdout.readline()
+                    started = process.pid
+                os.write(write_end, b"held %d" % started)
                 while True:
                     if touch:
                         for fd in fds:
@@ -60,10 +78,15 @@ class Holder:
             finally:
                 os._exit(1)
         os.close(write_end)
-        with os.fdopen(read_end, "rb") as pipe:
-            assert pipe.read(4) == b"held"
+        said = os.read(read_end, 64).split()  # one write: "held CHILD-PID"
+        os.close(read_end)
+        assert said[:1] == [b"held"], said
+        self.child = int(said[1])
 
     def kill(self) -> None:
+        if self.child:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.child, signal.SIGKILL)
         os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
 
@@ -92,8 +115,12 @@ def attacker() -> Iterator[list[Holder]]:
         process.kill()
 
 
-def hold(held: list[Holder], *paths: Path, touch: bool = False) -> None:
-    held.append(Holder(paths, touch))
+def hold(
+    held: list[Holder], *paths: Path, touch: bool = False, user: str = ATTACKER, child: bool = False
+) -> Holder:
+    holder = Holder(paths, touch, user, child)
+    held.append(holder)
+    return holder
 
 
 def slots_of(class_dir: Path, **settings: object) -> TrainingSlots:
@@ -119,7 +146,11 @@ def test_early_names_touched_every_second_do_not_jump_the_line(
 
 
 def test_locking_the_slot_files_holds_nothing(lab: Path, attacker: list[Holder]) -> None:
-    hold(attacker, lab / "slots" / "slot-1", lab / "slots" / "slot-2")
+    old = lab / "slots"  # what older versions of `class init` made, and locked
+    old.mkdir(exist_ok=True)
+    for name in ("slot-1", "slot-2"):
+        (old / name).touch(mode=0o444)
+    hold(attacker, old / "slot-1", old / "slot-2")
     slots = slots_of(lab)
     assert slots.state().in_use == 0
     slot = slots.try_take()
@@ -129,9 +160,9 @@ def test_locking_the_slot_files_holds_nothing(lab: Path, attacker: list[Holder])
 
 def test_one_account_holds_one_running_slot(lab: Path, attacker: list[Holder]) -> None:
     queue = lab / "queue"
-    hold(attacker, queue / f"run-{'a' * 24}", queue / f"run-{'b' * 24}")
+    hold(attacker, queue / f"run-{'a' * 24}", queue / f"run-{'b' * 24}", child=True)
     slots = slots_of(lab)
-    assert slots.state().in_use == 1  # two run files, one account: one slot
+    assert slots.state().in_use == 1  # two run files, one account, one training child
     mine = slots.try_take()
     assert mine is not None
     assert slots.try_take() is None  # and this account too gets one
@@ -142,11 +173,121 @@ def test_one_account_holds_one_running_slot(lab: Path, attacker: list[Holder]) -
 def test_a_run_past_the_class_time_cap_no_longer_holds_its_slot(
     lab: Path, attacker: list[Holder]
 ) -> None:
+    """Touching the run file (which moves its ctime) does not make the run younger: its
+    age is its training child's."""
     queue = lab / "queue"
-    hold(attacker, queue / f"run-{'c' * 24}", queue / f"run-{'d' * 24}")
-    slots = slots_of(lab, max_run_seconds=0.5)
+    hold(attacker, queue / f"run-{'c' * 24}", queue / f"run-{'d' * 24}", touch=True, child=True)
+    slots = slots_of(lab, max_run_seconds=1.5)
     assert slots.state().in_use == 1
     wait_for(lambda: slots.state().in_use == 0)
+
+
+def test_the_class_time_cap_is_on_by_default(lab: Path) -> None:
+    site = SiteConfig(lab.parent / "site.toml", class_dir=lab)
+    assert class_slots(lab, site).max_run_seconds == DEFAULT_MAX_RUN_MINUTES * 60 == 30 * 60
+    assert "# max_run_minutes = 30" in (lab / "class.toml").read_text()
+
+
+def test_flocked_run_files_hold_no_slot(
+    lab: Path,
+    attacker: list[Holder],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 29: every student flocks a run file from a shell and every slot was held for
+    ever, using no CPU ("5 of 4 in use"). A run counts only while a training child of the
+    file's account holds it; a run just won counts for STARTING_SECONDS before its child
+    is there."""
+    monkeypatch.setattr(slots_module, "STARTING_SECONDS", 0.5)
+    queue = lab / "queue"
+    for user, letter in zip(STUDENTS, "ef", strict=True):
+        hold(attacker, queue / f"run-{letter * 24}", user=user)
+    slots = slots_of(lab, runs_per_user=2)
+    wait_for(lambda: slots.state().in_use == 0)
+    status = "\n".join(slot_lines(slots))
+    assert status.startswith("Training slots: 0 of 2 in use")
+    assert "2 other file(s) in the queue not counted" in status
+    # a look that has never seen them (the teacher's `class status`) does not count them
+    # either: a run without its training child counts only while its file is new
+    assert slots_of(lab).state().in_use == 0
+    assert main(["class", "status", str(lab)]) == 0
+    assert "Training slots: 0 of 2 in use" in capsys.readouterr().out
+    taken = [slots.try_take() for _ in range(2)]
+    assert all(slot is not None for slot in taken)  # both slots go to a real run
+    for slot in taken:
+        assert slot is not None
+        slot.release()
+
+
+def test_new_run_files_over_and_over_hold_no_slot(lab: Path, attacker: list[Holder]) -> None:
+    """A run with no training child yet counts for a few seconds, for the first few runs of
+    an account a looker sees: making a fresh file each time stops counting."""
+    queue = lab / "queue"
+    slots = slots_of(lab)
+    counted = []
+    for number in range(slots_module.STARTING_PER_ACCOUNT + 2):
+        holder = hold(attacker, queue / f"run-{number:024x}")
+        counted.append(slots.state().in_use)
+        holder.kill()
+        attacker.remove(holder)
+        os.unlink(queue / f"run-{number:024x}")
+    per_account = slots_module.STARTING_PER_ACCOUNT
+    assert counted == [1] * per_account + [0, 0]
+
+
+def test_a_stopped_or_dead_training_child_holds_no_slot(
+    lab: Path, attacker: list[Holder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(slots_module, "STARTING_SECONDS", 0.0)
+    holder = hold(attacker, lab / "queue" / f"run-{'7' * 24}", child=True)
+    slots = slots_of(lab)
+    assert slots.state().in_use == 1
+    os.kill(holder.child, signal.SIGSTOP)  # ctrl+z: frozen, holding memory, no CPU
+    try:
+        wait_for(lambda: slots.state().in_use == 0)
+    finally:
+        os.kill(holder.child, signal.SIGCONT)
+    wait_for(lambda: slots.state().in_use == 1)
+    os.kill(holder.child, signal.SIGKILL)  # the holder keeps its lock, the child is gone
+    wait_for(lambda: slots.state().in_use == 0)
+
+
+def test_only_the_students_group_takes_class_slots(
+    shared: Path, attacker: list[Holder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The site config is machine-wide: root's and a teacher's runs took a class slot."""
+    monkeypatch.setattr(slots_module, "STARTING_SECONDS", 0.0)
+    class_dir = shared / "class"
+    init_class(class_dir, TEACHERS, 1, "Slots", owner=TEACHER, students_group=PUPILS)
+    site = SiteConfig(shared / "site.toml", class_dir=class_dir, slots_dir=shared / "sys")
+    slots = class_slots(class_dir, site)
+    queue = class_dir / "queue"
+    hold(attacker, queue / f"run-{'8' * 24}", user=TEACHER, child=True)
+    assert slots.state().in_use == 0  # the teacher is not a student of the class
+    hold(attacker, queue / f"run-{'9' * 24}", user=STUDENTS[0], child=True)
+    assert slots.state().in_use == 1
+    mine = training_slots(site)  # root: not in the students' group
+    assert mine.queue_dir == shared / "sys" and mine.queue_dir != queue
+    from tui_course.classroom.doctor import slot_check
+
+    check = slot_check(site)  # doctor says so, rather than "no lock folder yet"
+    assert check.status == "ok" and check.found == (
+        "the class's: 1 of 1 in use, 0 waiting; not in its students' group, your own runs"
+        " take none of them"
+    )
+
+
+def test_status_never_shows_more_in_use_than_the_slots(
+    lab: Path, attacker: list[Holder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(slots_module, "STARTING_SECONDS", 0.0)
+    queue = lab / "queue"
+    for user, digit in zip(STUDENTS, "56", strict=True):
+        hold(attacker, queue / f"run-{digit * 24}", user=user, child=True)
+    slots = TrainingSlots(lab / "slots", queue, 1)
+    lines = slot_lines(slots)
+    assert lines[0].startswith("Training slots: 1 of 1 in use")
+    assert sum(line.startswith("  slot ") for line in lines) == 1
 
 
 async def test_the_runner_stops_its_own_run_at_the_cap(lab: Path, tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, REPO
-from tui_course.plain.start import NO_TERMINAL, sent_command
+from tui_course.plain.start import NO_TERMINAL, NOT_ALLOWED_HELP, sent_command
 from tui_course.progress.store import ProgressStore
 
 COURSE = FIXTURES / "plain_course"
@@ -91,16 +91,21 @@ def test_piped_input_runs_plain_mode(tmp_path: Path) -> None:
 
 
 def test_commands_sent_under_force_command(tmp_path: Path) -> None:
-    """ssh student@lab 'scp ...' gets the line; ssh student@lab attn-tui submit runs submit."""
-    probe = subprocess.run(
-        entry(),
-        stdin=subprocess.PIPE,
-        capture_output=True,
-        env=environment(tmp_path, SSH_ORIGINAL_COMMAND="scp -t /tmp"),
-        cwd=REPO,
-        timeout=GENEROUS,
-    )
-    assert probe.returncode == 2 and probe.stderr.decode().strip() == NO_TERMINAL
+    """ssh student@lab 'scp ...' is told the command is not allowed (issue 29: it was told
+    "no terminal: connect with ssh -t"); ssh student@lab attn-tui submit runs submit."""
+    for sent in ("scp -t /tmp", "sh -c id", "attn-tui reset --all --yes"):
+        probe = subprocess.run(
+            entry(),
+            stdin=subprocess.PIPE,
+            capture_output=True,
+            env=environment(tmp_path, SSH_ORIGINAL_COMMAND=sent),
+            cwd=REPO,
+            timeout=GENEROUS,
+        )
+        assert probe.returncode == 2 and probe.stdout == b""
+        said = probe.stderr.decode().splitlines()
+        assert said == [f"attn-tui: not allowed here: {sent}", NOT_ALLOWED_HELP]
+        assert "no terminal" not in probe.stderr.decode()
     submit = subprocess.run(
         [sys.executable, "-m", "tui_course"],
         stdin=subprocess.PIPE,
@@ -120,6 +125,23 @@ def test_commands_sent_under_force_command(tmp_path: Path) -> None:
     ]
     assert sent_command({"SSH_ORIGINAL_COMMAND": "/opt/attn-tui/bin/attn-tui"}) == []
     assert sent_command({}) is None
+
+
+def test_a_refused_command_on_a_terminal_is_refused_too(tmp_path: Path) -> None:
+    """`ssh -t lab 'sh -c id'`: a terminal does not make the command allowed; the command
+    is said back as text (its escape byte dropped)."""
+    hostile = "sh -c 'id; printf \x1b[2J'"
+    process = Pty(entry(), environment(tmp_path, TERM="xterm", SSH_ORIGINAL_COMMAND=hostile))
+    try:
+        assert process.process.wait(GENEROUS) == 2
+        deadline = time.monotonic() + GENEROUS
+        while NOT_ALLOWED_HELP.encode() not in process.output:  # the drain thread reads on
+            assert time.monotonic() < deadline, process.output
+            time.sleep(0.02)
+    finally:
+        process.stop()
+    said = process.output.decode(errors="replace").replace("\r\n", "\n").splitlines()
+    assert said == ["attn-tui: not allowed here: sh -c 'id; printf [2J'", NOT_ALLOWED_HELP]
 
 
 class Pty:

@@ -25,6 +25,7 @@ CLASS_FILE = "class.toml"
 MAX_SLOTS = 1024
 MAX_CONFIG_BYTES = 64 * 1024
 MAX_RUN_MINUTES = 7 * 24 * 60
+DEFAULT_MAX_RUN_MINUTES = 30  # a training run holding a slot longer is stopped
 
 
 class ConfigError(Exception):
@@ -41,6 +42,7 @@ class SiteConfig:
     # a class server runs student code only under bwrap unless this says otherwise
     allow_code_without_bwrap: bool = False
     runs_per_user: int | None = None  # training runs one account may hold or wait for at once
+    max_run_minutes: int | None = None  # when class.toml sets none (default 30)
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ class ClassConfig:
     deadlines: Mapping[str, dt.datetime] = field(default_factory=dict)
     students_group: str | None = None  # every member gets a row in the report
     runs_per_user: int | None = None
-    max_run_minutes: int | None = None  # a run holding a slot longer is stopped
+    max_run_minutes: int | None = None  # a run holding a slot longer is stopped (default 30)
 
 
 def site_config_path(env: Mapping[str, str] | None = None) -> Path:
@@ -145,6 +147,9 @@ def site_fields() -> dict[str, Field]:
             (bool,), "true to check students' code with time and memory limits alone (true/false)"
         ),
         "runs_per_user": Field((int,), "training runs one account may have at once (default 1)"),
+        "max_run_minutes": Field(
+            (int,), f"minutes one training run may hold a slot (default {DEFAULT_MAX_RUN_MINUTES})"
+        ),
     }
 
 
@@ -165,6 +170,7 @@ def load_site_config(path: Path | None = None) -> SiteConfig:
         student_shell=table.get("student_shell", False),
         allow_code_without_bwrap=bool(table.get("allow_code_without_bwrap", False)),
         runs_per_user=_slots(table, lines, shown, "runs_per_user"),
+        max_run_minutes=_slots(table, lines, shown, "max_run_minutes", MAX_RUN_MINUTES),
     )
 
 
@@ -178,7 +184,9 @@ def class_fields() -> dict[str, Field]:
         "deadlines": Field((dict,), "a table of quiz id = date and time"),
         "students_group": Field((str,), "the students' Unix group: each member gets a report row"),
         "runs_per_user": Field((int,), "training runs one account may have at once (default 1)"),
-        "max_run_minutes": Field((int,), "minutes one training run may hold a slot"),
+        "max_run_minutes": Field(
+            (int,), f"minutes one training run may hold a slot (default {DEFAULT_MAX_RUN_MINUTES})"
+        ),
     }
 
 

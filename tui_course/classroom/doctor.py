@@ -210,9 +210,19 @@ def class_checks(site: SiteConfig, data_dir: Path) -> Iterator[Check]:
 
 
 def slot_check(site: SiteConfig) -> Check:
-    from tui_course.classroom.slots import training_slots
+    from tui_course.classroom.slots import class_slots, training_slots
 
     try:
+        if site.class_dir is not None:
+            of_class = class_slots(site.class_dir, site)
+            if not of_class.counts_account(os.geteuid()):  # root, a teacher
+                state = of_class.state()
+                return Check(
+                    "training slots",
+                    OK,
+                    f"the class's: {state.in_use} of {state.slots} in use, {state.waiting}"
+                    " waiting; not in its students' group, your own runs take none of them",
+                )
         slots = training_slots(site, make=False)
         state = slots.state()
     except ConfigError as error:

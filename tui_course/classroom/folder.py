@@ -6,12 +6,16 @@ CLASS/            0755  the teacher's (--owner); class.toml 0664, the teachers' 
                         not list the folder or read a file; setgid gives every
                         file the teachers' group; sticky keeps a student from
                         deleting or renaming another's file.
-  slots/          0755  slot-1..slot-N (0444): a training run holds one with flock
-  queue/          1777  waiting runs hold a ticket file here with flock (sticky)
+  queue/          1777  waiting and running training runs hold a file here with flock
+                        (sticky; see classroom.slots)
+
+Older versions also made slots/slot-1..N, which nothing uses any more (anyone who can
+read a file can flock it); `class init` removes them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import grp
 import os
 import stat
@@ -21,12 +25,10 @@ from pathlib import Path
 from tui_course.classroom.config import CLASS_FILE, MAX_SLOTS
 
 DROPBOX = "dropbox"
-SLOTS = "slots"
+SLOTS = "slots"  # no longer made; removed by `class init`
 QUEUE = "queue"
 DROPBOX_MODE = 0o3773
-SLOTS_MODE = 0o755
 QUEUE_MODE = 0o1777
-SLOT_FILE_MODE = 0o444
 
 
 class ClassFolderError(Exception):
@@ -47,10 +49,6 @@ def _quote(path: Path) -> str:
     import shlex
 
     return shlex.quote(str(path))
-
-
-def slot_name(number: int) -> str:
-    return f"slot-{number}"
 
 
 def class_toml(course: str, slots: int, students_group: str | None = None) -> str:
@@ -144,7 +142,7 @@ def init_class(
             done.append(f"kept {toml} (training_slots = {slots})")
         os.chown(toml, uid, gid, follow_symlinks=False)
         toml.chmod(CLASS_TOML_MODE)
-        for name, mode in ((DROPBOX, DROPBOX_MODE), (SLOTS, SLOTS_MODE), (QUEUE, QUEUE_MODE)):
+        for name, mode in ((DROPBOX, DROPBOX_MODE), (QUEUE, QUEUE_MODE)):
             sub = directory / name
             if sub.is_symlink():
                 raise ClassFolderError(f"{sub}: is a symbolic link; remove it and run again")
@@ -152,20 +150,14 @@ def init_class(
             os.chown(sub, uid, gid, follow_symlinks=False)
             sub.chmod(mode)
             done.append(f"{sub} mode {mode:04o} group {group}")
-        slot_dir = directory / SLOTS
-        for number in range(1, slots + 1):
-            path = slot_dir / slot_name(number)
-            if path.is_symlink():
-                path.unlink()
-            if not path.exists():
-                path.touch(mode=SLOT_FILE_MODE)
-            os.chown(path, uid, gid, follow_symlinks=False)
-            path.chmod(SLOT_FILE_MODE)
-        for extra in slot_dir.glob("slot-*"):
-            suffix = extra.name.removeprefix("slot-")
-            if not suffix.isdigit() or int(suffix) > slots:
-                extra.unlink()
-        done.append(f"{slots} training slot(s) in {slot_dir}")
+        old_slots = directory / SLOTS
+        if old_slots.is_dir() and not old_slots.is_symlink():
+            for old in old_slots.glob("slot-*"):
+                old.unlink()
+            with contextlib.suppress(OSError):  # not empty: something else is kept there
+                old_slots.rmdir()
+                done.append(f"removed {old_slots} (no longer used)")
+        done.append(f"{slots} training slot(s): runs wait and run in {directory / QUEUE}")
         if owner is not None:
             done.append(f"owner {owner}: may edit class.toml and clean the drop-box")
     except PermissionError as error:
@@ -228,7 +220,6 @@ def check_folder(directory: Path) -> list[FolderProblem]:
         )
     checks = (
         (DROPBOX, DROPBOX_MODE, _dropbox_problem),
-        (SLOTS, SLOTS_MODE, _slots_problem),
         (QUEUE, QUEUE_MODE, _queue_problem),
     )
     for name, mode, judge in checks:
@@ -262,14 +253,6 @@ def _dropbox_problem(mode: int) -> str | None:
         return f"mode {mode:04o}: lacks setgid, so the teacher's group cannot read new files"
     if not mode & stat.S_ISVTX:
         return f"mode {mode:04o}: lacks the sticky bit, so students could delete others' files"
-    return None
-
-
-def _slots_problem(mode: int) -> str | None:
-    if mode & 0o022:
-        return f"mode {mode:04o} lets students add or remove slots"
-    if mode & 0o005 != 0o005:
-        return f"mode {mode:04o}: students cannot reach the slots"
     return None
 
 

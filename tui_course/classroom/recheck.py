@@ -12,7 +12,7 @@ import datetime as dt
 import hashlib
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,25 +44,40 @@ class RecheckRow:
         return self.claimed == self.rechecked
 
 
-def latest_submissions(dropbox: Path) -> tuple[dict[str, Submission], list[str]]:
-    """Each student's newest valid submission, and one line per file refused."""
+def latest_submissions(
+    dropbox: Path, students: Collection[str] | None = None
+) -> tuple[dict[str, Submission], list[str]]:
+    """Each student's newest valid submission (only `students`' when given), and the
+    files refused: each forgery once, the rest one line per owner, so a student's
+    thousand junk files cost the teacher one line."""
     latest: dict[str, Submission] = {}
     arrivals: dict[str, dt.datetime] = {}
-    refused: list[str] = []
+    forged: list[str] = []
+    junk: dict[str, list[str]] = {}
+    outsiders: dict[str, int] = {}
+    more = False
     with os.scandir(dropbox) as entries:
         for count, entry in enumerate(entries):
             if count >= MAX_FILES:
-                refused.append(f"more than {MAX_FILES} files; rest skipped")
+                more = True
                 break
             name = shown_name(entry.name)
+            try:
+                owner = owner_name(entry.stat(follow_symlinks=False).st_uid)
+            except OSError:
+                owner = "unknown"
             try:
                 data, info = read_capped(dropbox, entry.name)
                 submission = parse_submission(data)
             except (SubmissionError, OSError) as error:
-                refused.append(f"{name}: {error}")
+                reason = error.strerror if isinstance(error, OSError) else str(error)
+                junk.setdefault(owner, []).append(f"{name}: {reason or error}")
                 continue
             if owner_name(info.st_uid) != submission.user:
-                refused.append(f"{name}: names '{submission.user}' but belongs to someone else")
+                forged.append(f"{name}: names '{submission.user}' but belongs to {owner}")
+                continue
+            if students is not None and submission.user not in students:
+                outsiders[owner] = outsiders.get(owner, 0) + 1
                 continue
             # The latest by arrival (the file's ctime), not by a date the student wrote.
             arrived = arrival_time(info)
@@ -70,6 +85,16 @@ def latest_submissions(dropbox: Path) -> tuple[dict[str, Submission], list[str]]
             if known is None or arrived > known:
                 latest[submission.user] = submission
                 arrivals[submission.user] = arrived
+    refused = sorted(forged)
+    for owner, problems in sorted(junk.items()):
+        if len(problems) == 1:
+            refused.append(f"{problems[0]} ({owner})")
+        else:
+            refused.append(f"{owner}: {len(problems):,} files that are not submissions")
+    for owner, count in sorted(outsiders.items()):
+        refused.append(f"{owner}: {count} submission(s) of an account outside the students' group")
+    if more:
+        refused.append(f"more than {MAX_FILES:,} files; the rest not read")
     return latest, refused
 
 

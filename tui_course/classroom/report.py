@@ -7,6 +7,13 @@ hide another student's grades: files are grouped by the owner the kernel records
 owner's newest files are read up to a count and a byte cap, each inode once (hard
 links), and a submission's time is when the file arrived (its ctime, which no student
 can set back), never the date written inside it.
+
+What a teacher must see is never cut or pushed out by volume: forgeries (a file whose
+owner is not the student it names) and impossible scores come first, each listed;
+everything else that is not a submission (junk, FIFOs, links, files too large, which
+are never read) is one line per owner with a count and a size. With the class's
+students group, only its members are students: submissions of other accounts (root,
+a teacher trying the app) are counted per owner and left out.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Any
 
 from tui_course.classroom.submission import (
     MAX_SUBMISSION_BYTES,
+    ImpossibleScore,
     QuizResult,
     Submission,
     SubmissionError,
@@ -33,14 +41,26 @@ from tui_course.content.text import strip_control
 MAX_FILES = 200_000  # entries looked at in all (one lstat each); past it the report is partial
 MAX_FILES_PER_OWNER = 2_000  # a term of submissions is a few hundred
 MAX_BYTES_PER_OWNER = 32 * 1024 * 1024
-MAX_LISTED = 200  # problem files kept by name; the rest are counted
+MAX_LISTED = 200  # files that are not submissions kept by name (JSON); the rest counted
 MAX_UNKNOWN_QUIZZES = 50  # quiz ids not in the course, kept by name
+MAX_EXAMPLES = 3  # file names shown in one owner's summary line
 
 
 @dataclass(frozen=True)
 class Rejected:
     name: str
     reason: str
+    owner: str = ""  # the account the kernel says owns the file
+    named: str = ""  # a forgery: the student the file names
+
+
+@dataclass
+class OwnerJunk:
+    """One owner's files that are not submissions: how many, how large, a few names."""
+
+    files: int = 0
+    bytes: int = 0
+    examples: list[Rejected] = field(default_factory=list)
 
 
 @dataclass
@@ -106,11 +126,14 @@ class ClassReport:
     quiz_ids: list[str]
     quiz_titles: dict[str, str]
     students: dict[str, StudentRow] = field(default_factory=dict)
-    rejected: list[Rejected] = field(default_factory=list)
+    rejected: list[Rejected] = field(default_factory=list)  # not submissions, up to MAX_LISTED
     impostors: list[Rejected] = field(default_factory=list)  # owner is not the named user
+    impossible: list[Rejected] = field(default_factory=list)  # more right than questions
+    junk: dict[str, OwnerJunk] = field(default_factory=dict)  # owner -> not submissions
+    outsiders: dict[str, int] = field(default_factory=dict)  # owner -> outside the group
     unknown_quizzes: set[str] = field(default_factory=set)
     deadlines: dict[str, dt.datetime] = field(default_factory=dict)
-    unlisted: int = 0  # problem files past MAX_LISTED, counted only
+    unlisted: int = 0  # files that are not submissions past MAX_LISTED, counted only
     unknown_more: int = 0  # mentions of unknown quiz ids past MAX_UNKNOWN_QUIZZES
     skipped: dict[str, int] = field(default_factory=dict)  # owner -> files not read (caps)
     not_looked_at: bool = False  # more than MAX_FILES entries: the rest was never seen
@@ -126,11 +149,17 @@ class ClassReport:
     def late_quizzes(self, row: StudentRow) -> list[str]:
         return [quiz_id for quiz_id in self.quiz_ids if self.late(row, quiz_id)]
 
-    def problem(self, entry: Rejected, impostor: bool = False) -> None:
-        if len(self.rejected) + len(self.impostors) >= MAX_LISTED:
+    def not_a_submission(self, entry: Rejected, size: int) -> None:
+        """Counted against its owner; kept by name up to MAX_LISTED in all."""
+        junk = self.junk.setdefault(entry.owner, OwnerJunk())
+        junk.files += 1
+        junk.bytes += size
+        if len(junk.examples) < MAX_EXAMPLES:
+            junk.examples.append(entry)
+        if len(self.rejected) >= MAX_LISTED:
             self.unlisted += 1
         else:
-            (self.impostors if impostor else self.rejected).append(entry)
+            self.rejected.append(entry)
 
     def note_unknown(self, quiz_id: str) -> None:
         if quiz_id in self.unknown_quizzes:
@@ -143,7 +172,7 @@ class ClassReport:
     def partial(self) -> list[str]:
         """Why some files were left out of the grades (empty: every file counted)."""
         reasons = []
-        problems = len(self.rejected) + len(self.impostors) + self.unlisted
+        problems = len(self.rejected) + len(self.impostors) + len(self.impossible) + self.unlisted
         if problems:
             reasons.append(f"{problems} file(s) not valid or not the named student's")
         for owner, count in sorted(self.skipped.items()):
@@ -221,7 +250,8 @@ class _Entry:
 
 
 def _list_owners(dropbox: Path, report: ClassReport) -> dict[int, list[_Entry]]:
-    """Regular files per owner uid, each inode once; anything else is listed as a problem."""
+    """Regular files per owner uid, each inode once; anything else is counted against its
+    owner as not a submission."""
     owners: dict[int, list[_Entry]] = {}
     seen: set[tuple[int, int]] = set()
     with os.scandir(dropbox) as entries:
@@ -232,13 +262,17 @@ def _list_owners(dropbox: Path, report: ClassReport) -> dict[int, list[_Entry]]:
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError as error:
-                report.problem(Rejected(shown_name(entry.name), f"cannot read: {error.strerror}"))
+                reason = f"cannot read: {error.strerror}"
+                report.not_a_submission(Rejected(shown_name(entry.name), reason, "unknown"), 0)
                 continue
-            if stat.S_ISLNK(info.st_mode):
-                report.problem(Rejected(shown_name(entry.name), "cannot read: a symbolic link"))
-                continue
-            if not stat.S_ISREG(info.st_mode):
-                report.problem(Rejected(shown_name(entry.name), "not a regular file"))
+            owner = owner_name(info.st_uid)
+            if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+                reason = (
+                    "cannot read: a symbolic link"
+                    if stat.S_ISLNK(info.st_mode)
+                    else "not a regular file"
+                )
+                report.not_a_submission(Rejected(shown_name(entry.name), reason, owner), 0)
                 continue
             if (info.st_dev, info.st_ino) in seen:
                 report.hard_links += 1
@@ -271,12 +305,16 @@ def build_report(
     quiz_titles: dict[str, str] | None = None,
     deadlines: dict[str, dt.datetime] | None = None,
     members: Iterable[str] = (),
+    only_members: bool = False,
 ) -> ClassReport:
     """Read every file of the drop-box; raise OSError only when the folder cannot be listed.
 
-    `members` (the class's student group) get a row even with no submission."""
+    `members` (the class's student group) get a row even with no submission; with
+    `only_members`, they are the only students (others' submissions go to `outsiders`)."""
     report = ClassReport(list(quiz_ids), dict(quiz_titles or {}), deadlines=dict(deadlines or {}))
     known = set(report.quiz_ids)
+    members = list(members)
+    students = set(members)
     for uid, files in _list_owners(dropbox, report).items():
         chosen, left_out = _within_caps(files)
         owner = owner_name(uid)
@@ -288,21 +326,27 @@ def build_report(
                 data, info = read_capped(dropbox, entry.name)
                 submission = parse_submission(data)
                 arrived = arrival_time(info)
+            except ImpossibleScore as error:
+                report.impossible.append(Rejected(name, str(error), owner))
+                continue
             except SubmissionError as error:
-                report.problem(Rejected(name, str(error)))
+                report.not_a_submission(Rejected(name, str(error), owner), entry.size)
                 continue
             except OSError as error:
-                report.problem(Rejected(name, f"cannot read: {error.strerror or error}"))
+                reason = f"cannot read: {error.strerror or error}"
+                report.not_a_submission(Rejected(name, reason, owner), entry.size)
                 continue
             except (ValueError, OverflowError, TypeError, RecursionError) as error:
                 # a value no check above foresaw: this file is out, the report goes on
-                report.problem(Rejected(name, f"not a valid submission ({type(error).__name__})"))
+                reason = f"not a valid submission ({type(error).__name__})"
+                report.not_a_submission(Rejected(name, reason, owner), entry.size)
                 continue
             if owner_name(info.st_uid) != submission.user:
-                report.problem(
-                    Rejected(name, f"names '{submission.user}' but belongs to '{owner}'"),
-                    impostor=True,
-                )
+                reason = f"names '{submission.user}' but belongs to '{owner}'"
+                report.impostors.append(Rejected(name, reason, owner, submission.user))
+                continue
+            if only_members and submission.user not in students:
+                report.outsiders[owner] = report.outsiders.get(owner, 0) + 1
                 continue
             row = report.students.setdefault(submission.user, StudentRow(submission.user))
             row.add(submission, arrived, known)
@@ -312,7 +356,8 @@ def build_report(
     for user in members:
         report.students.setdefault(user, StudentRow(user))
     report.rejected.sort(key=lambda r: r.name)
-    report.impostors.sort(key=lambda r: r.name)
+    report.impostors.sort(key=lambda r: (natural_key(r.owner), natural_key(r.named), r.name))
+    report.impossible.sort(key=lambda r: (natural_key(r.owner), r.name))
     return report
 
 
@@ -414,9 +459,22 @@ def report_json(report: ClassReport) -> dict[str, Any]:
     return {
         "quizzes": [{"id": q, "title": report.quiz_titles.get(q, q)} for q in report.quiz_ids],
         "students": students,
-        "owner_mismatches": [{"file": r.name, "problem": r.reason} for r in report.impostors],
-        "rejected": [{"file": r.name, "problem": r.reason} for r in report.rejected],
+        "owner_mismatches": [
+            {"file": r.name, "problem": r.reason, "owner": r.owner, "names": r.named}
+            for r in report.impostors
+        ],
+        "impossible_scores": [
+            {"file": r.name, "problem": r.reason, "owner": r.owner} for r in report.impossible
+        ],
+        "rejected": [
+            {"file": r.name, "problem": r.reason, "owner": r.owner} for r in report.rejected
+        ],
         "problems_not_listed": report.unlisted,
+        "not_submissions": {
+            owner: {"files": junk.files, "bytes": junk.bytes}
+            for owner, junk in sorted(report.junk.items(), key=lambda item: natural_key(item[0]))
+        },
+        "outside_students_group": dict(sorted(report.outsiders.items())),
         "skipped": dict(sorted(report.skipped.items())),
         "hard_links": report.hard_links,
         "unknown_quizzes": sorted(report.unknown_quizzes),
@@ -450,12 +508,15 @@ def report_table(report: ClassReport) -> str:
                 "! a code answer passed in a check without bwrap (limits only):"
                 " `attn-tui class recheck` runs it again in the sandbox."
             )
-    lines += _listing(
-        "Files whose owner is not the student they name (left out):", report.impostors
-    )
-    lines += _listing("Files that are not valid submissions (left out):", report.rejected)
-    if report.unlisted:
-        lines.append(f"  and {report.unlisted} more problem file(s), not listed")
+    lines += _forgery_lines(report.impostors)
+    lines += _impossible_lines(report.impossible)
+    lines += _junk_lines(report.junk)
+    if report.outsiders:
+        lines += ["", "Submissions of accounts outside the students' group (left out):"]
+        lines += [
+            f"  {owner}: {_count(count, 'file')}"
+            for owner, count in sorted(report.outsiders.items(), key=lambda i: natural_key(i[0]))
+        ]
     for owner, count in sorted(report.skipped.items()):
         lines.append(
             f"Not read: {count} file(s) of {owner}, over the per-student cap"
@@ -491,11 +552,77 @@ def _table_cell(report: ClassReport, row: StudentRow, quiz_id: str) -> str:
     return f"{quiz.first_try}/{quiz.mastered} of {quiz.questions}{late}{unsandboxed}"
 
 
-def _listing(title: str, entries: Iterable[Rejected]) -> list[str]:
-    entries = list(entries)
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
+def size_text(count: int) -> str:
+    """Bytes for a person: 20 B, 4.1 kB, 105 MB."""
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if count >= scale:
+            value = count / scale
+            return f"{value:.0f} {unit}" if value >= 10 else f"{value:.1f} {unit}"
+    return f"{count} B"
+
+
+def _names(entries: Sequence[Rejected]) -> str:
+    shown = ", ".join(entry.name for entry in entries[:MAX_EXAMPLES])
+    return shown + (", ..." if len(entries) > MAX_EXAMPLES else "")
+
+
+def _by(entries: Iterable[Rejected], key: Any) -> dict[Any, list[Rejected]]:
+    groups: dict[Any, list[Rejected]] = {}
+    for entry in entries:
+        groups.setdefault(key(entry), []).append(entry)
+    return groups
+
+
+def _forgery_lines(entries: Sequence[Rejected]) -> list[str]:
+    """Every forgery: one line per file, or per owner and named student when several."""
     if not entries:
         return []
-    return ["", title, *(f"  {entry.name}: {entry.reason}" for entry in entries)]
+    lines = ["", "Files whose owner is not the student they name (left out):"]
+    for (owner, named), group in _by(entries, lambda e: (e.owner, e.named)).items():
+        if len(group) == 1:
+            lines.append(f"  {group[0].name}: {group[0].reason}")
+        else:
+            lines.append(
+                f"  {owner}: {_count(len(group), 'file')} naming '{named}' ({_names(group)})"
+            )
+    return lines
+
+
+def _impossible_lines(entries: Sequence[Rejected]) -> list[str]:
+    """Every owner with an impossible score, and what was impossible."""
+    if not entries:
+        return []
+    lines = ["", "Files with impossible scores (left out):"]
+    for owner, group in _by(entries, lambda e: e.owner).items():
+        if len(group) == 1:
+            lines.append(f"  {group[0].name} ({owner}): {group[0].reason}")
+        else:
+            lines.append(
+                f"  {owner}: {_count(len(group), 'file')} ({_names(group)}), e.g. {group[0].reason}"
+            )
+    return lines
+
+
+def _junk_lines(junk: dict[str, OwnerJunk]) -> list[str]:
+    """One line per owner: however many files, the report stays short."""
+    if not junk:
+        return []
+    lines = ["", "Files that are not valid submissions (left out):"]
+    for owner, found in sorted(junk.items(), key=lambda item: natural_key(item[0])):
+        what = (
+            "file that is not a submission"
+            if found.files == 1
+            else "files that are not submissions"
+        )
+        line = f"  {owner}: {found.files:,} {what}, {size_text(found.bytes)}"
+        if found.files <= MAX_EXAMPLES:
+            line += " (" + "; ".join(f"{e.name}: {e.reason}" for e in found.examples) + ")"
+        lines.append(line)
+    return lines
 
 
 def _columns(rows: list[list[str]]) -> list[str]:

@@ -12,9 +12,22 @@ What one student can do is bounded by what the kernel says, never by file names:
 - the line is in ctime order (ties by inode), so a name like `ticket-0000` gains nothing;
 - per account only the earliest `runs_per_user` tickets and runs count (default 1): a
   student's extra tickets, or files flock'ed from a shell, hold at most that many places;
-- a run file older than the class's `max_run_minutes` no longer counts (the run itself
-  is stopped by its own process at that time, see training.runner);
-- a waiter whose process is stopped (ctrl+z) is passed over until it wakes up;
+- a run counts only while its lock holder, a process of the file's account, has a live
+  training child of that account (`python -m tui_course.training`, not stopped; see
+  holders): a file flocked from a shell holds no slot. Between winning a slot and
+  starting its child a run has no child yet: such a run counts while its file is
+  younger than STARTING_SECONDS, and for one looking process only during the first
+  STARTING_SECONDS it sees it and for at most STARTING_PER_ACCOUNT runs of one account,
+  so a shell that makes or touches files cannot hold a slot by starting over and over;
+- a run older than the class's `max_run_minutes` (default 30) no longer counts, its age
+  taken from its training child's start, which no one can set (a run file's ctime moves
+  with every touch); the run itself is stopped by its own process at that time (see
+  training.runner);
+- with a `students_group` in class.toml, only that group's members count: the site
+  config is machine-wide, and root's or a teacher's runs do not take a class slot;
+- a waiter whose process is stopped (ctrl+z) is passed over until it wakes up, and one
+  that could have taken a free slot for PASS_OVER_SECONDS and did not (a ticket flocked
+  from a shell) is passed over by whoever saw that;
 - which files are locked, and by which process, comes from one read of /proc/locks,
   and a file's owner and ctime from one lstat remembered per (name, inode): 50,000
   junk files cost a directory read when the folder changed, not 50,000 probes a look.
@@ -27,8 +40,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import grp
 import heapq
 import os
+import pwd
 import re
 import secrets
 import stat
@@ -39,6 +54,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tui_course.classroom.config import (
+    DEFAULT_MAX_RUN_MINUTES,
     ConfigError,
     SiteConfig,
     default_slots,
@@ -46,6 +62,7 @@ from tui_course.classroom.config import (
     load_site_config,
 )
 from tui_course.classroom.folder import QUEUE, SLOTS
+from tui_course.classroom.holders import holder
 
 SYSTEM_SLOTS_DIR = "attn-tui-slots"  # under the system temp folder when no class is set up
 TICKET_PREFIX = "ticket-"
@@ -53,6 +70,9 @@ RUN_PREFIX = "run-"
 STALE_SECONDS = 5.0  # kept for callers; a stopped waiter is now seen at once (/proc)
 PROBES_PER_USER = 4  # files of another account looked at per look, beyond its allowance
 MAX_LOCKS_BYTES = 1 << 20  # /proc/locks read per look (about 15,000 locks)
+STARTING_SECONDS = 10.0  # a won run without its training child yet counts this long...
+STARTING_PER_ACCOUNT = 3  # ...for this many runs of one account, per looking process
+PASS_OVER_SECONDS = 5.0  # a waiter that could take a free slot this long and did not
 _NAME = re.compile(r"^(ticket|run)-[0-9a-f]{24}\Z")
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _PROC_LOCKS = Path("/proc/locks")
@@ -124,6 +144,8 @@ class QueueFile:
     inode: int
     dev: int
     pid: int | None = None  # the lock holder, where /proc/locks says
+    started_ns: int | None = None  # a counted run: when its training child started
+    starting: bool = False  # a counted run whose training child is not there yet
 
     @property
     def order(self) -> tuple[int, int]:
@@ -142,6 +164,53 @@ class _Listing:
     by_uid: dict[int, tuple[list[QueueFile], list[QueueFile]]] = field(default_factory=dict)
     hidden: dict[int, int] = field(default_factory=dict)  # files past that, per account
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class _Memory:
+    """What one looking process remembers between looks: when it first saw each run
+    without a training child, and which accounts are the class's students."""
+
+    first_seen: dict[tuple[int, int, int | None], int] = field(default_factory=dict)
+    starting_keys: dict[int, set[tuple[int, int, int | None]]] = field(default_factory=dict)
+    members: dict[int, bool] = field(default_factory=dict)
+    could_take: dict[tuple[int, int], int] = field(default_factory=dict)  # ticket -> since
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def idle_at_the_front(self, front: list[QueueFile], now: int) -> set[Path]:
+        """The waiters of `front` (those a free slot is there for) that have been there
+        for PASS_OVER_SECONDS without taking it: a real one looks every SLOT_POLL."""
+        with self.lock:
+            since = {(e.dev, e.inode): self.could_take.get((e.dev, e.inode), now) for e in front}
+            self.could_take = since
+        return {e.path for e in front if now - since[(e.dev, e.inode)] > PASS_OVER_SECONDS * 1e9}
+
+    def starting(self, entry: QueueFile, now: int) -> bool:
+        """Whether a childless run still counts: for STARTING_SECONDS from when this
+        process first saw it, and for the first STARTING_PER_ACCOUNT runs of its account."""
+        key = (entry.dev, entry.inode, entry.pid)
+        with self.lock:
+            keys = self.starting_keys.setdefault(entry.uid, set())
+            if key not in keys:
+                if len(keys) >= STARTING_PER_ACCOUNT:
+                    return False
+                keys.add(key)
+                self.first_seen[key] = now
+            return now - self.first_seen[key] < STARTING_SECONDS * 1e9
+
+
+def _is_member(uid: int, gid: int) -> bool:
+    """The account's primary group is `gid`, or the group lists it."""
+    try:
+        account = pwd.getpwuid(uid)
+    except KeyError:
+        return False
+    if account.pw_gid == gid:
+        return True
+    try:
+        return account.pw_name in grp.getgrgid(gid).gr_mem
+    except KeyError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -193,7 +262,22 @@ class TrainingSlots:
     create: bool = False  # the system folder
     runs_per_user: int = 1
     max_run_seconds: float | None = None
+    students_gid: int | None = None  # only this group's members count (None: everyone)
     _listing: _Listing = field(default_factory=_Listing, compare=False, repr=False)
+    _memory: _Memory = field(default_factory=_Memory, compare=False, repr=False)
+
+    def counts_account(self, uid: int) -> bool:
+        """A student of this class (with a students_group), or anyone (without one)."""
+        if self.students_gid is None:
+            return True
+        memory = self._memory
+        with memory.lock:
+            known = memory.members.get(uid)
+        if known is None:
+            known = _is_member(uid, self.students_gid)
+            with memory.lock:
+                memory.members[uid] = known
+        return known
 
     # what the kernel says
 
@@ -280,15 +364,22 @@ class TrainingSlots:
         look = self.runs_per_user + PROBES_PER_USER
         ignored += sum(self._listing.hidden.values())
         for uid, (tickets, runs) in per_user.items():
+            if not self.counts_account(uid):
+                ignored += len(tickets) + len(runs)  # not a student of this class
+                continue
             if uid != my_uid:
                 # another account's files past its allowance and a few probes are never
                 # looked at: junk costs nothing per look
                 tickets, runs = tickets[:look], runs[:look]
             own = [*tickets, *runs]
-            live_runs = self._live(runs, locks, uid == my_uid, me)
+            live_runs = self._training(self._live(runs, locks, uid == my_uid, me), uid, now)
             if self.max_run_seconds is not None:
                 limit = now - int(self.max_run_seconds * 1e9)
-                live_runs = [e for e in live_runs if e.ctime_ns >= limit or e == me]
+                live_runs = [
+                    e
+                    for e in live_runs
+                    if (e.started_ns or e.ctime_ns) >= limit or (me and e.path == me.path)
+                ]
             counted = live_runs[: self.runs_per_user]
             running += counted
             allowance = self.runs_per_user - len(counted)
@@ -298,7 +389,39 @@ class TrainingSlots:
             ignored += len(own) - len(counted) - min(len(awake), max(allowance, 0))
         running.sort(key=lambda e: e.order)
         waiting.sort(key=lambda e: e.order)
-        return QueueView(running, waiting, ignored)
+        free = self.count - len(running)
+        front = [e for e in waiting[: max(free, 0)] if e.uid != my_uid]
+        idle = self._memory.idle_at_the_front(front, now)
+        if idle:
+            waiting = [e for e in waiting if e.path not in idle]
+            ignored += len(idle)
+        # never more than the slots: a run past them got in by a race it did not win
+        ignored += max(len(running) - self.count, 0)
+        return QueueView(running[: self.count], waiting, ignored)
+
+    def _training(self, runs: list[QueueFile], uid: int, now: int) -> list[QueueFile]:
+        """The locked runs that are training: held by a process of `uid` with a live
+        training child (see holders), or by this process itself, or won a moment ago."""
+        counted: list[QueueFile] = []
+        for entry in runs:
+            if entry.pid is None or entry.pid == os.getpid():
+                # this process's own run, or no /proc/locks to name the holder: the lock
+                counted.append(replace(entry, started_ns=entry.ctime_ns))
+                continue
+            seen = holder(entry.pid)
+            if not seen.visible:  # /proc hides the holder (hidepid): the lock alone
+                counted.append(replace(entry, started_ns=entry.ctime_ns))
+            elif seen.uid != uid or seen.stopped:
+                continue
+            elif seen.child_started_ns is not None:
+                counted.append(replace(entry, started_ns=seen.child_started_ns))
+            elif now - entry.ctime_ns < STARTING_SECONDS * 1e9 and self._memory.starting(
+                entry, now
+            ):
+                # won a moment ago (the file is new: an old one only a touch makes new,
+                # which the memory's count per account stops)
+                counted.append(replace(entry, started_ns=now, starting=True))
+        return counted
 
     def _live(
         self,
@@ -356,10 +479,12 @@ class TrainingSlots:
             return None
         fd, entry = self._make(RUN_PREFIX)
         after = self.view(me=entry)
-        if entry in after.running:
+        if any(e.path == entry.path for e in after.running):
             # runs that started no later than this one; a tie in ctime (the clock ticks
             # coarsely) counts against both, so two takers at once can never both win
-            ahead = sum(1 for e in after.running if e != entry and e.ctime_ns <= entry.ctime_ns)
+            ahead = sum(
+                1 for e in after.running if e.path != entry.path and e.ctime_ns <= entry.ctime_ns
+            )
             if ahead < self.count:
                 return Slot(fd, ahead + 1, entry.path, self.max_run_seconds)
         with contextlib.suppress(OSError):
@@ -482,21 +607,39 @@ def training_slots(site: SiteConfig | None = None, make: bool = True) -> Trainin
     is not root's; FileNotFoundError when there is no system folder yet (no throttle)."""
     site = load_site_config() if site is None else site
     if site.class_dir is not None:
-        settings = load_class_config(site.class_dir)
-        count = settings.training_slots or site.training_slots or default_slots()
-        minutes = settings.max_run_minutes
-        return TrainingSlots(
-            site.class_dir / SLOTS,
-            site.class_dir / QUEUE,
-            count,
-            runs_per_user=settings.runs_per_user or site.runs_per_user or 1,
-            max_run_seconds=None if minutes is None else minutes * 60.0,
-        )
+        slots = class_slots(site.class_dir, site)
+        if slots.counts_account(os.geteuid()):
+            return slots
+        # root, a teacher, a student of another class: not this class's, so not its slots
     folder = _system_folder(site, make)
+    minutes = site.max_run_minutes or DEFAULT_MAX_RUN_MINUTES
     return TrainingSlots(
         folder,
         folder,
         site.training_slots or default_slots(),
         create=True,
         runs_per_user=site.runs_per_user or 1,
+        max_run_seconds=minutes * 60.0,
+    )
+
+
+def class_slots(class_dir: Path, site: SiteConfig) -> TrainingSlots:
+    """A class folder's slots, whoever looks (the teacher's `class status` too).
+    Raises ConfigError for a broken class.toml."""
+    settings = load_class_config(class_dir)
+    count = settings.training_slots or site.training_slots or default_slots()
+    minutes = settings.max_run_minutes or site.max_run_minutes or DEFAULT_MAX_RUN_MINUTES
+    gid = None
+    if settings.students_group:
+        try:
+            gid = grp.getgrnam(settings.students_group).gr_gid
+        except KeyError:
+            gid = None  # doctor --teacher and the report say the group is missing
+    return TrainingSlots(
+        class_dir / SLOTS,
+        class_dir / QUEUE,
+        count,
+        runs_per_user=settings.runs_per_user or site.runs_per_user or 1,
+        max_run_seconds=minutes * 60.0,
+        students_gid=gid,
     )

@@ -5,13 +5,12 @@ from __future__ import annotations
 import datetime as dt
 import os
 import stat
-from dataclasses import replace
 from pathlib import Path
 
 from tui_course.classroom.config import load_class_config, load_site_config
 from tui_course.classroom.folder import DROPBOX
 from tui_course.classroom.report import owner_name, shown_name
-from tui_course.classroom.slots import QueueFile, TrainingSlots, training_slots
+from tui_course.classroom.slots import QueueFile, TrainingSlots, class_slots
 
 RECENT = 10  # submissions shown
 MAX_LISTED = 50_000  # drop-box entries looked at for the recent list
@@ -43,16 +42,20 @@ def slot_lines(slots: TrainingSlots) -> list[str]:
         f" waiting ({slots.runs_per_user} per student{limit})"
     ]
     for number, entry in enumerate(view.running, 1):
+        if entry.starting:
+            lines.append(f"  slot {number}: {_holder(entry)}, starting its training process")
+            continue
+        since = entry.started_ns or entry.ctime_ns
         lines.append(
-            f"  slot {number}: {_holder(entry)}, since {_when(entry.ctime_ns)} UTC"
-            f" ({_ago(entry.ctime_ns)} min)"
+            f"  slot {number}: {_holder(entry)}, since {_when(since)} UTC ({_ago(since)} min)"
         )
     for place, entry in enumerate(view.waiting, 1):
         lines.append(f"  line {place}: {_holder(entry)}, waiting {_ago(entry.ctime_ns)} min")
     if view.ignored:
         lines.append(
             f"  {view.ignored} other file(s) in the queue not counted (over a student's"
-            " allowance, stopped, over time, or dead)"
+            " allowance, not a class member's, no training process, stopped, over time, or"
+            " dead)"
         )
     return lines
 
@@ -90,7 +93,7 @@ def class_status(directory: Path) -> str:
     """Raises ConfigError for a broken class.toml."""
     settings = load_class_config(directory)
     site = load_site_config()
-    slots = training_slots(replace(site, class_dir=directory))
+    slots = class_slots(directory, site)
     lines = [f"{settings.course} ({directory})", ""]
     lines += slot_lines(slots)
     lines += [""]

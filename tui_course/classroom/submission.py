@@ -40,6 +40,11 @@ class SubmissionError(ValueError):
     """A drop-box file that is not a valid submission (tampered, foreign, truncated)."""
 
 
+class ImpossibleScore(SubmissionError):
+    """A well-formed submission whose numbers cannot be (more right than questions): its
+    owner's own app never writes one, so the teacher sees each, never cut."""
+
+
 def login_name() -> str:
     """The name the kernel knows this process by: the owner check of the report uses the same."""
     try:
@@ -310,9 +315,9 @@ class Submission:
     code: tuple[CodeSubmitted, ...] = ()
 
 
-def _require(condition: bool, reason: str) -> None:
+def _require(condition: bool, reason: str, impossible: bool = False) -> None:
     if not condition:
-        raise SubmissionError(reason)
+        raise (ImpossibleScore if impossible else SubmissionError)(reason)
 
 
 def _count(row: Mapping[str, Any], key: str, optional: bool = False) -> int | None:
@@ -370,8 +375,10 @@ def parse_submission(data: bytes) -> Submission:
         questions = _count(row, "questions") or 0
         first_try = _count(row, "first_try", optional=True)
         mastered = _count(row, "mastered") or 0
-        _require(mastered <= questions, f"quiz {quiz_id}: more mastered than questions")
-        _require(first_try is None or first_try <= questions, f"quiz {quiz_id}: score too high")
+        _require(mastered <= questions, f"quiz {quiz_id}: more mastered than questions", True)
+        _require(
+            first_try is None or first_try <= questions, f"quiz {quiz_id}: score too high", True
+        )
         seconds = row.get("seconds", 0.0)
         _require(
             isinstance(seconds, int | float)
@@ -382,7 +389,7 @@ def parse_submission(data: bytes) -> Submission:
         state = row.get("state", "")
         _require(state in ("not started", "in progress", "finished"), f"quiz {quiz_id}: bad state")
         answered = _count(row, "answered", optional=True) or 0
-        _require(answered <= questions, f"quiz {quiz_id}: more answered than questions")
+        _require(answered <= questions, f"quiz {quiz_id}: more answered than questions", True)
         activity = _stamp(row.get("last_activity"), "last_activity")
         if activity:
             latest.append(activity)

@@ -163,9 +163,11 @@ def run_report(args: argparse.Namespace) -> int:
         return fail(f"class report: {error}")
     course = load_course(content_dir(args))
     members: list[str] = []
+    only_members = False  # with the students' group, nobody else is a student
     if settings.students_group:
         try:
             members = group_members(settings.students_group)
+            only_members = True
         except KeyError:
             fail(f"class report: warning: {settings.path}: no group '{settings.students_group}'")
     try:
@@ -175,6 +177,7 @@ def run_report(args: argparse.Namespace) -> int:
             {quiz.id: quiz.title for quiz in course.quizzes},
             dict(settings.deadlines),
             members,
+            only_members,
         )
     except PermissionError:
         return fail(
@@ -222,6 +225,7 @@ def run_recheck(args: argparse.Namespace) -> int:
 
     try:
         directory = class_dir_from(args.dir)
+        students = class_students(directory)
     except ConfigError as error:
         return fail(f"class recheck: {error}")
     course = load_course(content_dir(args))
@@ -234,7 +238,7 @@ def run_recheck(args: argparse.Namespace) -> int:
                 f"({checker.report.detail}); fix: {checker.report.fix}"
             )
         try:
-            submissions, refused = latest_submissions(directory / DROPBOX)
+            submissions, refused = latest_submissions(directory / DROPBOX, students)
         except OSError as error:
             return fail(f"class recheck: {directory / DROPBOX}: {error.strerror or error}")
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31) + 1
@@ -247,6 +251,24 @@ def run_recheck(args: argparse.Namespace) -> int:
         print(f"held-out seed {seed} (again: --seed {seed})")
         print(recheck_table(rows))
     return 0
+
+
+def class_students(directory: Path) -> list[str] | None:
+    """The members of class.toml's students_group; None (everyone) without one, or when
+    the folder has no class.toml. Raises ConfigError for a broken class.toml."""
+    from tui_course.classroom.config import CLASS_FILE, load_class_config
+    from tui_course.classroom.report import group_members
+
+    if not (directory / CLASS_FILE).exists():
+        return None
+    settings = load_class_config(directory)
+    if not settings.students_group:
+        return None
+    try:
+        return group_members(settings.students_group)
+    except KeyError:
+        fail(f"class recheck: warning: {settings.path}: no group '{settings.students_group}'")
+        return None
 
 
 MAX_SEED = 2**63 - 1

@@ -18,6 +18,12 @@ from typing import TextIO
 
 NO_TERMINAL = "attn-tui: no terminal: connect with ssh -t (or use attn-tui --plain)"
 NO_TERMINAL_EXIT = 2
+NOT_ALLOWED_EXIT = 2
+MAX_SHOWN_COMMAND = 60  # characters of a refused command said back
+NOT_ALLOWED_HELP = (
+    "attn-tui: this account runs only the course: connect with ssh -t, or send one of"
+    " attn-tui submit, attn-tui progress, attn-tui doctor, attn-tui list, attn-tui --plain"
+)
 # What a command sent under ForceCommand may be (SSH_ORIGINAL_COMMAND), beyond the course
 # itself: reading and sending one's own progress. Nothing else runs.
 SENT_COMMANDS = frozenset({"submit", "doctor", "list", "--version"})
@@ -100,6 +106,28 @@ def sent_command(environ: Mapping[str, str]) -> list[str] | None:
     if rest[0] == "progress":
         return rest if rest[1:] in PROGRESS_FORMATS else None
     return rest if rest[0] in SENT_COMMANDS and len(rest) == 1 else None
+
+
+def refused_command(environ: Mapping[str, str]) -> str | None:
+    """The command a client sent under ForceCommand when it may not run (`sh -c id`, an
+    `scp -O`, an editor's probe); None when none was sent or it may run."""
+    text = environ.get("SSH_ORIGINAL_COMMAND")
+    if text is None or not text.strip() or sent_command(environ) is not None:
+        return None
+    return text
+
+
+def say_not_allowed(command: str) -> int:
+    """Two lines on stderr: which command was refused, and what this account may send."""
+    from tui_course.safe_text import one_line
+
+    shown = one_line(command).strip()
+    if len(shown) > MAX_SHOWN_COMMAND:
+        shown = shown[: MAX_SHOWN_COMMAND - 3] + "..."
+    with contextlib.suppress(OSError, ValueError):
+        print(f"attn-tui: not allowed here: {shown}", file=sys.stderr)
+        print(NOT_ALLOWED_HELP, file=sys.stderr, flush=True)
+    return NOT_ALLOWED_EXIT
 
 
 def terminal_size(stream: TextIO) -> tuple[int, int]:
