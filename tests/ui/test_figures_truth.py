@@ -18,9 +18,10 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from tests.ui.conftest import screen_text
-from tui_course import realmodel, specs
+from tui_course import specs
 from tui_course.maths.embeddings import SETS, hashed_vector
 from tui_course.maths.explore import AttentionSetup
+from tui_course.realmodel import loading as realmodel
 from tui_course.render.heatmap import KEY_LABEL_CAP
 from tui_course.ui.widgets.attention_view import EMBEDDING_ORDER, AttentionView
 from tui_course.ui.widgets.pe_view import PEView

@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tests.ui.conftest import running, screen_text
-from tui_course import realmodel
+from tui_course.realmodel import loading as realmodel
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.lesson_view import LessonView

@@ -11,7 +11,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tests.ui.conftest import running
-from tui_course import realmodel
+from tui_course.realmodel import loading as realmodel
 from tui_course.realmodel import real_extra_missing
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.attention_view import AttentionView

@@ -21,7 +21,7 @@ from textual.widgets import Input, Static
 
 from tests.tiny_bert import write_tiny_bert
 from tests.ui.conftest import running, screen_text, until
-from tui_course import realmodel
+from tui_course.realmodel import loading as realmodel
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets import real_model_view
 from tui_course.ui.widgets.heatmap_view import HeatmapView

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tests.tiny_bert import TINY, write_tiny_bert
-from tui_course import realmodel
 from tui_course.cli import main
+from tui_course.realmodel import loading as realmodel
 
 pytest.importorskip("safetensors", reason="needs the 'real' extra (safetensors)")
 pytest.importorskip("tokenizers", reason="needs the 'real' extra (tokenizers)")

@@ -144,7 +144,13 @@ def test_ranking_heads_and_strongest_links() -> None:
 
 
 @pytest.mark.parametrize(
-    "module", ["tui_course.maths.encoder", "tui_course.realmodel", "tui_course.render.real_model"]
+    "module",
+    [
+        "tui_course.maths.encoder",
+        "tui_course.realmodel.loading",
+        "tui_course.realmodel.service",
+        "tui_course.render.real_model",
+    ],
 )
 def test_the_encoder_and_loader_import_no_ui_and_no_optional_loaders(module: str) -> None:
     from tests.unit.test_layers import loaded_after

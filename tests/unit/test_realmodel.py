@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from tests.tiny_bert import TINY, write_tiny_bert
-from tui_course import realmodel
 from tui_course.maths.encoder import encode, mean_pooled
 from tui_course.realmodel import ModelError, find_model, load_model
+from tui_course.realmodel import loading as realmodel
 from tui_course.render.real_model import ModelAttention
 
 pytest.importorskip("safetensors", reason="needs the 'real' extra (safetensors)")
@@ -357,7 +357,7 @@ def _write_half(folder: Path, kind: str, shapes_from: dict[str, object] | None =
 def test_half_precision_weights_are_widened_only_where_used(
     kind: str, tolerance: float, tmp_path: Path
 ) -> None:
-    from tui_course.realmodel import LazyFloat32
+    from tui_course.realmodel.loading import LazyFloat32
 
     write_tiny_bert(tmp_path / "f32")
     full = load_model(tmp_path / "f32")

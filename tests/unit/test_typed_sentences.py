@@ -11,7 +11,6 @@ import sys
 import numpy as np
 import pytest
 
-from tui_course import realmodel
 from tui_course.commands.attention import typed_with_model
 from tui_course.maths.explore import (
     HASHED_MEANING,
@@ -20,6 +19,7 @@ from tui_course.maths.explore import (
     pick_embeddings,
     toy_words_line,
 )
+from tui_course.realmodel import loading as realmodel
 from tui_course.render.heatmap import heatmap_cells, heatmap_text
 from tui_course.render.real_model import ModelAttention, typed_sentence_result
 

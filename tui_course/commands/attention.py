@@ -64,17 +64,13 @@ def typed_with_model(
     hashed result with a note naming what to install."""
     from dataclasses import replace
 
-    from tui_course.realmodel import ModelError, load_model
-    from tui_course.render.real_model import ModelAttention, typed_sentence_result
+    from tui_course.realmodel.service import attend_or_problem
+    from tui_course.render.real_model import typed_sentence_result
 
-    try:
-        outcome = load_model().attend(setup.sentence)
-    except ModelError as error:
-        return replace(hashed, notes=(*hashed.notes, f"The real model is not shown: {error}")), None
-    tokens = outcome.tokens
-    attention = ModelAttention.of(
-        tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, True
-    )
+    attention = attend_or_problem(setup.sentence)
+    if isinstance(attention, str):
+        note = f"The real model is not shown: {attention}"
+        return replace(hashed, notes=(*hashed.notes, note)), None
     return typed_sentence_result(setup, attention, query)
 
 

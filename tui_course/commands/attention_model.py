@@ -15,7 +15,7 @@ from tui_course import specs
 from tui_course.commands.common import ascii_only, colour_console, data_dir, fail
 
 if TYPE_CHECKING:
-    from tui_course.realmodel import RealModel
+    from tui_course.realmodel.loading import RealModel
     from tui_course.render.real_model import ModelAttention
 
 MODEL_FLAGS = ("model_view", "top", "json")
@@ -99,7 +99,7 @@ def _numbered(value: int | None, count: int, flag: str) -> int | None:
 
 def run_model(args: argparse.Namespace, default_sentence: str) -> int:
     from tui_course.realmodel import ModelError, load_model
-    from tui_course.render.real_model import ModelAttention, QueryError
+    from tui_course.render.real_model import QueryError, attention_of
 
     toy = toy_only_flags(args)
     if toy is not None:
@@ -118,10 +118,7 @@ def run_model(args: argparse.Namespace, default_sentence: str) -> int:
         return fail(f"attention: error: {error}", 2)
     except (OSError, MemoryError) as error:
         return fail(f"attention: error: {ModelError(f'the model could not run ({error})')}", 1)
-    tokens = result.tokens
-    attention = ModelAttention.of(
-        tokens.pieces, tokens.words, tokens.word_of_piece, result.attentions, args.merge_words
-    )
+    attention = attention_of(result, args.merge_words)
     try:
         layer = _numbered(args.layer, attention.layers, "--layer")
         head = _numbered(args.head, attention.heads, "--head")

@@ -85,19 +85,9 @@ def model_attention(
 ) -> ModelAttention | str:
     """The pretrained model's attention (over whole words with `merge`, else word pieces,
     as `attn-tui attention --model` shows it), or why it cannot be had (one line)."""
-    from tui_course.realmodel import ModelError, load_model
-    from tui_course.render.real_model import ModelAttention
+    from tui_course.realmodel.service import attend_or_problem
 
-    try:
-        outcome = load_model(None, data_dir).attend(sentence)
-    except ModelError as error:
-        return str(error)
-    except (OSError, MemoryError, ValueError) as error:
-        return str(ModelError(f"the model could not run ({type(error).__name__}: {error})"))
-    tokens = outcome.tokens
-    return ModelAttention.of(
-        tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, merge=merge
-    )
+    return attend_or_problem(sentence, data_dir, merge)
 
 
 def _real_attention(params: dict[str, Any], console: Console, data_dir: Path | None) -> list[str]:

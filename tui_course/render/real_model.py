@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.measure import Measurement
 
-    from tui_course.realmodel import RealAttention
+    from tui_course.realmodel.loading import RealAttention
 
 SPECIAL = ("[CLS]", "[SEP]", "[PAD]")
 THUMBNAIL_TOKENS = 24  # a model-view map shows at most this many tokens (windowed on the query)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # given by the widget (render.real_model): views do not import render
-    from tui_course.realmodel import RealAttention
+    from tui_course.realmodel.loading import RealAttention
     from tui_course.render.real_model import LabState, ModelAttention
 
 

@@ -221,18 +221,15 @@ class AttentionView(Vertical, can_focus=True):
         typist on a shared server starts one forward pass, not one per key."""
         import asyncio
 
-        from tui_course.render.real_model import ModelAttention, typed_sentence_result
-        from tui_course.ui.widgets.real_model_view import _cache_dir, run_real_model
+        from tui_course.render.real_model import attention_of, typed_sentence_result
+        from tui_course.ui.widgets.real_model_view import model_cache_dir, run_real_model
 
         await asyncio.sleep(TYPING_PAUSE)
-        outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
+        outcome = await asyncio.to_thread(run_real_model, sentence, model_cache_dir(self))
         if isinstance(outcome, str):
             self.explorer = self.explorer.with_model(sentence, outcome)
             return
-        tokens = outcome.tokens
-        attention = ModelAttention.of(
-            tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, True
-        )
+        attention = attention_of(outcome, merge=True)
         answer = typed_sentence_result(self.explorer.setup, attention, query)
         self.explorer = self.explorer.with_model(sentence, answer)
 

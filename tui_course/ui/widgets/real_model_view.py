@@ -39,30 +39,24 @@ from tui_course.ui.widgets.text_box import TextBox
 from tui_course.views.real_model import RealModelLab
 
 if TYPE_CHECKING:
-    from tui_course.realmodel import RealAttention
+    from tui_course.realmodel.loading import RealAttention
 
 LAB_SENTENCE = "The animal didn't cross the street because it was too tired."
 MODEL_VIEW_TOKENS = 16
 
 
-def _cache_dir(widget: Any) -> Path | None:
+def model_cache_dir(widget: Any) -> Path | None:
+    """Where the app keeps the model's checksums: its data folder."""
     settings = getattr(widget.app, "settings", None)
     return getattr(settings, "data_dir", None)
 
 
 def run_real_model(sentence: str, cache_dir: Path | None) -> RealAttention | str:
-    """Load (once) and run the model; a ModelError comes back as its one-line text.
+    """The service's forward pass (realmodel.service), called in a worker thread; the
+    package is imported on first use, not when the app starts."""
+    from tui_course.realmodel.service import run_real_model as forward_pass
 
-    Called in a worker thread.
-    """
-    from tui_course.realmodel import ModelError, load_model
-
-    try:
-        return load_model(None, cache_dir).attend(sentence)
-    except ModelError as error:
-        return str(error)
-    except (OSError, MemoryError, ValueError) as error:  # the lab must not hang on "loading"
-        return str(ModelError(f"the model could not run ({type(error).__name__}: {error})"))
+    return forward_pass(sentence, cache_dir)
 
 
 class RealModelView(Vertical, can_focus=True):
@@ -173,7 +167,7 @@ class RealModelView(Vertical, can_focus=True):
         try:
             while True:
                 generation, sentence = self.lab.generation, self.lab.sentence
-                outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
+                outcome = await asyncio.to_thread(run_real_model, sentence, model_cache_dir(self))
                 self.lab = self.lab.computed(generation, outcome)
                 if not self.lab.loading:
                     return
@@ -300,16 +294,11 @@ class RealAttentionFigure(Vertical):
             sentences.append(self.params["compare"])
         merged: list[ModelAttention] = []
         for sentence in sentences:
-            outcome = await asyncio.to_thread(run_real_model, sentence, _cache_dir(self))
+            outcome = await asyncio.to_thread(run_real_model, sentence, model_cache_dir(self))
             if isinstance(outcome, str):
                 self.problem = outcome
                 break
-            tokens = outcome.tokens
-            merged.append(
-                ModelAttention.of(
-                    tokens.pieces, tokens.words, tokens.word_of_piece, outcome.attentions, True
-                )
-            )
+            merged.append(attention_of(outcome, merge=True))
         self.loading = False
         if len(merged) == len(sentences):
             self.real = merged[0]
