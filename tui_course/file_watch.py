@@ -36,14 +36,15 @@ class FileWatch:
     def woken_by_kernel(self) -> bool:
         return self._fd is not None
 
-    def wait(self, backstop: float) -> None:
-        """Return when the folder changes, or after `backstop` seconds."""
+    def wait(self, backstop: float) -> bool:
+        """Return when the folder changes (True), or after `backstop` seconds (False)."""
         if self._fd is None:
             time.sleep(backstop)
-            return
+            return False
         ready, _, _ = select.select([self._fd], [], [], backstop)
         if ready:
             self._drain()
+        return bool(ready)
 
     def _drain(self) -> None:
         assert self._fd is not None
