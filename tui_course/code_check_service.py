@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import queue
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from tui_course.sandbox.runner import CaseResult, RunResult, Worker
 if TYPE_CHECKING:
     from tui_course.content.code_check import CodeVerdict
 
+START_WAIT_SECONDS = 10.0  # a spare the starter thread is starting: Popen, not NumPy's import
 CACHE_FOLDER = "check-cache"  # in the data folder: the remembered probe, reference results
 
 _ORDER = {Level.NONE: 0, Level.LIMITS: 1, Level.BWRAP: 2}
@@ -324,6 +326,10 @@ class CodeChecker:
         self._lock = threading.Lock()
         self._expected: dict[tuple[Any, ...], Expected] = {}
         self._spare: Worker | None = None
+        self._spare_changed = threading.Condition(self._lock)
+        self._starting = 0  # spares asked of the starter thread and not made yet
+        self._requests: queue.SimpleQueue[bool] = queue.SimpleQueue()
+        self._starter: threading.Thread | None = None
         self._warm = warm
         self._closed = False
         extra = (data_dir,) if data_dir is not None else ()
@@ -346,10 +352,42 @@ class CodeChecker:
         return refusal(self.report, self.minimum) or self.report.warning
 
     def _start_spare(self) -> None:
-        self._spare = Worker(self.limits, self.report, self.hidden)
+        """Ask the starter thread for a spare worker. Spares are started by one thread that
+        lives as long as this checker: bwrap's --die-with-parent is the kernel's parent-death
+        signal, which fires when the *thread* that started bwrap ends, so a spare started by
+        a short-lived thread (the app's check and prepare workers) was killed at once."""
+        with self._lock:
+            if self._closed:
+                return
+            self._starting += 1
+            if self._starter is None:
+                self._starter = threading.Thread(
+                    target=self._start_spares, name="attn-tui-sandbox-starter", daemon=True
+                )
+                self._starter.start()
+        self._requests.put(True)
+
+    def _start_spares(self) -> None:
+        while self._requests.get():
+            worker = None
+            try:
+                worker = Worker(self.limits, self.report, self.hidden)
+            finally:
+                with self._lock:
+                    self._starting -= 1
+                    if worker is not None and not self._closed and self._spare is None:
+                        self._spare, worker = worker, None
+                    self._spare_changed.notify_all()
+            if worker is not None:  # closed meanwhile, or a spare already waiting
+                worker.close()
 
     def _take_worker(self) -> Worker:
+        """The spare (waiting, if the starter is making it now), else a new worker; one
+        started here is used here, by the thread that started it."""
         with self._lock:
+            self._spare_changed.wait_for(
+                lambda: self._spare is not None or not self._starting, START_WAIT_SECONDS
+            )
             worker, self._spare = self._spare, None
         if worker is None or (worker.process is not None and worker.process.poll() is not None):
             if worker is not None:
@@ -358,18 +396,8 @@ class CodeChecker:
         return worker
 
     def _replace_spare(self) -> None:
-        if not self._warm or self._closed:
-            return
-
-        def start() -> None:
-            worker = Worker(self.limits, self.report, self.hidden)
-            with self._lock:
-                if self._closed or self._spare is not None:
-                    worker.close()
-                    return
-                self._spare = worker
-
-        threading.Thread(target=start, name="attn-tui-warm-sandbox", daemon=True).start()
+        if self._warm and not self._closed:
+            self._start_spare()
 
     def expected(self, question: Question, seed_offset: int = 0) -> Expected:
         """The trusted results for this question (computed once). Raises ReferenceFailed."""
@@ -454,6 +482,7 @@ class CodeChecker:
         with self._lock:
             self._closed = True
             spare, self._spare = self._spare, None
+        self._requests.put(False)  # the starter thread ends
         if spare is not None:
             spare.close()
 

@@ -390,3 +390,42 @@ def test_a_save_wakes_the_watch_at_once(tmp_path: Path) -> None:
         assert watch.wait(60)
         mine.write_text("x = 3\n")  # written in place
         assert watch.wait(60)
+
+
+def _ready_or_gone(worker: object) -> bool:
+    """Whether a worker's child has said it is ready and still runs (True), or ended first
+    (False); its ready frame is left in the pipe for the check that takes it."""
+    import fcntl
+    import select
+    import struct
+    import termios
+
+    result_fd = worker._result  # type: ignore[attr-defined]
+    readable, _, _ = select.select([result_fd], [], [], 60)
+    waiting = fcntl.ioctl(result_fd, termios.FIONREAD, struct.pack("i", 0))
+    sent = struct.unpack("i", waiting)[0] > 0  # readable with nothing to read: the end
+    return bool(readable) and sent and worker.process.poll() is None  # type: ignore[attr-defined]
+
+
+@needs_bwrap
+def test_the_next_checks_worker_outlives_the_thread_that_checked(
+    tmp_path: Path, attention_question: Question
+) -> None:
+    """The app checks from short-lived threads; bwrap's --die-with-parent follows the thread
+    that started it, so a spare started by such a thread was killed as it ended and every
+    check after the first paid a whole sandbox start."""
+    import threading
+
+    verdicts: list[object] = []
+    with CodeChecker(TEST_LIMITS, WORKING, Level.LIMITS, warm=True) as checker:
+        for _ in range(2):
+            thread = threading.Thread(
+                target=lambda: verdicts.append(checker.check(attention_question, SOLUTION))
+            )
+            thread.start()
+            thread.join()
+            assert getattr(verdicts[-1], "passed", False), verdicts
+            with checker._lock:
+                checker._spare_changed.wait_for(lambda: checker._spare is not None, 60)
+                spare = checker._spare
+            assert spare is not None and _ready_or_gone(spare)
