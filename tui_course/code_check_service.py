@@ -12,6 +12,13 @@ mistake variants, trusted code shipped with the content, run in a child of their
 under the same limits (so a looping or greedy reference is stopped too) and have ended,
 their results held in this process, before the student's code is sent; the pure judge
 (content.code_check) compares in this process.
+
+Importing this module loads no NumPy (the judge comes with the first check): the CLI
+makes its CodeChecker first, so the sandbox's child starts (and imports NumPy on the
+other core) while this process is still loading the course and NumPy. Given the
+student's data folder, a checker remembers there the sandbox probe (sandbox.level)
+and the reference's results for each question and seed (reference_cache), the latter
+only when checks run under bwrap, where student code cannot reach that folder.
 """
 
 from __future__ import annotations
@@ -19,24 +26,24 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import queue
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui_course.content.code_check import (
-    CodeVerdict,
-    Outcome,
-    build_inputs,
-    held_out_spec,
-    judge,
-)
 from tui_course.content.code_model import MATHS_PREFIX, MAX_CODE_BYTES, CodeAttempt, CodeSpec
 from tui_course.content.models import Kind, Question
-from tui_course.sandbox.level import Level, LevelReport, sandbox_level
+from tui_course.sandbox.level import Level, LevelReport, forget_probe, sandbox_level
 from tui_course.sandbox.limits import Limits
 from tui_course.sandbox.runner import CaseResult, RunResult, Worker
+
+if TYPE_CHECKING:
+    from tui_course.content.code_check import CodeVerdict
+
+START_WAIT_SECONDS = 10.0  # a spare the starter thread is starting: Popen, not NumPy's import
+CACHE_FOLDER = "check-cache"  # in the data folder: the remembered probe, reference results
 
 _ORDER = {Level.NONE: 0, Level.LIMITS: 1, Level.BWRAP: 2}
 
@@ -70,6 +77,8 @@ def counts_as_attempt(verdict: CodeVerdict) -> bool:
     """Whether a check is recorded, in the app and by `attn-tui check` alike: not when the
     starter is unfinished or the code does not parse (like an answer that cannot be read,
     it costs no try), nor when the sandbox or the question could not run it."""
+    from tui_course.content.code_check import Outcome
+
     return verdict.outcome is not Outcome.UNAVAILABLE and verdict.stage not in FREE_STAGES
 
 
@@ -181,19 +190,53 @@ def compute_expected(
     seed_offset: int = 0,
     limits: Limits | None = None,
     report: LevelReport | None = None,
+    cache_dir: Path | None = None,
 ) -> Expected:
-    """Run the reference and every variant on the cases. Raises ReferenceFailed."""
+    """Run the reference and every variant on the cases. Raises ReferenceFailed.
+
+    `cache_dir`: where results are remembered between runs (reference_cache), read and
+    written here, in the trusted process, never by a child; None: always computed."""
+    from tui_course import reference_cache
+    from tui_course.content.code_check import build_inputs
+
     inputs = build_inputs(spec, seed_offset)
     names = [spec.reference] + [m.variant for m in spec.mistakes if m.variant is not None]
     indices = [index for index, m in enumerate(spec.mistakes) if m.variant is not None]
     in_module = [n for n in names if not n.startswith(MATHS_PREFIX)]
-    results: dict[str, tuple[CaseResult, ...]] = {}
+    source = ""
     if in_module:
         assert spec.module is not None  # the loader insists on it
         try:
             source = spec.module.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise ReferenceFailed(f"cannot read {spec.module_shown}: {error}") from None
+    limits = limits or Limits()
+    key = None
+    if cache_dir is not None:
+        key = reference_cache.cache_key(spec, names, source, inputs, seed_offset, limits)
+        remembered = reference_cache.read_results(cache_dir, key, names, len(inputs))
+        if remembered is not None:
+            return _expected(spec, inputs, remembered, indices)
+    results = _results(spec, names, in_module, source, inputs, limits, report)
+    expected = _expected(spec, inputs, results, indices)
+    if cache_dir is not None and key is not None:
+        reference_cache.write_results(cache_dir, key, names, results)
+    return expected
+
+
+def _results(
+    spec: CodeSpec,
+    names: list[str],
+    in_module: list[str],
+    source: str,
+    inputs: list[list[Any]],
+    limits: Limits,
+    report: LevelReport | None,
+) -> dict[str, tuple[CaseResult, ...]]:
+    """Every named function's results: the content's module in a sandboxed child, the
+    app's own maths functions here."""
+    results: dict[str, tuple[CaseResult, ...]] = {}
+    if in_module:
         report = report or sandbox_level()
         if report.level is Level.NONE:
             raise ReferenceFailed(f"cannot run {spec.module_shown}: {report.detail}")
@@ -209,6 +252,16 @@ def compute_expected(
                 results[name] = _call_maths(name, inputs)
             except (ImportError, AttributeError) as error:
                 raise ReferenceFailed(f"cannot load {name}: {error}") from None
+    return results
+
+
+def _expected(
+    spec: CodeSpec,
+    inputs: list[list[Any]],
+    results: dict[str, tuple[CaseResult, ...]],
+    indices: list[int],
+) -> Expected:
+    """The reference must give a result on every case (else the content is broken)."""
     reference = results[spec.reference]
     for label, result in zip((c.label for c in spec.cases), reference, strict=True):
         if result.status != "ok":
@@ -243,12 +296,20 @@ def _run_problem(run: RunResult) -> str:
 
 
 def _unavailable(level: Level, message: str) -> CodeVerdict:
+    from tui_course.content.code_check import CodeVerdict, Outcome
+
     return CodeVerdict(Outcome.UNAVAILABLE, "unavailable", message, level)
 
 
 class CodeChecker:
-    """Checks code questions; keeps one sandboxed worker warm for the next check and the
-    trusted results of each question it has seen (they never change within a run)."""
+    """Checks code questions; keeps the trusted results of each question it has seen
+    (they never change within a run). Its first sandboxed worker starts at once, so the
+    child's start overlaps whatever the caller does before the first check; `warm`: a
+    new one is started after each check, ready for the next.
+
+    `data_dir`: the student's data folder, where the sandbox probe and (under bwrap) the
+    reference's results are remembered between runs; hidden from the sandbox like the
+    default data folder."""
 
     def __init__(
         self,
@@ -256,17 +317,24 @@ class CodeChecker:
         report: LevelReport | None = None,
         minimum: Level | None = None,
         warm: bool = True,
+        data_dir: Path | None = None,
     ) -> None:
         self.limits = limits or Limits()
-        self.report = report or sandbox_level()
+        self.cache_dir = data_dir / CACHE_FOLDER if data_dir is not None else None
+        self.report = report or sandbox_level(self.cache_dir)
         self.minimum = required_level() if minimum is None else minimum
         self._lock = threading.Lock()
         self._expected: dict[tuple[Any, ...], Expected] = {}
         self._spare: Worker | None = None
+        self._spare_changed = threading.Condition(self._lock)
+        self._starting = 0  # spares asked of the starter thread and not made yet
+        self._requests: queue.SimpleQueue[bool] = queue.SimpleQueue()
+        self._starter: threading.Thread | None = None
         self._warm = warm
         self._closed = False
-        self.hidden = private_dirs()
-        if warm and self.allowed:
+        extra = (data_dir,) if data_dir is not None else ()
+        self.hidden = tuple(dict.fromkeys((*private_dirs(), *extra)))
+        if self.allowed:
             self._start_spare()
 
     @property
@@ -284,10 +352,42 @@ class CodeChecker:
         return refusal(self.report, self.minimum) or self.report.warning
 
     def _start_spare(self) -> None:
-        self._spare = Worker(self.limits, self.report, self.hidden)
+        """Ask the starter thread for a spare worker. Spares are started by one thread that
+        lives as long as this checker: bwrap's --die-with-parent is the kernel's parent-death
+        signal, which fires when the *thread* that started bwrap ends, so a spare started by
+        a short-lived thread (the app's check and prepare workers) was killed at once."""
+        with self._lock:
+            if self._closed:
+                return
+            self._starting += 1
+            if self._starter is None:
+                self._starter = threading.Thread(
+                    target=self._start_spares, name="attn-tui-sandbox-starter", daemon=True
+                )
+                self._starter.start()
+        self._requests.put(True)
+
+    def _start_spares(self) -> None:
+        while self._requests.get():
+            worker = None
+            try:
+                worker = Worker(self.limits, self.report, self.hidden)
+            finally:
+                with self._lock:
+                    self._starting -= 1
+                    if worker is not None and not self._closed and self._spare is None:
+                        self._spare, worker = worker, None
+                    self._spare_changed.notify_all()
+            if worker is not None:  # closed meanwhile, or a spare already waiting
+                worker.close()
 
     def _take_worker(self) -> Worker:
+        """The spare (waiting, if the starter is making it now), else a new worker; one
+        started here is used here, by the thread that started it."""
         with self._lock:
+            self._spare_changed.wait_for(
+                lambda: self._spare is not None or not self._starting, START_WAIT_SECONDS
+            )
             worker, self._spare = self._spare, None
         if worker is None or (worker.process is not None and worker.process.poll() is not None):
             if worker is not None:
@@ -296,18 +396,8 @@ class CodeChecker:
         return worker
 
     def _replace_spare(self) -> None:
-        if not self._warm or self._closed:
-            return
-
-        def start() -> None:
-            worker = Worker(self.limits, self.report, self.hidden)
-            with self._lock:
-                if self._closed or self._spare is not None:
-                    worker.close()
-                    return
-                self._spare = worker
-
-        threading.Thread(target=start, name="attn-tui-warm-sandbox", daemon=True).start()
+        if self._warm and not self._closed:
+            self._start_spare()
 
     def expected(self, question: Question, seed_offset: int = 0) -> Expected:
         """The trusted results for this question (computed once). Raises ReferenceFailed."""
@@ -323,7 +413,10 @@ class CodeChecker:
             cached = self._expected.get(key)
         if cached is not None:
             return cached
-        expected = compute_expected(spec, seed_offset, self.limits, self.report)
+        # remembered on disk only under bwrap: without namespaces, student code running as
+        # this user could write the folder it would be read from
+        cache_dir = self.cache_dir if self.level is Level.BWRAP else None
+        expected = compute_expected(spec, seed_offset, self.limits, self.report, cache_dir)
         with self._lock:
             self._expected[key] = expected
         return expected
@@ -339,6 +432,14 @@ class CodeChecker:
 
     def check(self, question: Question, code: str, seed_offset: int = 0) -> CodeVerdict:
         """Run the student's code on every case and judge it. Never raises for bad code."""
+        from tui_course.content.code_check import (
+            CodeVerdict,
+            Outcome,
+            build_inputs,
+            held_out_spec,
+            judge,
+        )
+
         spec = _spec(question)
         if not self.allowed:
             return _unavailable(self.level, self.warning or self.report.detail)
@@ -349,14 +450,14 @@ class CodeChecker:
                 f"Your code is longer than {MAX_CODE_BYTES // 1024} KB; a check takes less.",
                 self.level,
             )
-        worker = self._take_worker()  # starting (NumPy's import) while the reference runs
-        self._replace_spare()
+        worker = self._take_worker()  # started already, or starting while the reference runs
         try:
             # the trusted results exist, in this process, before the student's code starts:
             # nothing it does can reach the reference's worker, which has already ended
             try:
                 expected = self.expected(question, seed_offset)
             except SandboxUnavailable as error:
+                self._forget_probe()
                 return _unavailable(self.level, f"Code cannot be checked here: {error}")
             except Exception as error:
                 message = f"The question itself is broken (tell your teacher): {error}"
@@ -365,15 +466,23 @@ class CodeChecker:
             run = worker.run(code, spec.entry, inputs)
         finally:
             worker.close()
+            self._replace_spare()  # after the run: the next child's start does not slow it
         if run.status == "unavailable":  # the sandbox, not the code or the question
+            self._forget_probe()
             return judge(spec, code, run, ())
         judged = held_out_spec(spec, seed_offset)  # held-out cases named by their inputs
         return judge(judged, code, run, expected.reference, expected.variants)
+
+    def _forget_probe(self) -> None:
+        """The sandbox did not start: whatever was remembered about it, probe again next time."""
+        if self.cache_dir is not None:
+            forget_probe(self.cache_dir)
 
     def close(self) -> None:
         with self._lock:
             self._closed = True
             spare, self._spare = self._spare, None
+        self._requests.put(False)  # the starter thread ends
         if spare is not None:
             spare.close()
 
@@ -390,7 +499,8 @@ def check(
     seed_offset: int = 0,
     limits: Limits | None = None,
     minimum: Level | None = None,
+    data_dir: Path | None = None,
 ) -> CodeVerdict:
-    """A one-off check (the CLI): no warm worker kept."""
-    with CodeChecker(limits, minimum=minimum, warm=False) as checker:
+    """A one-off check: no warm worker kept."""
+    with CodeChecker(limits, minimum=minimum, warm=False, data_dir=data_dir) as checker:
         return checker.check(question, code, seed_offset)

@@ -215,3 +215,35 @@ def test_watch_refuses_a_fifo_at_once(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert "not a regular file" in _one_line_naming(done.stderr, fifo)
+
+
+def test_a_second_check_starts_no_probe_and_no_reference(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """What a student's next `check` pays is one sandboxed run of their code: the probe
+    and the reference's results come from the data folder (issue 30)."""
+    from tui_course import code_check_service
+    from tui_course.sandbox import level
+
+    level.forget_probe()
+    if level.sandbox_level().level is not level.Level.BWRAP:
+        pytest.skip("remembered only under bwrap")
+    data = tmp_path / "data"
+    good = solution_file(tmp_path)
+    level.forget_probe()
+    assert main(["check", "code/1", str(good), "--data-dir", str(data)]) == 0
+    assert sorted(p.name.split("-")[0] for p in (data / "check-cache").iterdir()) == [
+        "reference",
+        "sandbox",
+    ]
+
+    def refused(*args: object) -> None:
+        raise AssertionError("set-up repeated")
+
+    level.forget_probe()  # a new process: nothing in memory
+    monkeypatch.setattr(level, "_run_probe", refused)
+    monkeypatch.setattr(code_check_service, "_results", refused)
+    capsys.readouterr()
+    assert main(["check", "code/1", str(good), "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out.startswith("PASSED")
+    level.forget_probe()

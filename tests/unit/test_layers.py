@@ -96,6 +96,13 @@ def test_sandbox_imports_neither_numpy_nor_the_rest_of_the_app() -> None:
     }
 
 
+def test_the_check_service_starts_its_sandbox_before_numpy_is_loaded() -> None:
+    """`attn-tui check` makes its CodeChecker (whose child starts at once) before this
+    process imports NumPy, so the two imports run side by side."""
+    modules = loaded_after("import tui_course.code_check_service, tui_course.commands.check")
+    assert "numpy" not in modules
+
+
 def test_content_layer_does_not_import_numpy() -> None:
     modules = loaded_after("import tui_course.content.course, tui_course.content.session")
     assert "numpy" not in modules

@@ -12,14 +12,24 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from tui_course.code_file import CodeFileError, read_code_file
-from tui_course.commands.common import PROG, add_common, content_dir, fail, recording_dir
+from tui_course.commands.common import (
+    PROG,
+    add_common,
+    content_dir,
+    data_dir,
+    fail,
+    recording_dir,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
+    from tui_course.code_check_service import CodeChecker
     from tui_course.content.models import Question, Quiz
 
-POLL_SECONDS = 0.5
+POLL_SECONDS = 0.5  # --watch where the kernel cannot say when the file changes
+BACKSTOP_SECONDS = 2.0  # and where it can: a network drive may say nothing
 
 
 def add_parser(commands: Any) -> None:
@@ -58,12 +68,27 @@ def find(found: list[tuple[Quiz, int, Question]], wanted: str) -> tuple[Quiz, in
 
 
 def run(args: argparse.Namespace) -> int:
+    import contextlib
+
+    checker = None
+    if args.id is not None and not args.starter:
+        # The sandbox's child starts first: it imports NumPy on the other core while this
+        # process loads the course and NumPy itself (code_check_service imports neither).
+        from tui_course.code_check_service import CodeChecker
+
+        checker = CodeChecker(warm=args.watch, data_dir=data_dir(args))
+    with checker or contextlib.nullcontext():
+        return _run(args, checker)
+
+
+def _run(args: argparse.Namespace, checker: CodeChecker | None) -> int:
     from pathlib import Path
 
-    from tui_course.content.course import load_course
+    from tui_course.content.course_cache import CACHE_NAME, cached_course
     from tui_course.safe_text import one_line, path_text
 
-    course = load_course(content_dir(args))
+    # the course as the app keeps it parsed (a check needs its quizzes, not its lessons)
+    course, save_course = cached_course(content_dir(args), recording_dir(args) / CACHE_NAME)
     found = code_questions(list(course.quizzes))
     if args.id is None:
         for quiz, number, question in found:
@@ -72,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         if not found:
             return fail("no code questions in this course")
         return 0
+    assert checker is not None  # made for every check
     chosen = find(found, args.id)
     if chosen is None:
         known = ", ".join(f"{q.id}/{n}" for q, n, _ in found) or "none"
@@ -99,15 +125,15 @@ def run(args: argparse.Namespace) -> int:
             read_code_file(path)
         except CodeFileError as error:
             return fail(f"error: {path_text(str(path))}: {error}")
-        return _watch(args, quiz, number, question, path)
+        return _watch(args, checker, quiz, number, question, path, save_course)
     try:
         code = read_code_file(path)
     except CodeFileError as error:
         return fail(f"error: {path_text(str(path))}: {error}")
-    from tui_course.code_check_service import CodeChecker
-
-    with CodeChecker(warm=False) as checker:
-        return _check_once(args, checker, quiz, number, question, code)
+    status = _check_once(args, checker, quiz, number, question, code)
+    if save_course is not None:  # after the verdict is shown: the next check reads it
+        save_course()
+    return status
 
 
 def _say_if_practice(args: argparse.Namespace) -> None:
@@ -200,15 +226,24 @@ def _changed(
 
 
 def _watch(
-    args: argparse.Namespace, quiz: Quiz, number: int, question: Question, path: Path
+    args: argparse.Namespace,
+    checker: CodeChecker,
+    quiz: Quiz,
+    number: int,
+    question: Question,
+    path: Path,
+    save_course: Callable[[], None] | None,
 ) -> int:
+    """Check now, then again after each save: woken by the kernel when the file's folder
+    changes (file_watch), looking at the file anyway every few seconds."""
     import time
 
-    from tui_course.code_check_service import CodeChecker
+    from tui_course.file_watch import FileWatch
     from tui_course.safe_text import path_text
 
     last: tuple[int, int, str] | None = None
-    with CodeChecker() as checker:
+    with FileWatch(path) as watch:
+        backstop = BACKSTOP_SECONDS if watch.woken_by_kernel else POLL_SECONDS
         print(f"watching {path_text(str(path))} (Ctrl+C to stop)", file=sys.stderr)
         while True:
             seen = _fingerprint(path)
@@ -218,4 +253,7 @@ def _watch(
                 print(f"\n--- {time.strftime('%H:%M:%S')} {quiz.id}/{number}")
                 _check_once(args, checker, quiz, number, question, code)
                 sys.stdout.flush()
-            time.sleep(POLL_SECONDS)
+                if save_course is not None:
+                    save_course()
+                    save_course = None
+            watch.wait(backstop)

@@ -193,7 +193,7 @@ class PlainCode:
             self.console.say("Your code is empty: type code to write it first.")
             return
         self.console.say("Checking...")
-        verdict = check(session.question, code)
+        verdict = check(session.question, code, data_dir=self.data_dir)
         self.console.say_all(verdict_lines(verdict, self.console.width))
         try:
             graded, record = session.answer_code(

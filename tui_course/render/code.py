@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.measure import Measurement
-from rich.text import Text
 
 from tui_course.content.code_check import CellDiff, CodeVerdict, Outcome
-from tui_course.render.heatmap import heatmap_cells
 from tui_course.safe_text import clean, one_line
+
+if TYPE_CHECKING:  # Rich comes with the app's renderable or a heatmap, not with the CLI's text
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.measure import Measurement
 
 MAX_SHOWN_OUTPUT_LINES = 12
 MAX_GRID = 8  # rows and columns of a matrix drawn in full; larger ones are windowed
@@ -91,6 +90,8 @@ def _grid(values: Any, wrong: Any, first_row: int, first_column: int) -> list[st
 def _heatmap(values: Any, wrong: Any, signed: bool, first_row: int, first_column: int) -> list[str]:
     rows = [str(first_row + i) for i in range(values.shape[0])]
     columns = [str(first_column + j) for j in range(values.shape[1])]
+    from tui_course.render.heatmap import heatmap_cells
+
     cells = heatmap_cells(values, rows, columns, signed=signed, unit="values")
     lines = []
     header, body = cells[0], cells[1 : 1 + values.shape[0]]
@@ -208,11 +209,16 @@ class VerdictLines:
         return "\n".join(self.lines(80))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text
+
         yield Text("\n".join(self.lines(options.max_width)))
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         """Narrowest: its layout at one column (prose wraps at 20, quoted code and output
         keep their lines); widest: every paragraph on one line."""
+        from rich.cells import cell_len
+        from rich.measure import Measurement
+
         narrow, wide = (
             max((cell_len(line) for line in self.lines(width)), default=1)
             for width in (NARROWEST, WIDEST)

@@ -13,7 +13,6 @@ stay out of reach even where a mount could be undone.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import importlib.util
 import json
 import os
@@ -142,15 +141,32 @@ def system_package_dirs() -> list[Path]:
     return found
 
 
-@functools.cache
+_BWRAP_VERSIONS: dict[str, tuple[int, ...]] = {}
+
+
 def bwrap_version(bwrap: str) -> tuple[int, ...]:
+    """`bwrap --version`, asked once per process (or known from the remembered probe)."""
+    known = _BWRAP_VERSIONS.get(bwrap)
+    if known is not None:
+        return known
     try:
         out = subprocess.run(
             [bwrap, "--version"], capture_output=True, text=True, timeout=5, check=False
         ).stdout
-        return tuple(int(part) for part in out.split()[-1].split("."))
+        version = tuple(int(part) for part in out.split()[-1].split("."))
     except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
-        return (0,)
+        version = (0,)
+    _BWRAP_VERSIONS[bwrap] = version
+    return version
+
+
+def remember_bwrap_version(bwrap: str, version: tuple[int, ...]) -> None:
+    """The version a remembered probe of this very binary found (sandbox.level)."""
+    _BWRAP_VERSIONS[bwrap] = version
+
+
+def forget_bwrap_versions() -> None:
+    _BWRAP_VERSIONS.clear()
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,33 @@
 
 One probe, cached per process: `doctor`, the CLI and the UI all ask here, so they
 name the same level and the same fix.
+
+A probe that found bwrap working is also kept in a file of the caller's data folder
+(when the caller names one: `attn-tui check`, its --watch, the app), so a student's
+next check does not start a sandbox only to learn what the last one learned. The file
+holds a digest of everything the answer depends on (the bwrap binary's path, inode,
+size and times; the site config; the account; the interpreter and NumPy; the sandbox's
+own code; the kernel's user-namespace switches and boot), and is believed only while
+that digest matches, only as a small regular file of this user that nobody else may
+write, read without following links. Anything else, or any error, and the probe runs
+again. Only a working bwrap is remembered (a failed probe may be passing trouble), and
+the bwrap to use is always the one found now, never one named in the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import json
 import os
 import shutil
+import stat
 import subprocess
+import sys
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 
 BWRAP_ENV = "ATTN_TUI_BWRAP"  # a bwrap binary to use instead of the one on PATH ("" = none)
 
@@ -90,18 +107,35 @@ def managed_server() -> bool:
 
 
 @functools.cache
-def _probe(bwrap: str | None) -> LevelReport:
+def _probe(bwrap: str | None, cache_dir: Path | None = None) -> LevelReport:
     try:
         import resource  # noqa: F401  (POSIX only)
     except ImportError:
         return LevelReport(Level.NONE, "this system has no POSIX resource limits")
-    from tui_course.sandbox.command import probe_command, probe_uid, sandbox_account
+    from tui_course.sandbox.command import remember_bwrap_version, sandbox_account
 
     account = sandbox_account()
     runs_as = f"{account.name} (uid {account.uid})"
     if bwrap is None:
         detail = "bubblewrap (bwrap) is not installed"
         return LevelReport(Level.LIMITS, detail, INSTALL_FIX, runs_as=runs_as)
+    key = probe_key(bwrap) if cache_dir is not None else None
+    if cache_dir is not None and key is not None:
+        version = _read_cached_probe(cache_dir / LEVEL_CACHE_NAME, key)
+        if version is not None:
+            remember_bwrap_version(bwrap, version)
+            return LevelReport(Level.BWRAP, f"bubblewrap ({bwrap})", bwrap=bwrap, runs_as=runs_as)
+    report = _run_probe(bwrap, runs_as)
+    if report.level is Level.BWRAP and cache_dir is not None and key is not None:
+        _write_cached_probe(cache_dir, key, bwrap)
+    return report
+
+
+def _run_probe(bwrap: str, runs_as: str) -> LevelReport:
+    """Start the real sandbox once and see it work as student code will."""
+    from tui_course.sandbox.command import probe_command, probe_uid, sandbox_account
+
+    account = sandbox_account()
     try:
         result = subprocess.run(
             probe_command(bwrap, account),
@@ -125,14 +159,142 @@ def _probe(bwrap: str | None) -> LevelReport:
     return LevelReport(Level.BWRAP, f"bubblewrap ({bwrap})", bwrap=bwrap, runs_as=runs_as)
 
 
-def sandbox_level() -> LevelReport:
-    """The level checks run at on this machine and account (probed once per process)."""
-    return _probe(find_bwrap(managed_server()))
+def sandbox_level(cache_dir: Path | None = None) -> LevelReport:
+    """The level checks run at on this machine and account (probed once per process;
+    with `cache_dir`, a working bwrap is remembered there across processes)."""
+    return _probe(find_bwrap(managed_server()), cache_dir)
 
 
-def forget_probe() -> None:
-    """Tests change PATH or $ATTN_TUI_BWRAP between probes."""
+def forget_probe(cache_dir: Path | None = None) -> None:
+    """Probe again: tests change PATH or $ATTN_TUI_BWRAP between probes; a check whose
+    sandbox did not start though the remembered probe said it would removes the file."""
+    from tui_course.sandbox.command import forget_bwrap_versions
+
     _probe.cache_clear()
+    forget_bwrap_versions()
+    if cache_dir is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(cache_dir / LEVEL_CACHE_NAME)
+
+
+LEVEL_CACHE_NAME = "sandbox-level.json"
+LEVEL_CACHE_FORMAT = 1
+MAX_LEVEL_CACHE_BYTES = 4096
+# the kernel's switches for unprivileged user namespaces (bwrap needs them for a plain
+# user) and this boot: changing one may change what bwrap can do
+KERNEL_SWITCHES = (
+    "/proc/sys/kernel/unprivileged_userns_clone",
+    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+    "/proc/sys/kernel/apparmor_restrict_unprivileged_unconfined",
+    "/proc/sys/user/max_user_namespaces",
+    "/proc/sys/kernel/random/boot_id",
+)
+
+
+def _signature(path: str | Path) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [st.st_mode, st.st_uid, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _switch(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(100).decode("ascii", errors="replace").strip()
+    except OSError:
+        return None
+
+
+def probe_key(bwrap: str) -> str | None:
+    """A digest of what the probe's answer depends on (None: something cannot be read,
+    so nothing is remembered). Stat calls and a few /proc reads: no process started."""
+    from tui_course import paths
+    from tui_course.sandbox import command
+
+    try:
+        from tui_course.classroom.config import site_config_path
+
+        config = site_config_path()
+        account = command.sandbox_account()
+        python = command.python_binary()
+        numpy = [str(folder) for folder in command.numpy_dirs()]
+        real = os.path.realpath(bwrap)
+        parts = {
+            "format": LEVEL_CACHE_FORMAT,
+            "bwrap": [bwrap, real, _signature(real), _signature(os.path.dirname(real))],
+            "site": [_signature(paths.SITE_CONFIG_PATH), str(config), _signature(config)],
+            "account": [os.geteuid(), os.getegid(), account.uid, account.gid, account.name],
+            "python": [python, _signature(python), sys.version, sys.base_prefix],
+            "numpy": [[folder, _signature(folder)] for folder in numpy]
+            + [_signature(os.path.join(numpy[0], "__init__.py")) if numpy else None],
+            "sandbox": [
+                _signature(Path(__file__).with_name(name))
+                for name in ("command.py", "level.py", "harness.py", "limits.py")
+            ],
+            "kernel": [_switch(path) for path in KERNEL_SWITCHES],
+        }
+        text = json.dumps(parts, sort_keys=True)
+    except (OSError, ValueError, TypeError):
+        return None
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _read_cached_probe(path: Path, key: str) -> tuple[int, ...] | None:
+    """The bwrap version a matching cache file holds, or None (no file, not ours, not a
+    regular file, writable by others, too large, damaged, or another key)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or st.st_uid != os.geteuid()
+            or st.st_mode & 0o077
+            or st.st_size > MAX_LEVEL_CACHE_BYTES
+        ):
+            return None
+        data = os.read(fd, MAX_LEVEL_CACHE_BYTES + 1)
+        if len(data) > MAX_LEVEL_CACHE_BYTES:
+            return None
+        found = json.loads(data)
+        version = found["bwrap_version"]
+        if (
+            found.get("format") != LEVEL_CACHE_FORMAT
+            or found.get("key") != key
+            or found.get("level") != Level.BWRAP.value
+            or not isinstance(version, list)
+            or not 0 < len(version) <= 4
+            or not all(type(part) is int and 0 <= part < 10**6 for part in version)
+        ):
+            return None
+        return tuple(version)
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def _write_cached_probe(cache_dir: Path, key: str, bwrap: str) -> None:
+    """Remember a working bwrap (written whole, 0600, never through a link); any failure
+    leaves nothing remembered."""
+    from tui_course.paths import ensure_private_dir, write_file_safely
+    from tui_course.sandbox.command import bwrap_version
+
+    found = {
+        "format": LEVEL_CACHE_FORMAT,
+        "key": key,
+        "level": Level.BWRAP.value,
+        "bwrap_version": list(bwrap_version(bwrap)),
+    }
+    try:
+        ensure_private_dir(cache_dir)
+        write_file_safely(cache_dir / LEVEL_CACHE_NAME, json.dumps(found).encode(), mode=0o600)
+    except OSError:
+        return
 
 
 def landlock_abi() -> int:

@@ -39,7 +39,7 @@ class CodeExercises:
                 from tui_course.code_check_service import CodeChecker
                 from tui_course.ui.widgets import code_exercise  # its limits: tests shorten them
 
-                self._checker = CodeChecker(code_exercise.CHECK_LIMITS)
+                self._checker = CodeChecker(code_exercise.CHECK_LIMITS, data_dir=self.data_dir)
             return self._checker
 
     def view(self, question: Question, draft_key: tuple[str, int]) -> CodeExerciseView:
