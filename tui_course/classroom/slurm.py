@@ -28,7 +28,7 @@ JOB_RECHECK = "attn-tui-recheck"
 JOB_NAMES = (JOB_TRAIN, JOB_RECHECK)
 COMMENT_PREFIX = "attn-tui:"
 QUERY_TIMEOUT = 20.0  # seconds a squeue/sinfo/scancel may take before Slurm counts as down
-_FIELDS = "%i|%j|%u|%T|%r|%P|%N|%M|%k"  # the comment last: it is free text and may hold |
+_FIELDS = "%i|%j|%u|%T|%r|%P|%N|%M|%V|%S|%k"  # the comment last: it is free text and may hold |
 CONTROLLER_DOWN = (
     "Slurm's controller (slurmctld) does not answer: an admin starts it (systemctl start"
     ' slurmctld), or sets scheduler = "local" in the site config'
@@ -59,7 +59,21 @@ class SlurmJob:
     partition: str
     nodes: str
     elapsed: str
+    submitted: str  # ISO times as squeue prints them
+    started: str  # "N/A" while pending
     comment: str
+
+    def waited_seconds(self) -> float:
+        """From submission to start, by Slurm's own clock (0 when not known)."""
+        import datetime as dt
+
+        try:
+            waited = dt.datetime.fromisoformat(self.started) - dt.datetime.fromisoformat(
+                self.submitted
+            )
+        except ValueError:
+            return 0.0
+        return max(waited.total_seconds(), 0.0)
 
     @property
     def token(self) -> str | None:
@@ -125,8 +139,8 @@ def controller_unreachable(text: str) -> bool:
 def parse_squeue(text: str) -> list[SlurmJob]:
     jobs = []
     for line in text.splitlines():
-        parts = line.split("|", 8)
-        if len(parts) != 9 or not parts[0].strip().isdigit():
+        parts = line.split("|", 10)
+        if len(parts) != 11 or not parts[0].strip().isdigit():
             continue
         clean = [strip_control(part.strip()) for part in parts]
         jobs.append(SlurmJob(int(clean[0]), *clean[1:]))

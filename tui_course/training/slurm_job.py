@@ -57,6 +57,7 @@ from tui_course.training.lifeline import PARENT_PID_ENV
 from tui_course.training.protocol import Error, SlotTaken, Waiting, encode
 
 POLL_SECONDS = 2.0  # squeue is asked at most this often: a class of 200 must not flood slurmctld
+FIRST_LOOK = 0.5  # seconds before the first squeue: srun is still submitting before that
 CANCEL_SECONDS = 8.0  # how long a cancel keeps looking for a job still being submitted
 CANCELLED_EXIT = 130
 _KILLED = re.compile(
@@ -96,6 +97,8 @@ class Watch:
 
     def say(self, event: Waiting | SlotTaken | Error) -> None:
         with self.out_lock:
+            if not isinstance(event, Error) and self.first_line.is_set():
+                return  # the child speaks for itself now: never a late "waiting" after it
             if self.text_mode:
                 print(f"attn-tui: {_text(event)}", file=sys.stderr, flush=True)
             else:
@@ -128,8 +131,9 @@ class Watch:
 
     def watch_queue(self) -> None:
         """Until the child speaks: Waiting while pending, SlotTaken once running."""
-        started = time.monotonic()
         shown: tuple[int, str] | None = None
+        if self.stop.wait(FIRST_LOOK):  # srun has not submitted yet at once
+            return
         while not self.stop.is_set() and not self.first_line.is_set():
             try:
                 job = job_with_token(self.job_name, self.token)
@@ -149,7 +153,7 @@ class Watch:
                                 )
                             )
                     elif job.state in ("RUNNING", "CONFIGURING"):
-                        waited = round(time.monotonic() - started, 3)
+                        waited = round(job.waited_seconds(), 3)
                         self.say(SlotTaken(0, 0, waited, job=job.job_id, node=job.nodes))
                         return
             except SlurmError:
@@ -210,7 +214,10 @@ class Watch:
             reader.join(5.0)
         self.stop.set()
         if code != 0 and not self.final_seen:
-            self.say(Error(message=self.failure(code), log_tail=self.stderr_lines[-8:]))
+            message = self.failure(code)
+            # a named cause is the one line; an unknown one brings srun's last words
+            known = message != self.unknown_failure(code)
+            self.say(Error(message=message, log_tail=[] if known else self.stderr_lines[-8:]))
         return code
 
     def failure(self, code: int) -> str:
@@ -238,9 +245,11 @@ class Watch:
         refused = _REFUSED.search(text)
         if refused is not None:
             return f"Slurm refused the job: {refused.group(0)[len('srun: error: ') :]}"
-        return f"{job} ended with exit code {code}" + (
-            f": {self.stderr_lines[-1]}" if self.stderr_lines else ""
-        )
+        return self.unknown_failure(code)
+
+    def unknown_failure(self, code: int) -> str:
+        job = f"Slurm job {self.job.job_id}" if self.job is not None else "the Slurm job"
+        return f"{job} ended with exit code {code}"
 
 
 def _text(event: Waiting | SlotTaken | Error) -> str:
