@@ -7,9 +7,11 @@ sequences): what is tested is the path through Slurm, not the model.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pwd
+import shutil
 import signal
 import subprocess
 import sys
@@ -27,7 +29,13 @@ from tests.slurm.conftest import (
     wait_for,
 )
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: runs a Slurm cluster")
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root: runs a Slurm cluster"),
+    pytest.mark.xdist_group("slurm"),  # one worker, one cluster
+]
+needs_keras = pytest.mark.skipif(
+    importlib.util.find_spec("keras") is None, reason="needs the train extra (keras)"
+)
 
 TINY = ["--epochs", "1", "--train-size", "64", "--test-size", "32", "--threads", "1"]
 GONE_WITHIN = 10.0  # seconds: the bound for a job outliving its app
@@ -236,6 +244,7 @@ def test_a_drained_node_is_the_reason_shown(slurm: Cluster, shared: Path) -> Non
     wait_for(lambda: not course_jobs(slurm, ann), "the job to leave squeue", GONE_WITHIN)
 
 
+@needs_keras
 def test_a_job_killed_for_memory_is_one_line_naming_the_limit(
     slurm: Cluster, shared: Path, tmp_path: Path
 ) -> None:
@@ -251,6 +260,7 @@ def test_a_job_killed_for_memory_is_one_line_naming_the_limit(
     assert sum("memory" in line for line in run.errors) == 1
 
 
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="recheck needs bwrap")
 def test_recheck_runs_as_the_teachers_job(slurm: Cluster, tmp_path: Path) -> None:
     import grp
 
@@ -274,6 +284,7 @@ def test_recheck_runs_as_the_teachers_job(slurm: Cluster, tmp_path: Path) -> Non
     assert "held-out seed 7 (again: --seed 7)" in run.lines
 
 
+@needs_keras
 def test_controller_down_or_srun_missing_is_one_line(slurm: Cluster, tmp_path: Path) -> None:
     from tui_course.progress.records import TrainingRecord
     from tui_course.progress.store import ProgressStore
