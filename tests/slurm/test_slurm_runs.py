@@ -246,7 +246,7 @@ def test_a_drained_node_is_the_reason_shown(slurm: Cluster, shared: Path) -> Non
 
 @needs_keras
 def test_a_job_killed_for_memory_is_one_line_naming_the_limit(
-    slurm: Cluster, shared: Path, tmp_path: Path
+    slurm: Cluster, tmp_path: Path
 ) -> None:
     site = site_config(tmp_path, slurm="cpus = 1\nmem = 200\n")
     run = Command(
@@ -258,6 +258,12 @@ def test_a_job_killed_for_memory_is_one_line_naming_the_limit(
     assert run.errors[-1].startswith("attn-tui: train: Slurm job ")
     assert "was killed for using more memory than its limit (200 MB" in run.errors[-1]
     assert sum("memory" in line for line in run.errors) == 1
+    from tui_course.progress.store import ProgressStore
+
+    with ProgressStore(tmp_path / "d") as store:  # kept as failed, not lost
+        (failed,) = store.failed_training_runs()
+    assert failed.reason == run.errors[-1].removeprefix("attn-tui: train: ")
+    assert "exceeded memory limit" in Path(failed.log).read_text()  # srun's words, in the log
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="recheck needs bwrap")
