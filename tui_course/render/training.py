@@ -226,6 +226,8 @@ def run_status(run: TrainingRunState) -> str:
         case Phase.FAILED if run.error is not None:
             return capital(failure_phrase(run.error))  # the child's own words end it
         case Phase.CANCELLED:
+            if run.left_the_line and run.waiting is not None and run.waiting.job:
+                return f"Cancelled. Slurm job {run.waiting.job} was cancelled before it started."
             if run.left_the_line:
                 return "Cancelled. You left the line for a training slot."
             return "Cancelled. The training process has been stopped."
