@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tui_course.classroom.config import ConfigError, SlurmSettings, load_site_config
-from tui_course.classroom.slurm import parse_squeue, srun_command
+from tui_course.classroom.slurm import CONTROLLER_DOWN, ended_line, parse_squeue, srun_command
 from tui_course.training.options import TrainOptions
 from tui_course.training.runner import TrainingRun, child_command
 
@@ -131,3 +131,56 @@ def test_squeue_rows_with_a_free_text_comment_and_control_characters() -> None:
     assert first.waited_seconds() == 0.0  # not started: N/A
     assert second.waited_seconds() == 7.0
     assert "\x1b" not in second.comment and second.token is None
+
+
+# srun's and slurmstepd's own lines (the memory one as Slurm 22.05 printed it in
+# tests/slurm; the time limit's as slurmstepd writes it)
+MEMORY = [
+    "slurmstepd-n1: error: *** STEP 8.0 ON n1 CANCELLED AT 2026-12-05T03:30:25 ***",
+    "slurmstepd-n1: error: StepId=8.0 exceeded memory limit (423907328 > 262144000), being killed",
+    "srun: Exceeded job memory limit",
+]
+TIME = [
+    "slurmstepd: error: *** JOB 15 ON n1 CANCELLED AT 2026-12-05T03:30:25 DUE TO TIME LIMIT ***"
+]
+ACCOUNT = [
+    "srun: error: Unable to allocate resources: Invalid account or account/partition"
+    " combination specified"
+]
+SCANCEL = [
+    "srun: job 77 queued and waiting for resources",
+    "slurmstepd: error: *** JOB 77 ON n1 CANCELLED AT 2026-12-05T03:30:25 ***",
+]
+
+
+@pytest.mark.parametrize(
+    ("stderr", "line"),
+    [
+        (
+            MEMORY,
+            "Slurm job 8 was killed for using more memory than its limit (250 MB, mem in"
+            " the site's [slurm] table): a smaller model or batch fits",
+        ),
+        (
+            TIME,
+            "Slurm job 15 was stopped at its time limit (30 minutes, time_limit in the"
+            " site's [slurm] table): fewer epochs fit in it",
+        ),
+        (
+            ACCOUNT,
+            "Slurm refused the job: Unable to allocate resources: Invalid account or"
+            " account/partition combination specified",
+        ),
+        (SCANCEL, "Slurm job 77 was cancelled (scancel)"),
+        (
+            [
+                "srun: error: Unable to allocate resources: Unable to contact slurm controller"
+                " (connect failure)"
+            ],
+            CONTROLLER_DOWN,
+        ),
+        (["something else"], "the Slurm job ended with exit code 1"),
+    ],
+)
+def test_why_a_job_ended_is_one_line(stderr: list[str], line: str) -> None:
+    assert ended_line(stderr, 1, None, 250, 30) == (line, not line.endswith("exit code 1"))

@@ -15,6 +15,7 @@ Standard library only: the watcher imports this on every run.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -41,6 +42,14 @@ def not_installed(program: str) -> str:
         " (Debian: slurm-client) with the cluster's slurm.conf, or sets scheduler ="
         ' "local" in the site config'
     )
+
+
+_KILLED = re.compile(
+    r"\*\*\* (?:JOB|STEP) (\S+) ON \S+ CANCELLED AT \S+(?: DUE TO ([A-Z ]+))? \*\*\*"
+)
+_JOB_ID = re.compile(r"(?:\*\*\* (?:JOB|STEP) |StepId=|srun: job |jobid )(\d+)")
+_MEMORY = re.compile(r"memory limit|oom-kill|out of memory|OUT_OF_MEMORY", re.IGNORECASE)
+_REFUSED = re.compile(r"srun: error: (?:Unable to allocate resources|.*[Ii]nvalid).*")
 
 
 class SlurmError(Exception):
@@ -134,6 +143,44 @@ def _run(
 
 def controller_unreachable(text: str) -> bool:
     return "Unable to contact slurm controller" in text or "Socket timed out" in text
+
+
+def ended_line(
+    stderr: Sequence[str],
+    code: int,
+    job_id: int | None = None,
+    mem: int | None = None,
+    time_limit: int | None = None,
+) -> tuple[str, bool]:
+    """Why srun ended badly, in one line, from srun's and slurmstepd's own words: the limit
+    that ended the job, a refusal, an unreachable controller; False when none is named."""
+    text = "\n".join(stderr)
+    if job_id is None:  # the job may end before a squeue looked
+        found = _JOB_ID.search(text)
+        job_id = int(found.group(1)) if found else None
+    job = f"Slurm job {job_id}" if job_id is not None else "the Slurm job"
+    killed = _KILLED.search(text)
+    if _MEMORY.search(text):
+        limit = f"{mem} MB" if mem else "its memory limit"
+        return (
+            f"{job} was killed for using more memory than its limit ({limit}, mem in the"
+            " site's [slurm] table): a smaller model or batch fits"
+        ), True
+    if killed is not None and killed.group(2) and "TIME LIMIT" in killed.group(2):
+        limit = f"{time_limit} minutes" if time_limit else "its time limit"
+        return (
+            f"{job} was stopped at its time limit ({limit}, time_limit in the site's [slurm]"
+            " table): fewer epochs fit in it"
+        ), True
+    if killed is not None:
+        why = (killed.group(2) or "").strip().lower()
+        return f"{job} was cancelled" + (f" by Slurm ({why})" if why else " (scancel)"), True
+    if controller_unreachable(text):
+        return CONTROLLER_DOWN, True
+    refused = _REFUSED.search(text)
+    if refused is not None:
+        return f"Slurm refused the job: {refused.group(0)[len('srun: error: ') :]}", True
+    return f"{job} ended with exit code {code}", False
 
 
 def parse_squeue(text: str) -> list[SlurmJob]:

@@ -32,7 +32,6 @@ hold_on_to_parent()
 import argparse
 import contextlib
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -44,10 +43,9 @@ from types import FrameType
 from typing import IO
 
 from tui_course.classroom.slurm import (
-    CONTROLLER_DOWN,
     SlurmError,
     SlurmJob,
-    controller_unreachable,
+    ended_line,
     job_with_token,
     not_installed,
     queue_position,
@@ -60,11 +58,6 @@ POLL_SECONDS = 2.0  # squeue is asked at most this often: a class of 200 must no
 FIRST_LOOK = 0.5  # seconds before the first squeue: srun is still submitting before that
 CANCEL_SECONDS = 8.0  # how long a cancel keeps looking for a job still being submitted
 CANCELLED_EXIT = 130
-_KILLED = re.compile(
-    r"\*\*\* (?:JOB|STEP) (\S+) ON \S+ CANCELLED AT \S+(?: DUE TO ([A-Z ]+))? \*\*\*"
-)
-_MEMORY = re.compile(r"memory limit|oom-kill|out of memory|OUT_OF_MEMORY", re.IGNORECASE)
-_REFUSED = re.compile(r"srun: error: (?:Unable to allocate resources|.*[Ii]nvalid).*")
 
 
 class Watch:
@@ -214,42 +207,11 @@ class Watch:
             reader.join(5.0)
         self.stop.set()
         if code != 0 and not self.final_seen:
-            message = self.failure(code)
+            job_id = None if self.job is None else self.job.job_id
+            message, known = ended_line(self.stderr_lines, code, job_id, self.mem, self.time_limit)
             # a named cause is the one line; an unknown one brings srun's last words
-            known = message != self.unknown_failure(code)
             self.say(Error(message=message, log_tail=[] if known else self.stderr_lines[-8:]))
         return code
-
-    def failure(self, code: int) -> str:
-        """One line: which of Slurm's limits ended the job, or why it never started."""
-        text = "\n".join(self.stderr_lines)
-        job = f"Slurm job {self.job.job_id}" if self.job is not None else "the Slurm job"
-        if _MEMORY.search(text):
-            limit = f"{self.mem} MB" if self.mem else "its memory limit"
-            return (
-                f"{job} was killed for using more memory than its limit ({limit}, mem in"
-                " the site's [slurm] table): a smaller model or batch fits"
-            )
-        killed = _KILLED.search(text)
-        if killed is not None and killed.group(2) and "TIME LIMIT" in killed.group(2):
-            limit = f"{self.time_limit} minutes" if self.time_limit else "its time limit"
-            return (
-                f"{job} was stopped at its time limit ({limit}, time_limit in the"
-                " site's [slurm] table): fewer epochs fit in it"
-            )
-        if killed is not None:
-            why = (killed.group(2) or "").strip().lower()
-            return f"{job} was cancelled by Slurm" + (f" ({why})" if why else " (scancel)")
-        if controller_unreachable(text):
-            return CONTROLLER_DOWN
-        refused = _REFUSED.search(text)
-        if refused is not None:
-            return f"Slurm refused the job: {refused.group(0)[len('srun: error: ') :]}"
-        return self.unknown_failure(code)
-
-    def unknown_failure(self, code: int) -> str:
-        job = f"Slurm job {self.job.job_id}" if self.job is not None else "the Slurm job"
-        return f"{job} ended with exit code {code}"
 
 
 def _text(event: Waiting | SlotTaken | Error) -> str:
