@@ -205,9 +205,13 @@ def squeue(*selection: str) -> list[SlurmJob]:
 
 def own_jobs(job_name: str) -> list[SlurmJob]:
     """This account's jobs of that name (its runs of the course)."""
-    import getpass
+    import pwd
 
-    return squeue("-u", getpass.getuser(), "-n", job_name)
+    try:  # the account, not $USER (which the user sets)
+        user = pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        user = str(os.getuid())
+    return squeue("-u", user, "-n", job_name)
 
 
 def job_with_token(job_name: str, token: str) -> SlurmJob | None:
