@@ -266,6 +266,29 @@ def test_a_job_killed_for_memory_is_one_line_naming_the_limit(
     assert "exceeded memory limit" in Path(failed.log).read_text()  # srun's words, in the log
 
 
+@needs_keras
+def test_a_job_past_its_time_limit_is_one_line_naming_it(slurm: Cluster, tmp_path: Path) -> None:
+    """Slurm's smallest limit is a minute, and it looks every 30 s: this takes 1 to 1.5 min."""
+    site = site_config(tmp_path, slurm="cpus = 1\nmem = 1400\ntime_limit = 1\n")
+    run = Command(
+        ["train", "--epochs", "1000", "--threads", "1", "--data-dir", str(tmp_path / "d")],
+        None,
+        {**os.environ, "ATTN_TUI_CONFIG": str(site)},
+    )
+    assert run.finish(timeout=240) == 1
+    (line,) = [line for line in run.errors if "time limit" in line]
+    assert line.startswith("attn-tui: train: Slurm job ")
+    assert line.endswith(
+        "was stopped at its time limit (1 minute, time_limit in the site's [slurm] table):"
+        " fewer epochs fit in it"
+    )
+    from tui_course.progress.store import ProgressStore
+
+    with ProgressStore(tmp_path / "d") as store:
+        (failed,) = store.failed_training_runs()
+    assert failed.epochs  # the epochs it finished are kept with the failure
+
+
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="recheck needs bwrap")
 def test_recheck_runs_as_the_teachers_job(slurm: Cluster, tmp_path: Path) -> None:
     import grp

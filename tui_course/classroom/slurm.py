@@ -167,7 +167,8 @@ def ended_line(
             " site's [slurm] table): a smaller model or batch fits"
         ), True
     if killed is not None and killed.group(2) and "TIME LIMIT" in killed.group(2):
-        limit = f"{time_limit} minutes" if time_limit else "its time limit"
+        minutes = "minute" if time_limit == 1 else "minutes"
+        limit = f"{time_limit} {minutes}" if time_limit else "its time limit"
         return (
             f"{job} was stopped at its time limit ({limit}, time_limit in the site's [slurm]"
             " table): fewer epochs fit in it"
