@@ -114,3 +114,17 @@ def test_a_refused_start_and_a_blocked_lab() -> None:
     assert status_text(refused) == "Cannot start: epochs must be a whole number from 1 to 1,000."
     blocked = TrainingLab(blocked="Training needs the 'train' extra.")
     assert blocked.start(OPTIONS) == blocked and status_text(blocked) == blocked.blocked
+
+
+def test_slurms_waiting_and_start_say_slurms_words() -> None:
+    pending = Waiting(2, 0, scheduler="slurm", reason="Priority", job=41)
+    lab = a_run().apply(pending)
+    assert status_text(lab) == (
+        "Waiting for Slurm: position 2, reason Priority (job 41). ctrl+x cancels."
+    )
+    assert status_text(lab.cancel()) == "Cancelled. Slurm job 41 was cancelled before it started."
+    started = lab.apply(SlotTaken(0, 0, 12.4, job=41, node="node7"))
+    assert status_text(started) == (
+        "Slurm job 41 started on node7 after 12 s in line: starting (TensorFlow takes a few"
+        " seconds to load)."
+    )

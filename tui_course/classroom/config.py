@@ -26,6 +26,9 @@ MAX_SLOTS = 1024
 MAX_CONFIG_BYTES = 64 * 1024
 MAX_RUN_MINUTES = 7 * 24 * 60
 DEFAULT_MAX_RUN_MINUTES = 30  # a training run holding a slot longer is stopped
+SCHEDULERS = ("local", "slurm")
+MAX_SLURM_MEM_MB = 16 * 1024 * 1024
+MAX_SLURM_CPUS = 4096
 
 
 class ConfigError(Exception):
@@ -43,6 +46,21 @@ class SiteConfig:
     allow_code_without_bwrap: bool = False
     runs_per_user: int | None = None  # training runs one account may hold or wait for at once
     max_run_minutes: int | None = None  # when class.toml sets none (default 30)
+    scheduler: str = "local"  # "slurm": training and recheck run as the user's Slurm jobs
+    slurm: SlurmSettings | None = None  # set when scheduler = "slurm"
+
+
+@dataclass(frozen=True)
+class SlurmSettings:
+    """The site config's [slurm] table: what every srun of the course asks for."""
+
+    partition: str | None = None
+    account: str | None = None
+    qos: str | None = None
+    time_limit: int | None = None  # minutes
+    mem: int | None = None  # MB
+    cpus: int | None = None
+    extra_args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,10 +108,21 @@ def _read_table(path: Path) -> tuple[dict[str, Any], TomlLines, str]:
 def _check(
     table: Mapping[str, Any], lines: TomlLines, shown: str, fields: dict[str, Field]
 ) -> None:
+    _check_table(table, lines, shown, (), fields)
+
+
+def _check_table(
+    table: Mapping[str, Any],
+    lines: TomlLines,
+    shown: str,
+    path: tuple[str, ...],
+    fields: dict[str, Field],
+) -> None:
     from tui_course.content.tomlfile import TableCheck
 
+    label = f"[{'.'.join(path)}]" if path else ""
     try:
-        TableCheck(shown, lines, (), "").check(table, fields)
+        TableCheck(shown, lines, path, label).check(table, fields)
     except ContentError as error:
         raise ConfigError(str(error)) from None
 
@@ -150,7 +179,69 @@ def site_fields() -> dict[str, Field]:
         "max_run_minutes": Field(
             (int,), f"minutes one training run may hold a slot (default {DEFAULT_MAX_RUN_MINUTES})"
         ),
+        "scheduler": Field((str,), 'where training and recheck run: "local" or "slurm"'),
+        "slurm": Field((dict,), "a table: partition, account, qos, time_limit, mem, cpus"),
     }
+
+
+@cache
+def slurm_fields() -> dict[str, Field]:
+    from tui_course.content.tomlfile import Field
+
+    return {
+        "partition": Field((str,), "the Slurm partition jobs go to (a name)"),
+        "account": Field((str,), "the Slurm account jobs are charged to (a name)"),
+        "qos": Field((str,), "the Slurm quality of service (a name)"),
+        "time_limit": Field((int,), "minutes one job may run (a number)"),
+        "mem": Field((int,), "megabytes of memory per job (a number)"),
+        "cpus": Field((int,), "CPUs per job (a number)"),
+        "extra_args": Field((list,), "a list of srun arguments, passed as given", items=str),
+    }
+
+
+def _slurm_settings(
+    table: Mapping[str, Any], lines: TomlLines, shown: str
+) -> tuple[str, SlurmSettings | None]:
+    """`scheduler` and its [slurm] table: names without spaces, numbers in range."""
+    scheduler = table.get("scheduler", "local")
+    if scheduler not in SCHEDULERS:
+        line = lines.line_of((), "scheduler")
+        raise ConfigError(
+            f'{shown}:{line}: \'scheduler\' must be "local" or "slurm", got {scheduler!r}'
+        )
+    slurm = table.get("slurm")
+    if slurm is None:
+        return scheduler, SlurmSettings() if scheduler == "slurm" else None
+    _check_table(slurm, lines, shown, ("slurm",), slurm_fields())
+    for key in ("partition", "account", "qos"):
+        value = slurm.get(key)
+        if value is not None and (not value or any(c.isspace() or ord(c) < 32 for c in value)):
+            line = lines.line_of(("slurm",), key)
+            raise ConfigError(f"{shown}:{line}: slurm '{key}' must be a name without spaces")
+    for key, highest in (
+        ("time_limit", MAX_RUN_MINUTES),
+        ("mem", MAX_SLURM_MEM_MB),
+        ("cpus", MAX_SLURM_CPUS),
+    ):
+        value = slurm.get(key)
+        if value is not None and not 1 <= value <= highest:
+            line = lines.line_of(("slurm",), key)
+            raise ConfigError(f"{shown}:{line}: slurm '{key}' must be from 1 to {highest}")
+    extra = slurm.get("extra_args", [])
+    for item in extra:
+        if "\0" in item or "\n" in item:
+            line = lines.line_of(("slurm",), "extra_args")
+            raise ConfigError(f"{shown}:{line}: slurm 'extra_args' holds a control character")
+    settings = SlurmSettings(
+        partition=slurm.get("partition"),
+        account=slurm.get("account"),
+        qos=slurm.get("qos"),
+        time_limit=slurm.get("time_limit"),
+        mem=slurm.get("mem"),
+        cpus=slurm.get("cpus"),
+        extra_args=tuple(extra),
+    )
+    return scheduler, settings if scheduler == "slurm" else None
 
 
 def load_site_config(path: Path | None = None) -> SiteConfig:
@@ -162,6 +253,7 @@ def load_site_config(path: Path | None = None) -> SiteConfig:
         return SiteConfig(None)
     table, lines, shown = _read_table(path)
     _check(table, lines, shown, site_fields())
+    scheduler, slurm = _slurm_settings(table, lines, shown)
     return SiteConfig(
         path,
         class_dir=_absolute(table, "class_dir", lines, shown),
@@ -171,6 +263,8 @@ def load_site_config(path: Path | None = None) -> SiteConfig:
         allow_code_without_bwrap=bool(table.get("allow_code_without_bwrap", False)),
         runs_per_user=_slots(table, lines, shown, "runs_per_user"),
         max_run_minutes=_slots(table, lines, shown, "max_run_minutes", MAX_RUN_MINUTES),
+        scheduler=scheduler,
+        slurm=slurm,
     )
 
 

@@ -532,6 +532,22 @@ def sandbox_check(site: SiteConfig) -> Check:
     return Check("code sandbox", WARN, found, report.fix)
 
 
+def slurm_checks(site: SiteConfig) -> list[Check]:
+    """scheduler = "slurm": Slurm answers, the partition is up, this account may submit.
+    Each failure is a blocker: training and recheck cannot start."""
+    from tui_course.classroom.config import SlurmSettings
+    from tui_course.classroom.slurm import scheduler_checks
+
+    fixes = (
+        'an admin starts slurmctld, fixes the [slurm] table, or sets scheduler = "local"'
+        f" in {site_config_path()}"
+    )
+    return [
+        Check("slurm", OK if ok else BLOCKER, found, "" if ok else fixes)
+        for ok, found in scheduler_checks(site.slurm or SlurmSettings())
+    ]
+
+
 def run_checks(
     env: Mapping[str, str],
     size: os.terminal_size | None,
@@ -552,7 +568,10 @@ def run_checks(
     checks.append(site_check(site))
     checks.append(sandbox_check(site))
     checks += class_checks(site, data_dir)
-    checks.append(slot_check(site))
+    if site.scheduler == "slurm":
+        checks += slurm_checks(site)
+    else:
+        checks.append(slot_check(site))
     if teacher or (teacher is None and is_teacher(site)):
         checks += teacher_checks(site)
     return checks

@@ -60,6 +60,22 @@ def slot_lines(slots: TrainingSlots) -> list[str]:
     return lines
 
 
+def slurm_lines() -> list[str]:
+    """scheduler = "slurm": the course's jobs in squeue, every user's, running first."""
+    from tui_course.classroom.slurm import SlurmError, class_jobs, job_line
+
+    try:
+        jobs = class_jobs()
+    except SlurmError as error:
+        return [f"Slurm jobs: {error}"]
+    running = sum(job.state == "RUNNING" for job in jobs)
+    lines = [
+        f"Slurm jobs (attn-tui-train, attn-tui-recheck): {running} running, "
+        f"{len(jobs) - running} waiting"
+    ]
+    return lines + [job_line(job) for job in jobs]
+
+
 def recent_lines(dropbox: Path) -> list[str]:
     found: list[tuple[int, str, int, int]] = []
     try:
@@ -95,7 +111,7 @@ def class_status(directory: Path) -> str:
     site = load_site_config()
     slots = class_slots(directory, site)
     lines = [f"{settings.course} ({directory})", ""]
-    lines += slot_lines(slots)
+    lines += slurm_lines() if site.scheduler == "slurm" else slot_lines(slots)
     lines += [""]
     lines += recent_lines(directory / DROPBOX)
     return "\n".join(lines)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tui_course.commands.common import PROG, Parser, add_common, content_dir, fail
+from tui_course.commands.common import PROG, Parser, add_common, content_dir, data_dir, fail
 from tui_course.paths import expand_user
 
 DEFAULT_COURSE = "Transformers and self-attention"
@@ -228,6 +228,9 @@ def run_recheck(args: argparse.Namespace) -> int:
         students = class_students(directory)
     except ConfigError as error:
         return fail(f"class recheck: {error}")
+    through_slurm = recheck_through_slurm(args)
+    if through_slurm is not None:
+        return through_slurm
     course = load_course(content_dir(args))
     if args.quiz is not None and all(quiz.id != args.quiz for quiz in course.quizzes):
         return fail(f"class recheck: no quiz '{args.quiz}' in the course", 2)
@@ -269,6 +272,53 @@ def class_students(directory: Path) -> list[str] | None:
     except KeyError:
         fail(f"class recheck: warning: {settings.path}: no group '{settings.students_group}'")
         return None
+
+
+def recheck_through_slurm(args: argparse.Namespace) -> int | None:
+    """With scheduler = "slurm", the same recheck as the caller's own Slurm job (named
+    attn-tui-recheck), its output relayed as it comes; None: run it here. Inside that
+    job the site config still says slurm, so the job's name says not to submit again."""
+    import os
+    import subprocess
+    import sys
+
+    from tui_course.classroom.slurm import JOB_RECHECK, in_job
+    from tui_course.training.runner import log_path_for, site_slurm, slurm_job_command
+
+    settings = site_slurm()
+    if settings is None or in_job(JOB_RECHECK):
+        return None
+    child = [sys.executable, "-m", "tui_course", "class", "recheck", "--format", args.format]
+    if args.quiz is not None:
+        child.append(args.quiz)
+    for flag, value in (("--dir", args.dir), ("--content", getattr(args, "content", None))):
+        if value:
+            child += [flag, str(expand_user(value))]
+    if args.seed is not None:
+        child += ["--seed", str(args.seed)]
+    try:
+        log = log_path_for(data_dir(args))
+    except OSError as error:
+        return fail(f"class recheck: cannot write its Slurm log: {error}")
+    command = slurm_job_command(settings, JOB_RECHECK, child, log, text=True)
+    from tui_course.training.lifeline import PARENT_PID_ENV
+
+    watcher = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,  # Ctrl-C reaches this process, which asks for the scancel
+        env={**os.environ, PARENT_PID_ENV: str(os.getpid())},  # the watcher dies with it
+    )
+    try:
+        return watcher.wait()
+    except KeyboardInterrupt:
+        watcher.terminate()  # the watcher's scancel
+        try:
+            watcher.wait(20)
+        except subprocess.TimeoutExpired:
+            watcher.kill()
+        print(f"{PROG}: class recheck: cancelled", file=sys.stderr)
+        return 130
 
 
 MAX_SEED = 2**63 - 1

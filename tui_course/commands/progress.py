@@ -138,7 +138,24 @@ def progress_table(report: dict[str, Any]) -> str:
             f" {_score(quiz['best'], n):>5} {quiz['tries']!s:>5} {quiz['hints']!s:>5}"
             f" {quiz['reveals']!s:>7} {_minutes(quiz['seconds']):>5}"
         )
-    return "\n".join([*lines, "", *training_lines(report.get("training_runs", []))])
+    lines += ["", *training_lines(report.get("training_runs", []))]
+    return "\n".join([*lines, *failed_lines(report.get("failed_training_runs", []))])
+
+
+def failed_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """Runs that ended in an error, each on one line: when, how far, why (and the log)."""
+    from tui_course.safe_text import plain_text
+
+    if not rows:
+        return []
+    lines = ["", f"Failed training runs ({len(rows)}):"]
+    for row in rows:
+        done = len(row["epochs"])
+        lines.append(
+            f"  {plain_text(str(row['finished_at']))}  after {done} epoch(s):"
+            f" {plain_text(str(row['reason']))} (log: {plain_text(str(row['log']))})"
+        )
+    return lines
 
 
 def training_lines(rows: list[dict[str, Any]]) -> list[str]:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from tui_course.training.options import TrainOptions
-    from tui_course.training.protocol import AttentionSummary, Done, EpochEnd, Event
+    from tui_course.training.protocol import AttentionSummary, Done, EpochEnd, Error, Event
     from tui_course.training.runner import TrainingRun
 
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         printer = _RichTrainPrinter()
     else:
         printer = _print_plain_training
-    keep = RunKeeper(options)
+    keep = RunKeeper(options, str(run.log))
     try:
         code = asyncio.run(_follow(run, printer, keep))
     except KeyboardInterrupt:
@@ -79,16 +79,20 @@ async def _follow(run: TrainingRun, printer: Callable[[Event], None], keep: RunK
 class RunKeeper:
     """Collects what the progress store keeps of a finished run, as the lab does."""
 
-    def __init__(self, options: TrainOptions) -> None:
+    def __init__(self, options: TrainOptions, log: str = "") -> None:
         self.options = options
+        self.log = log
         self.epochs: list[EpochEnd] = []
         self.summary: AttentionSummary | None = None
         self.done: Done | None = None
+        self.error: Error | None = None
 
     def see(self, event: Event) -> None:
-        from tui_course.training.protocol import AttentionSummary, Done, EpochEnd
+        from tui_course.training.protocol import AttentionSummary, Done, EpochEnd, Error
 
-        if isinstance(event, EpochEnd):
+        if isinstance(event, Error):
+            self.error = event
+        elif isinstance(event, EpochEnd):
             self.epochs.append(event)
         elif isinstance(event, AttentionSummary):
             self.summary = event
@@ -99,16 +103,25 @@ class RunKeeper:
         """Into the progress store, so the lab's table and `attn-tui progress` list it. A
         store that cannot be written costs a line on stderr, never the result."""
         from tui_course.progress.store import ProgressStore, StoreError
-        from tui_course.training.record import training_record
+        from tui_course.training.record import failed_training_record, training_record
 
-        if self.done is None:
-            return
-        record = training_record("cli", self.options, self.epochs, self.summary, self.done)
+        if self.done is None and self.error is None:
+            return  # cancelled: nothing to keep
         try:
             with ProgressStore(data) as store:
                 problems: list[str] = []
                 store.on_problem = problems.append
-                saved = store.record_training_run(record)
+                if self.done is not None:
+                    record = training_record(
+                        "cli", self.options, self.epochs, self.summary, self.done
+                    )
+                    saved = store.record_training_run(record)
+                else:
+                    assert self.error is not None
+                    failed = failed_training_record(
+                        "cli", self.options, self.epochs, self.error, self.log
+                    )
+                    saved = store.record_failed_training_run(failed)
         except (StoreError, OSError) as error:
             problems, saved = [str(error)], 0
         if not saved:

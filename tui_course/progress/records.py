@@ -41,3 +41,16 @@ class TrainingRecord:
     attention: dict[str, Any] | None = None  # the trained-attention summary, if any
     finished_at: str = ""
     id: int = 0
+
+
+@dataclass(frozen=True)
+class FailedTrainingRecord:
+    """A training run that ended in an error (not a cancel): why, and what it had done."""
+
+    source: str  # "lab" or "cli"
+    options: dict[str, Any]
+    reason: str  # the run's one-line error, e.g. the Slurm limit that ended it
+    epochs: tuple[dict[str, float], ...]  # the epochs it finished
+    log: str  # the run's log file
+    finished_at: str = ""
+    id: int = 0

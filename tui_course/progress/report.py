@@ -73,6 +73,7 @@ def progress_report(course: Course, store: ProgressStore) -> dict[str, Any]:
         for row in store.all_rows()
     ]
     training_runs = [asdict(record) for record in store.training_runs()]
+    failed_runs = [asdict(record) for record in store.failed_training_runs()]
     return {
         "user": user_name(),
         "lessons": lessons,
@@ -80,6 +81,7 @@ def progress_report(course: Course, store: ProgressStore) -> dict[str, Any]:
         "attempts": attempts,
         "code": final_code(store),
         "training_runs": training_runs,
+        "failed_training_runs": failed_runs,
     }
 
 

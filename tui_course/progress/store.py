@@ -40,9 +40,9 @@ from tui_course.progress.scores import QuizStats as QuizStats
 from tui_course.progress.scores import quiz_stats
 
 if TYPE_CHECKING:
-    from tui_course.progress.records import CodeCheckRow, TrainingRecord
+    from tui_course.progress.records import CodeCheckRow, FailedTrainingRecord, TrainingRecord
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 DB_NAME = "progress.db"
 LOCK_NAME = DB_NAME + ".lock"  # held only while a damaged file is moved aside
 OPEN_TIMEOUT_MS = 5000  # the app's start-up (no screen yet) waits this long for a lock
@@ -155,8 +155,29 @@ CREATE TABLE IF NOT EXISTS training_runs (
 );
 """
 
+# v5: a training run that failed (Slurm ended it at its memory or time limit, the child
+# crashed) is kept too, with why, the epochs it finished and its log: never silently lost.
+# A table of its own, so the comparison table and the time estimate see finished runs only.
+_MIGRATE_V4_TO_V5 = """
+CREATE TABLE IF NOT EXISTS failed_training_runs (
+    id INTEGER PRIMARY KEY,
+    finished_at TEXT NOT NULL,
+    source TEXT NOT NULL,
+    options TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    epochs TEXT NOT NULL,
+    log TEXT NOT NULL
+);
+"""
+
 # Each step takes the schema from version N to N + 1; a fresh file runs them all.
-_MIGRATIONS = (_SCHEMA_V1, _MIGRATE_V1_TO_V2, _MIGRATE_V2_TO_V3, _MIGRATE_V3_TO_V4)
+_MIGRATIONS = (
+    _SCHEMA_V1,
+    _MIGRATE_V1_TO_V2,
+    _MIGRATE_V2_TO_V3,
+    _MIGRATE_V3_TO_V4,
+    _MIGRATE_V4_TO_V5,
+)
 MAX_STORED_ANSWER = 200
 
 
@@ -879,6 +900,7 @@ class ProgressStore:
                 "lessons",
                 "settings",
                 "training_runs",
+                "failed_training_runs",
             ):
                 self._write(f"DELETE FROM {table}", essential=True)
 
@@ -978,6 +1000,52 @@ class ProgressStore:
             ),
         )
         return int(cursor.lastrowid or 0) if cursor is not None else 0
+
+    def record_failed_training_run(self, record: FailedTrainingRecord) -> int:
+        """Keep a run that ended in an error; 0 when it could not be saved (reported)."""
+        import json
+
+        cursor = self._write(
+            "INSERT INTO failed_training_runs (finished_at, source, options, reason, epochs, log)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                record.finished_at or _now(),
+                record.source,
+                json.dumps(record.options, sort_keys=True),
+                record.reason,
+                json.dumps(list(record.epochs)),
+                record.log,
+            ),
+        )
+        return int(cursor.lastrowid or 0) if cursor is not None else 0
+
+    def failed_training_runs(self) -> list[FailedTrainingRecord]:
+        """Every kept failed run, oldest first; a row whose JSON does not parse is skipped."""
+        import json
+
+        from tui_course.progress.records import FailedTrainingRecord
+
+        rows = self._read(
+            "SELECT id, finished_at, source, options, reason, epochs, log"
+            " FROM failed_training_runs ORDER BY id"
+        )
+        records = []
+        for run_id, when, source, options, reason, epochs, log in rows:
+            try:
+                records.append(
+                    FailedTrainingRecord(
+                        source=str(source),
+                        options=dict(json.loads(options)),
+                        reason=str(reason),
+                        epochs=tuple(dict(epoch) for epoch in json.loads(epochs)),
+                        log=str(log),
+                        finished_at=str(when),
+                        id=int(run_id),
+                    )
+                )
+            except (ValueError, TypeError):
+                continue
+        return records
 
     def training_runs(self) -> list[TrainingRecord]:
         """Every kept run, oldest first. A row whose JSON does not parse is skipped."""

@@ -33,6 +33,7 @@ from tui_course.training.protocol import (
     SlotTaken,
     Started,
     Waiting,
+    slot_text,
     waiting_text,
 )
 from tui_course.training.record import record_findings, record_options
@@ -72,11 +73,7 @@ def waiting_phrase(event: Waiting) -> str:
 
 
 def slot_phrase(event: SlotTaken) -> str:
-    waited = f" after {event.waited_seconds:.0f} s in line" if event.waited_seconds >= 1 else ""
-    return (
-        f"got training slot {event.number} of {event.slots}{waited}: starting "
-        f"(TensorFlow takes a few seconds to load)"
-    )
+    return f"{slot_text(event)}: starting (TensorFlow takes a few seconds to load)"
 
 
 def launching_phrase(options: TrainOptions) -> str:
@@ -229,6 +226,8 @@ def run_status(run: TrainingRunState) -> str:
         case Phase.FAILED if run.error is not None:
             return capital(failure_phrase(run.error))  # the child's own words end it
         case Phase.CANCELLED:
+            if run.left_the_line and run.waiting is not None and run.waiting.job:
+                return f"Cancelled. Slurm job {run.waiting.job} was cancelled before it started."
             if run.left_the_line:
                 return "Cancelled. You left the line for a training slot."
             return "Cancelled. The training process has been stopped."

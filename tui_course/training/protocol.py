@@ -19,11 +19,17 @@ class ProtocolError(ValueError):
 
 @dataclass(frozen=True)
 class Waiting:
-    """Every training slot of the server is taken; this run is `position` in line (1 = next)."""
+    """Every training slot of the server is taken; this run is `position` in line (1 = next).
+
+    Through Slurm (scheduler "slurm"): the job is pending, `position` among its
+    partition's pending jobs by priority, with Slurm's `reason`; `slots` is 0."""
 
     kind: ClassVar[str] = "waiting"
     position: int
     slots: int
+    scheduler: str = "local"
+    reason: str = ""
+    job: int = 0
 
 
 def ordinal(number: int) -> str:
@@ -34,6 +40,11 @@ def ordinal(number: int) -> str:
 
 
 def waiting_text(event: Waiting) -> str:
+    if event.scheduler == "slurm":
+        return (
+            f"waiting for Slurm: position {event.position}, reason"
+            f" {strip_control(event.reason) or 'unknown'} (job {event.job})"
+        )
     runs = "1 run" if event.slots == 1 else f"{event.slots} runs"
     return f"waiting for a training slot: {ordinal(event.position)} in line ({runs} at a time)"
 
@@ -47,6 +58,16 @@ class SlotTaken:
     number: int
     slots: int
     waited_seconds: float = 0.0  # in line before the slot was won (0: one was free)
+    job: int = 0  # through Slurm: the job that started (number and slots are 0)
+    node: str = ""
+
+
+def slot_text(event: SlotTaken) -> str:
+    waited = f" after {event.waited_seconds:.0f} s in line" if event.waited_seconds >= 1 else ""
+    if event.job:
+        where = f" on {strip_control(event.node)}" if event.node else ""
+        return f"Slurm job {event.job} started{where}{waited}"
+    return f"got training slot {event.number} of {event.slots}{waited}"
 
 
 @dataclass(frozen=True)

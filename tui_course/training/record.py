@@ -10,10 +10,10 @@ from dataclasses import asdict, fields
 from datetime import UTC, datetime
 from typing import Any
 
-from tui_course.progress.records import TrainingRecord
+from tui_course.progress.records import FailedTrainingRecord, TrainingRecord
 from tui_course.training.findings import AttentionFindings, HeadFinding, find_in_attention
 from tui_course.training.options import TrainOptions
-from tui_course.training.protocol import AttentionSummary, Done, EpochEnd
+from tui_course.training.protocol import AttentionSummary, Done, EpochEnd, Error
 
 EPOCH_KEYS = ("loss", "accuracy", "val_loss", "val_accuracy", "seconds")
 
@@ -35,6 +35,23 @@ def training_record(
         seconds=done.seconds,
         epochs=tuple({key: float(getattr(e, key)) for key in EPOCH_KEYS} for e in epochs),
         attention=None if findings is None else asdict(findings),
+        finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+
+
+def failed_training_record(
+    source: str,
+    options: TrainOptions,
+    epochs: tuple[EpochEnd, ...] | list[EpochEnd],
+    error: Error,
+    log: str,
+) -> FailedTrainingRecord:
+    return FailedTrainingRecord(
+        source=source,
+        options=asdict(options),
+        reason=error.message,
+        epochs=tuple({key: float(getattr(e, key)) for key in EPOCH_KEYS} for e in epochs),
+        log=log,
         finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
 

@@ -7,6 +7,11 @@ On a lab server a run first takes a training slot (tui_course.classroom.slots);
 while every slot is taken it reports Waiting events with its place in line, the
 moment one is won a SlotTaken event (before the child has loaded TensorFlow), and
 a cancel while waiting just leaves the line.
+
+Where the site config says `scheduler = "slurm"`, the child is the Slurm watcher
+(tui_course.training.slurm_job) instead, wrapping the same child command in srun: it
+reports Slurm's own waiting and start as the same Waiting and SlotTaken events, and
+a cancel (SIGTERM) becomes scancel, so it gets SLURM_TERMINATE_GRACE to finish.
 """
 
 from __future__ import annotations
@@ -38,11 +43,13 @@ from tui_course.training.protocol import (
 )
 
 if TYPE_CHECKING:
+    from tui_course.classroom.config import SlurmSettings
     from tui_course.classroom.slots import Slot, TrainingSlots
 
 SLOT_POLL = 0.25  # seconds between looks at the line while waiting for a slot
 LEAVE_GRACE = 1.0  # seconds a cancelled run waits for its ticket to be handed back
 TERMINATE_GRACE = 1.0  # seconds between SIGTERM and SIGKILL: cancel completes well within 2 s
+SLURM_TERMINATE_GRACE = 10.0  # the watcher's scancel, which asks slurmctld, before SIGKILL
 STREAM_LIMIT = 4 * 1024 * 1024  # attention samples make long lines
 
 
@@ -53,6 +60,38 @@ def log_path_for(data_dir: Path) -> Path:
 
 def child_command(options: TrainOptions, log: Path) -> list[str]:
     return [sys.executable, "-m", "tui_course.training", *options.to_args(), "--log", str(log)]
+
+
+def site_slurm() -> SlurmSettings | None:
+    """The site's [slurm] settings when jobs go to Slurm; None for local runs (and for a
+    broken site config, which the local path reports as it always has)."""
+    from tui_course.classroom.config import ConfigError, load_site_config
+
+    try:
+        site = load_site_config()
+    except (ConfigError, OSError):
+        return None
+    return site.slurm if site.scheduler == "slurm" else None
+
+
+def slurm_job_command(
+    settings: SlurmSettings, job_name: str, child: Sequence[str], log: Path, text: bool = False
+) -> list[str]:
+    """The watcher around `srun ... -- child` (see training.slurm_job)."""
+    import secrets
+
+    from tui_course.classroom.slurm import srun_command
+
+    token = secrets.token_hex(12)
+    command = [sys.executable, "-m", "tui_course.training.slurm_job", "--token", token]
+    command += ["--job-name", job_name, "--log", str(log)]
+    if text:
+        command.append("--text")
+    if settings.time_limit:
+        command += ["--time-limit", str(settings.time_limit)]
+    if settings.mem:
+        command += ["--mem", str(settings.mem)]
+    return [*command, "--", *srun_command(settings, job_name, token, child)]
 
 
 def read_tail(log: Path, lines: int = 12) -> list[str]:
@@ -85,11 +124,13 @@ class TrainingRun:
         log: Path,
         slots: TrainingSlots | None = None,
         find_slots: Callable[[], TrainingSlots | None] | None = None,
+        terminate_grace: float = TERMINATE_GRACE,
     ) -> None:
         self.command = list(command)
         self.log = log
         self.slots = slots
         self.find_slots = find_slots  # looked up off the event loop: the class folder may be NFS
+        self.terminate_grace = terminate_grace
         self.slot: Slot | None = None
         self.process: asyncio.subprocess.Process | None = None
         self.cancelled = False
@@ -103,8 +144,15 @@ class TrainingRun:
 
     @classmethod
     def for_options(cls, options: TrainOptions, data_dir: Path) -> TrainingRun:
-        """A run that takes one of the server's training slots (see classroom.slots)."""
+        """A run that takes one of the server's training slots (see classroom.slots), or
+        a Slurm job where the site says so."""
         log = log_path_for(data_dir)
+        slurm = site_slurm()
+        if slurm is not None:
+            from tui_course.classroom.slurm import JOB_TRAIN
+
+            command = slurm_job_command(slurm, JOB_TRAIN, child_command(options, log), log)
+            return cls(command, log, terminate_grace=SLURM_TERMINATE_GRACE)
         return cls(child_command(options, log), log, find_slots=site_slots)
 
     def _wait_in_line(self, post: Callable[[Waiting | Error | None], None]) -> None:
@@ -263,14 +311,14 @@ class TrainingRun:
         await self.stop()
 
     async def stop(self) -> None:
-        """Terminate, give it TERMINATE_GRACE seconds, then kill; always reap."""
+        """Terminate, give it its grace (TERMINATE_GRACE), then kill; always reap."""
         process = self.process
         if process is None or process.returncode is not None:
             return
         with contextlib.suppress(ProcessLookupError):
             process.terminate()
         try:
-            await asyncio.wait_for(process.wait(), TERMINATE_GRACE)
+            await asyncio.wait_for(process.wait(), self.terminate_grace)
         except TimeoutError:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()

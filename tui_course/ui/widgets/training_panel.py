@@ -34,7 +34,7 @@ from tui_course.render.training import (
     status_text,
 )
 from tui_course.training.options import TrainOptions
-from tui_course.training.record import training_record
+from tui_course.training.record import failed_training_record, training_record
 from tui_course.training.runner import TrainingRun
 from tui_course.ui.messages import (
     TrainingCancelRequested,
@@ -252,6 +252,11 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             state = self.lab.run
             if state is not None and state.done is not None:
                 self._keep(training_record("lab", options, state.epochs, state.summary, state.done))
+            elif state is not None and state.error is not None and self.store is not None:
+                failed = failed_training_record(
+                    "lab", options, state.epochs, state.error, str(run.log)
+                )
+                self.store.record_failed_training_run(failed)
         finally:
             if self.current is run:
                 self.current = None
