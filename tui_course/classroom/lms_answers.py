@@ -24,7 +24,8 @@ from markdown_it import MarkdownIt
 from tui_course.answers import resolve
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import MAX_RANGE, normalise_text
-from tui_course.content.models import Kind, Mistake, Question, Quiz, tries_allowed
+from tui_course.content.kinds import tries_allowed
+from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.maths.expression import ExpressionError
 
 # Question fields the LMS formats have no syntax for. GIFT keeps them in a comment

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from tui_course.classroom.lms_answers import (
+    ExportError,
     MoodleQuestion,
     explanation_notes,
     number_text,
@@ -23,14 +24,8 @@ from tui_course.classroom.lms_answers import (
     with_notes,
     xml_text,
 )
+from tui_course.content import kinds
 from tui_course.content.models import Kind, Quiz
-
-_MOODLE_TYPE = {
-    Kind.CHOICE: "multichoice",
-    Kind.MULTI: "multichoice",
-    Kind.NUMERIC: "numerical",
-    Kind.TEXT: "shortanswer",
-}
 
 
 def html(text: str) -> str:
@@ -63,7 +58,10 @@ def export_moodle_xml(quizzes: Sequence[Quiz]) -> str:
 
 
 def _question(name: str, question: MoodleQuestion) -> ET.Element:
-    element = ET.Element("question", {"type": _MOODLE_TYPE[question.kind]})
+    moodle_type = kinds.kind_of(question.kind).moodle_type
+    if moodle_type is None:  # the export command leaves these out first
+        raise ExportError(f"a {question.kind} question has no Moodle question type")
+    element = ET.Element("question", {"type": moodle_type})
     ET.SubElement(ET.SubElement(element, "name"), "text").text = _xml_text(name)
     prompt = with_notes(html(question.prompt), prompt_notes(question))
     _text_element(element, "questiontext", prompt)

@@ -35,7 +35,7 @@ QUIZ_FIELDS = {
     "question": Field((list,), "one or more [[question]] tables", required=True, items=dict),
 }
 QUESTION_FIELDS = {
-    "kind": Field((str,), "one of choice, multi, numeric, text, code", required=True),
+    "kind": Field((str,), "a question kind (choice, multi, numeric, text...)", required=True),
     "prompt": Field((str,), "a string", required=True),
     "explanation": Field((str,), "a string", required=True),
     "options": Field((list,), "a list of strings", items=str),
@@ -129,15 +129,18 @@ def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
 
 
 def _question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None = None) -> Question:
+    from tui_course.content import kinds
+
     try:
         kind = Kind(str(table.get("kind", "")))
     except ValueError:
         check.check(table, QUESTION_FIELDS)
-        raise check.error(
-            f"unknown kind '{table['kind']}' (choice, multi, numeric, text, code)", "kind"
-        ) from None
-    if kind is Kind.CODE:
-        return _code_question(table, check, quiz_dir)
+        raise check.error(f"unknown kind '{table['kind']}' ({kinds.names()})", "kind") from None
+    return kinds.kind_of(kind).parse(table, check, quiz_dir)
+
+
+def keyed_question(kind: Kind, table: dict[str, Any], check: TableCheck) -> Question:
+    """A question whose key is written in `answer` (choice, multi, numeric, text)."""
     check.check(table, QUESTION_FIELDS)
     prompt = _nonempty(check, table, "prompt")
     explanation = _nonempty(check, table, "explanation")
@@ -193,7 +196,7 @@ def _question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None = 
     )
 
 
-def _code_question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
+def code_question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
     check.check(table, CODE_QUESTION_FIELDS)
     spec = parse_code(table, check, quiz_dir)
     for key in ("tolerance", "rel_tolerance"):

@@ -8,12 +8,13 @@ means the part takes no line at all.
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from tui_course.content.grading import AnswerFormatError, expected_text, format_number
+from tui_course.content import kinds
+from tui_course.content.grading import AnswerFormatError, format_number
+from tui_course.content.kinds.base import Row
 from tui_course.content.markdown import plain_text
 from tui_course.content.models import Kind, Question
 from tui_course.content.session import Outcome, PassKind, Phase
@@ -25,13 +26,6 @@ if TYPE_CHECKING:  # a view state is only read here: views import render, not ba
 # Markdown, a widget per line) froze the app for 45 s.
 MAX_LISTED_MISSES = 20
 
-KIND_NAMES = {
-    Kind.CHOICE: "pick one (1-9, arrows), Enter",
-    Kind.MULTI: "pick all that apply (1-9, Space), Enter",
-    Kind.NUMERIC: "a number, 2/3 or 1/sqrt(2), Enter",
-    Kind.TEXT: "type the answer, Enter",
-    Kind.CODE: "write the function, ctrl+r (or F5) checks it",
-}
 BOX_KEYS = "Esc then h hint, v answer, Right skip"
 OPEN_KEYS = "h hint, v answer, Right skip"
 
@@ -49,11 +43,8 @@ RULES = (
 )
 
 
-@dataclass(frozen=True)
-class OptionLine:
-    marker: str  # "> 2. (*) "
-    text: str  # the option, with "<- correct" once closed
-    picked: bool
+# One option or row: marker ("> 2. (*) "), text (with "<- correct" once closed), picked.
+OptionLine = Row
 
 
 def title(run: QuizRun) -> str:
@@ -87,6 +78,9 @@ def options(run: QuizRun) -> list[OptionLine]:
     if run.phase not in (Phase.ASKING, Phase.CLOSED):
         return []
     question = run.question
+    arranging = run.arranging
+    if arranging is not None:
+        return list(arranging.rows(question, closed=run.phase is Phase.CLOSED))
     multi = question.kind is Kind.MULTI
     closed = run.phase is Phase.CLOSED
     lines = []
@@ -160,14 +154,14 @@ def closed_text(run: QuizRun) -> str:
         lines = ["Skipped."]
     else:
         lines = ["Not quite, and that was the last try."]
+    kind = kinds.of(question)
     if state.outcome is not Outcome.RIGHT:
-        if state.last_answer and question.kind in (Kind.NUMERIC, Kind.TEXT):
+        if state.last_answer and kind.typed:
             lines.append(f"You answered {state.last_answer}.")
         given = state.verdict
         if given is not None and given.feedback and state.outcome is Outcome.WRONG:
             lines.append(given.feedback)
-    if question.kind in (Kind.NUMERIC, Kind.TEXT):
-        lines.append(f"The answer: {expected_text(question)}")
+    lines.extend(kind.key_lines(question))
     return "\n".join(lines)
 
 
@@ -193,9 +187,9 @@ def keys(run: QuizRun) -> list[str]:
         return ["Enter or Right: next question"]
     if run.phase is Phase.ASKING:
         if run.question.kind is Kind.CODE:  # a failed check never closes it: no tries to count
-            return [KIND_NAMES[Kind.CODE], BOX_KEYS]
+            return [kinds.of(run.question).screen_keys, BOX_KEYS]
         return [
-            KIND_NAMES[run.question.kind],
+            kinds.of(run.question).screen_keys,
             f"{session.tries_left} of {session.tries_allowed} tries left",
             _without_hint(BOX_KEYS if run.asks_typed else OPEN_KEYS, session.hint_left),
         ]
