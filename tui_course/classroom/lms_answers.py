@@ -22,6 +22,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from tui_course.answers import resolve
+from tui_course.content import kinds
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import MAX_RANGE, normalise_text
 from tui_course.content.kinds import tries_allowed
@@ -240,8 +241,8 @@ def number_text(value: float) -> str:
 
 def moodle_question(question: Question, tries: int = 1) -> MoodleQuestion:
     """The question as Moodle answer rows; numeric keys are computed first."""
-    if question.kind is Kind.CODE:  # the export command leaves these out first
-        raise ExportError("a code question has no Moodle question type")
+    if kinds.of(question).moodle_type is None:  # the export command leaves these out first
+        raise ExportError(f"a {question.kind} question has no Moodle question type")
     try:
         resolved = resolve(question)
     except ExpressionError as error:
@@ -250,7 +251,11 @@ def moodle_question(question: Question, tries: int = 1) -> MoodleQuestion:
         raise ExportError(f"the key {resolved.answer} is not a finite number")
     answers: list[MoodleAnswer] = []
     unplaced: list[Mistake] = []
-    if resolved.kind in (Kind.CHOICE, Kind.MULTI):
+    rows = kinds.of(resolved).lms_rows(resolved)
+    if rows is not None:  # laid out by the kind itself
+        answers = [MoodleAnswer(row.text, row.value, row.feedback) for row in rows]
+        unplaced = list(resolved.mistakes)  # such rows hold no mistake: carried, not graded
+    elif resolved.kind in (Kind.CHOICE, Kind.MULTI):
         answers, unplaced = _choice_answers(resolved)
     elif resolved.kind is Kind.NUMERIC:
         key = float(resolved.answer)

@@ -71,6 +71,8 @@ def _question(name: str, question: MoodleQuestion) -> ET.Element:
     ET.SubElement(element, "defaultgrade").text = "1"
     ET.SubElement(element, "penalty").text = "0.3333333"
     ET.SubElement(element, "hidden").text = "0"
+    for tag, value in kinds.kind_of(question.kind).moodle_fields().items():
+        ET.SubElement(element, tag).text = value
     if question.kind in (Kind.CHOICE, Kind.MULTI):
         single = "true" if question.kind is Kind.CHOICE else "false"
         ET.SubElement(element, "single").text = single

@@ -87,12 +87,12 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
         )
     return Quiz(
         id=data["id"],
-        title=one_line(_nonempty(check, data, "title")),
+        title=one_line(nonempty(check, data, "title")),
         path=shown,
         questions=questions,
         after=data.get("after"),
         intro=data.get("intro", "").strip(),
-        tries=_tries(check, data),
+        tries=tries_of(check, data),
     )
 
 
@@ -107,7 +107,7 @@ def tolerance_problem(key: float, tolerance: float, rel_tolerance: float) -> str
     return None
 
 
-def _tries(check: TableCheck, table: dict[str, Any]) -> int | None:
+def tries_of(check: TableCheck, table: dict[str, Any]) -> int | None:
     tries = table.get("tries")
     if tries is not None and (isinstance(tries, bool) or not 1 <= tries <= MAX_TRIES):
         raise check.error(f"'tries' must be 1 to {MAX_TRIES}, got {tries}", "tries")
@@ -121,7 +121,7 @@ def _check_blocks(check: TableCheck, key: str | None, markdown: str) -> None:
         raise check.error(too_big[1], key)
 
 
-def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
+def nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
     value = str(table[key]).strip()
     if not value:
         raise check.error(f"'{key}' must not be empty", key)
@@ -142,8 +142,8 @@ def _question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None = 
 def keyed_question(kind: Kind, table: dict[str, Any], check: TableCheck) -> Question:
     """A question whose key is written in `answer` (choice, multi, numeric, text)."""
     check.check(table, QUESTION_FIELDS)
-    prompt = _nonempty(check, table, "prompt")
-    explanation = _nonempty(check, table, "explanation")
+    prompt = nonempty(check, table, "prompt")
+    explanation = nonempty(check, table, "explanation")
     options = tuple(option.strip() for option in table.get("options", []))
     if kind in (Kind.CHOICE, Kind.MULTI):
         _check_options(check, options)
@@ -191,7 +191,7 @@ def keyed_question(kind: Kind, table: dict[str, Any], check: TableCheck) -> Ques
         rel_tolerance=rel_tolerance,
         hints=tuple(hint.strip() for hint in table.get("hints", [])),
         mistakes=tuple(mistakes),
-        tries=_tries(check, table),
+        tries=tries_of(check, table),
         also_accepted=also_accepted,
     )
 
@@ -205,13 +205,13 @@ def code_question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | Non
             raise check.error(f"'{key}' must be a number from 0 to 1", key)
     return Question(
         kind=Kind.CODE,
-        prompt=_nonempty(check, table, "prompt"),
-        explanation=_nonempty(check, table, "explanation"),
+        prompt=nonempty(check, table, "prompt"),
+        explanation=nonempty(check, table, "explanation"),
         line=check.lines.line_of(check.path) or 1,
         tolerance=spec.tolerance,
         rel_tolerance=spec.rel_tolerance,
         hints=tuple(hint.strip() for hint in table.get("hints", [])),
-        tries=_tries(check, table),
+        tries=tries_of(check, table),
         code=spec,
     )
 
@@ -310,7 +310,7 @@ def _mistake(
             raise check.error("this mistake's answer is the correct answer", "answer")
     return Mistake(
         answer=wrong,
-        feedback=_nonempty(check, entry, "feedback"),
+        feedback=nonempty(check, entry, "feedback"),
         answer_from=entry.get("answer_from"),
     )
 

@@ -168,7 +168,7 @@ class QuizSession:
         seed = None
         if self.student_key is not None:
             seed = f"{self.student_key}|{self.pass_key}|{quiz_id}|{self.review_number(index)}"
-        return kinds.of(question).item_order(seed, len(question.options))
+        return kinds.of(question).item_order(question, seed)
 
     def shown(self, index: int) -> Question:
         question = self.questions[index]

@@ -96,9 +96,10 @@ class QuestionKind:
         """The tries a question allows, given the quiz's setting."""
         return tries
 
-    def item_order(self, seed: str | None, count: int) -> tuple[int, ...]:
-        """Shown position -> the file's item number; None seed: no student to shuffle for."""
-        return tuple(range(1, count + 1))
+    def item_order(self, question: Question, seed: str | None) -> tuple[int, ...]:
+        """Shown position -> the file's item number (of question.options), drawn from `seed`
+        (student, pass, question); None: there is no student to shuffle for."""
+        return tuple(range(1, len(question.options) + 1))
 
     def shown(self, question: Question, order: tuple[int, ...]) -> Question:
         """The question as shown in `order` (its key and mistakes renumbered)."""
@@ -144,7 +145,7 @@ class QuestionKind:
         """The answer rows, for kinds not laid out by classroom.lms_answers itself."""
         return None
 
-    def moodle_fields(self, question: Question) -> dict[str, str]:
+    def moodle_fields(self) -> dict[str, str]:
         """Moodle XML elements of this question type beyond the shared ones, in order."""
         return {}
 

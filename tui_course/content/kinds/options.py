@@ -51,12 +51,12 @@ class OptionsKind(QuestionKind):
     def _key(self, question: Question) -> list[int]:
         raise NotImplementedError
 
-    def item_order(self, seed: str | None, count: int) -> tuple[int, ...]:
+    def item_order(self, question: Question, seed: str | None) -> tuple[int, ...]:
         if seed is None:
-            return super().item_order(seed, count)
+            return super().item_order(question, seed)
         from tui_course.content.shuffle import option_order
 
-        return option_order(seed, count)
+        return option_order(seed, len(question.options))
 
     def shown(self, question: Question, order: tuple[int, ...]) -> Question:
         from tui_course.content.shuffle import shown_question
