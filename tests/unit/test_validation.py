@@ -70,7 +70,7 @@ def test_shipped_course_is_valid_and_counted(course_root: Path) -> None:
     report = validate(course_root)
     assert report.problems == ()
     assert report.summary() == (
-        "11 lessons, 4 quizzes, 28 questions, 16 computed figures: all valid"
+        "11 lessons, 5 quizzes, 31 questions, 16 computed figures: all valid"
     )
 
 

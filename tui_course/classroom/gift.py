@@ -45,6 +45,7 @@ from tui_course.classroom.lms_answers import (
     with_notes,
     without_last_note,
 )
+from tui_course.content import kinds
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
 from tui_course.content.models import Kind, Question, Quiz
@@ -187,6 +188,9 @@ def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
 
 
 def _question_block(quiz: Quiz, number: int, question: Question, moodle: MoodleQuestion) -> str:
+    left_out = kinds.of(question).no_gift
+    if left_out:  # the export command leaves these out first, with a note
+        raise ExportError(left_out)
     lines = [f"{_META} {_json(_carried(question, moodle))}"]
     name = escape(f"{quiz.id} q{number}")
     lines.append(f"::{name}::{_text(moodle.prompt, prompt_notes(moodle))}{{")

@@ -21,6 +21,7 @@ class Kind(StrEnum):
     NUMERIC = "numeric"
     TEXT = "text"
     CODE = "code"  # the student writes a function; see content.code_model and content.code_parse
+    ORDER = "order"  # lines to put in order (a Parsons problem); see content.kinds.order
 
 
 @dataclass(frozen=True)

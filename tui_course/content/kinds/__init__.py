@@ -28,6 +28,7 @@ KINDS = {
     Kind.NUMERIC: "numeric",
     Kind.TEXT: "text",
     Kind.CODE: "code",
+    Kind.ORDER: "order",
 }
 
 
