@@ -42,7 +42,7 @@ EXPECTED = [
     "answer_from, explanation, hints, kind, mistake, options, prompt, rel_tolerance, tolerance,"
     " tries)",
     "quizzes/unknown-kind.toml:5: question 1: unknown kind 'essay'"
-    " (choice, multi, numeric, text, code)",
+    " (choice, multi, numeric, text, code, order)",
     "quizzes/wrong-type.toml:10: question 1: 'hints' must be a list of strings",
 ]
 
