@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.ui.conftest import UI_COURSE, running, screen_text, until
+from tui_course.content.kinds.order import OrderDraft
 from tui_course.content.models import Kind, Quiz
 from tui_course.content.session import Outcome, Phase
 from tui_course.ui.app import CourseApp
@@ -39,8 +40,8 @@ def current(app: CourseApp) -> QuizRun:
 
 def arranged(run: QuizRun) -> tuple[int, ...]:
     draft = run.arranging
-    assert draft is not None
-    return tuple(int(number) for number in draft.raw().split())
+    assert isinstance(draft, OrderDraft)
+    return draft.arranged
 
 
 async def put_in_order(pilot: object, app: CourseApp) -> None:
@@ -75,12 +76,11 @@ async def test_an_order_question_played_with_keys(
             for line in shown:  # every line on screen, its indentation kept
                 assert f". {line}" in screen or f".  {line}" in screen, line
             assert "        doubled.append(2 * row)" in screen
-        # a wrong order: one try gone, the first misplaced line named
+        # Enter before any line has moved: asked for a move, no try spent
         await pilot.press("enter")
-        await until(pilot, lambda: current(app).session.state.tries_used == 1)
-        message = current(app).session.state.message or ""
-        assert "comes first" in message or "should come before" in message
-        assert current(app).phase is Phase.ASKING
+        await until(pilot, lambda: bool(current(app).problem))
+        assert current(app).problem.startswith("Put the lines in order first")
+        assert current(app).session.state.tries_used == 0
         # shift+Down carries the highlighted line one place down, and it stays picked
         before = arranged(current(app))
         await pilot.press("shift+down")
@@ -88,7 +88,17 @@ async def test_an_order_question_played_with_keys(
         after = arranged(current(app))
         assert after == (before[1], before[0], *before[2:])
         draft = current(app).arranging
-        assert draft is not None and draft.picked == 2
+        assert isinstance(draft, OrderDraft) and draft.picked == 2
+        # still wrong (the fixture's lines, shuffled from their text, need more moves):
+        # one try gone, the first misplaced line named
+        assert after != tuple(current(app).question.answer)
+        await pilot.press("enter")
+        await until(pilot, lambda: current(app).session.state.tries_used == 1)
+        message = current(app).session.state.message or ""
+        assert message.startswith("The first 2 lines are in place; then")
+        assert "should come before" in message
+        await until(pilot, lambda: "should come before" in " ".join(screen_text(app).split()))
+        assert current(app).phase is Phase.ASKING
         await pilot.press("2")  # the same number puts it down where it is
         await pilot.press("9")  # no ninth line: nothing changes
         await pilot.pause()

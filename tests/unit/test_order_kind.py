@@ -282,6 +282,7 @@ def test_single_choice_limits_stay_theirs_and_order_keeps_the_quiz_tries(tmp_pat
 
 def test_a_draft_picks_then_puts_and_carries_with_up_down() -> None:
     draft = OrderDraft((1, 2, 3, 4))
+    assert draft.raw() == ""  # nothing moved: no order to check yet (it is never the key)
     assert draft.press(5) is None
     picked = draft.press(3)
     assert picked is not None and picked.picked == 3

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
+from typing import assert_never
 
 from tui_course.classroom.lms_answers import (
     ExportError,
@@ -85,16 +86,21 @@ def _question(name: str, question: MoodleQuestion) -> ET.Element:
         ET.SubElement(element, "usecase").text = "0"
     for answer in question.answers:
         attributes = {"fraction": percent_text(answer.percent)}
-        if question.kind is Kind.TEXT:
-            # Compared as typed: plain text, with Moodle's * wildcard escaped.
-            row = _text_element(element, "answer", answer.text.replace("*", "\\*"), "")
-            row.attrib.update(attributes | {"format": "moodle_auto_format"})
-        elif question.kind is Kind.NUMERIC:
-            row = _text_element(element, "answer", answer.text, "moodle_auto_format")
-            row.attrib.update(attributes)
-        else:
-            row = _text_element(element, "answer", plain_html(answer.text))
-            row.attrib.update(attributes)
+        match question.kind:
+            case Kind.TEXT:
+                # Compared as typed: plain text, with Moodle's * wildcard escaped.
+                row = _text_element(element, "answer", answer.text.replace("*", "\\*"), "")
+                row.attrib.update(attributes | {"format": "moodle_auto_format"})
+            case Kind.NUMERIC:
+                row = _text_element(element, "answer", answer.text, "moodle_auto_format")
+                row.attrib.update(attributes)
+            case Kind.CHOICE | Kind.MULTI | Kind.ORDER:  # text shown as it is: escaped HTML
+                row = _text_element(element, "answer", plain_html(answer.text))
+                row.attrib.update(attributes)
+            case Kind.CODE:  # its kind has no moodle_type: refused above
+                raise ExportError("a code question has no Moodle answer rows")
+            case _:
+                assert_never(question.kind)
         _text_element(row, "feedback", html(answer.feedback) if answer.feedback else "")
         if question.kind is Kind.NUMERIC:
             ET.SubElement(row, "tolerance").text = number_text(answer.tolerance)

@@ -236,56 +236,14 @@ def _answer(
     key: str,
     several: bool = False,
 ) -> Any:
-    """The answer key in its graded form; numeric may be None when answer_from gives it."""
+    """The answer key in its graded form, read by its kind (numeric may be None when
+    answer_from gives it)."""
+    from tui_course.content import kinds
+
     value = table.get(key)
-    if kind is Kind.NUMERIC:
-        if value is None:
-            if "answer_from" not in table:
-                raise check.error("a numeric question needs 'answer' or 'answer_from'")
-            return None
-        if several and isinstance(value, list):
-            # a list: the key first, then other readings a careful student may give
-            if not value or any(
-                isinstance(v, bool) or not isinstance(v, _NUMBER) or not math.isfinite(v)
-                for v in value
-            ):
-                raise check.error(f"'{key}' must be a finite number or a list of them", key)
-            return tuple(float(v) for v in value)
-        if isinstance(value, bool) or not isinstance(value, _NUMBER):
-            raise check.error(f"'{key}' must be a number", key)
-        if not math.isfinite(value):
-            raise check.error(f"'{key}' must be a finite number, not {value}", key)
-        return float(value)
-    if value is None:
+    if value is None and kind is not Kind.NUMERIC:
         raise check.error(f"missing required key '{key}'")
-    if kind is Kind.CHOICE:
-        if isinstance(value, list):
-            raise check.error(
-                f"single choice needs exactly one correct option, got {len(value)}"
-                ' (use kind = "multi" for several)',
-                key,
-            )
-        return _option_number(check, value, options, key)
-    if kind is Kind.MULTI:
-        numbers = value if isinstance(value, list) else [value]
-        if not numbers:
-            raise check.error(f"'{key}' must name at least one option", key)
-        chosen = frozenset(_option_number(check, item, options, key) for item in numbers)
-        if len(chosen) != len(numbers):
-            raise check.error(f"'{key}' names an option twice", key)
-        return chosen
-    variants = value if isinstance(value, list) else [value]
-    if not variants or not all(isinstance(v, str) and v.strip() for v in variants):
-        raise check.error(f"'{key}' must be a non-empty string or list of strings", key)
-    return tuple(v.strip() for v in variants)
-
-
-def _option_number(check: TableCheck, value: Any, options: tuple[str, ...], key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise check.error(f"'{key}' must be an option number (1-{len(options)})", key)
-    if not 1 <= value <= len(options):
-        raise check.error(f"'{key}' = {value} is not an option (1-{len(options)})", key)
-    return value
+    return kinds.kind_of(kind).read_key(check, table, options, key, several)
 
 
 def _mistake(

@@ -80,6 +80,18 @@ class QuestionKind:
     def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
         raise NotImplementedError
 
+    def read_key(
+        self,
+        check: TableCheck,
+        table: dict[str, Any],
+        options: tuple[str, ...],
+        key: str,
+        several: bool,
+    ) -> Any:
+        """The `key` entry of a [[question]] (or its mistake) table in graded form, for kinds
+        whose key is written in `answer` (`several`: a key may list more than one)."""
+        raise NotImplementedError(f"a {self.kind} question has no 'answer' key")
+
     def problems(self, question: Question) -> list[str]:
         """What `attn-tui validate` proves beyond loading (each a line; none: sound)."""
         return []
@@ -142,14 +154,10 @@ class QuestionKind:
     # LMS export
 
     def lms_rows(self, question: Question) -> tuple[LmsRow, ...] | None:
-        """The answer rows, for kinds not laid out by classroom.lms_answers itself."""
+        """The Moodle answer rows of a kind that lays them out itself (classroom.lms_answers
+        lays out choice, multi, numeric and text: their text forms and margins live there)."""
         return None
 
     def moodle_fields(self) -> dict[str, str]:
         """Moodle XML elements of this question type beyond the shared ones, in order."""
         return {}
-
-    def read_moodle(self, element: Any) -> dict[str, Any] | None:
-        """A Moodle XML <question> of this kind's type as a [[question]] table's kind-specific
-        keys (None: this kind reads no Moodle question)."""
-        return None

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from tui_course.content.grading import AnswerFormatError
-from tui_course.content.kinds.options import OptionsKind, options_picked
+from tui_course.content.kinds.options import OptionsKind, option_number, options_picked
 from tui_course.content.models import Kind, Question
+from tui_course.content.tomlfile import TableCheck
 
 
 class ChoiceKind(OptionsKind):
@@ -19,6 +20,23 @@ class ChoiceKind(OptionsKind):
         if len(picked) != 1:
             raise AnswerFormatError("Pick exactly one option.")
         return next(iter(picked))
+
+    def read_key(
+        self,
+        check: TableCheck,
+        table: dict[str, Any],
+        options: tuple[str, ...],
+        key: str,
+        several: bool,
+    ) -> Any:
+        value = table[key]
+        if isinstance(value, list):
+            raise check.error(
+                f"single choice needs exactly one correct option, got {len(value)}"
+                ' (use kind = "multi" for several)',
+                key,
+            )
+        return option_number(check, value, options, key)
 
     def _key(self, question: Question) -> list[int]:
         return [int(question.answer)]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_course.content.kinds.options import OptionsKind, options_picked
+from tui_course.content.kinds.options import OptionsKind, option_number, options_picked
 from tui_course.content.models import Kind, Question
+from tui_course.content.tomlfile import TableCheck
 
 
 class MultiKind(OptionsKind):
@@ -15,6 +16,23 @@ class MultiKind(OptionsKind):
 
     def picked(self, question: Question, raw: str) -> Any:
         return options_picked(raw, question)
+
+    def read_key(
+        self,
+        check: TableCheck,
+        table: dict[str, Any],
+        options: tuple[str, ...],
+        key: str,
+        several: bool,
+    ) -> Any:
+        value = table[key]
+        numbers = value if isinstance(value, list) else [value]
+        if not numbers:
+            raise check.error(f"'{key}' must name at least one option", key)
+        chosen = frozenset(option_number(check, item, options, key) for item in numbers)
+        if len(chosen) != len(numbers):
+            raise check.error(f"'{key}' names an option twice", key)
+        return chosen
 
     def _key(self, question: Question) -> list[int]:
         return sorted(question.answer)

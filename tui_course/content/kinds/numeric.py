@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from tui_course.content.kinds.base import QuestionKind
 from tui_course.content.models import Kind, Question
 from tui_course.content.tomlfile import TableCheck
 
+NUMBER = (int, float)
+
 
 class NumericKind(QuestionKind):
     kind = Kind.NUMERIC
@@ -28,6 +31,33 @@ class NumericKind(QuestionKind):
         from tui_course.content.quizzes import keyed_question
 
         return keyed_question(self.kind, table, check)
+
+    def read_key(
+        self,
+        check: TableCheck,
+        table: dict[str, Any],
+        options: tuple[str, ...],
+        key: str,
+        several: bool,
+    ) -> Any:
+        value = table.get(key)
+        if value is None:
+            if "answer_from" not in table:
+                raise check.error("a numeric question needs 'answer' or 'answer_from'")
+            return None
+        if several and isinstance(value, list):
+            # a list: the key first, then other readings a careful student may give
+            if not value or any(
+                isinstance(v, bool) or not isinstance(v, NUMBER) or not math.isfinite(v)
+                for v in value
+            ):
+                raise check.error(f"'{key}' must be a finite number or a list of them", key)
+            return tuple(float(v) for v in value)
+        if isinstance(value, bool) or not isinstance(value, NUMBER):
+            raise check.error(f"'{key}' must be a number", key)
+        if not math.isfinite(value):
+            raise check.error(f"'{key}' must be a finite number, not {value}", key)
+        return float(value)
 
     def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
         number = read_number(raw)

@@ -14,7 +14,7 @@ from tui_course.content.grading import (
     expected_text,
     parse_options,
 )
-from tui_course.content.kinds.base import LmsRow, QuestionKind
+from tui_course.content.kinds.base import QuestionKind
 from tui_course.content.models import Question
 from tui_course.content.tomlfile import TableCheck
 
@@ -91,8 +91,13 @@ class OptionsKind(QuestionKind):
         said = f"The {'answers' if len(right) > 1 else 'answer'}: {named}"
         return (said if said.endswith((".", "?", "!", ":")) else said + ".",)
 
-    def lms_rows(self, question: Question) -> tuple[LmsRow, ...] | None:
-        return None  # laid out by classroom.lms_answers (feedback per ticked option)
+
+def option_number(check: TableCheck, value: Any, options: tuple[str, ...], key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise check.error(f"'{key}' must be an option number (1-{len(options)})", key)
+    if not 1 <= value <= len(options):
+        raise check.error(f"'{key}' = {value} is not an option (1-{len(options)})", key)
+    return value
 
 
 def options_picked(raw: str, question: Question) -> frozenset[int]:

@@ -83,6 +83,7 @@ class OrderDraft:
     arranged: tuple[int, ...]
     cursor: int = 1
     picked: int | None = None
+    moved: bool = False  # as first shown, the order is never right: nothing to check yet
 
     def press(self, number: int) -> OrderDraft | None:
         """The first number picks the line at that position, the second puts it there;
@@ -96,7 +97,7 @@ class OrderDraft:
         lines = list(self.arranged)
         line = lines.pop(self.picked - 1)
         lines.insert(number - 1, line)
-        return OrderDraft(tuple(lines), cursor=number, picked=None)
+        return OrderDraft(tuple(lines), cursor=number, picked=None, moved=True)
 
     def step(self, step: int, carry: bool) -> OrderDraft:
         """Up/Down moves the highlight; with `carry` the line picked (else the highlighted
@@ -110,10 +111,12 @@ class OrderDraft:
             return replace(self, picked=where, cursor=where)
         lines = list(self.arranged)
         lines[where - 1], lines[to - 1] = lines[to - 1], lines[where - 1]
-        return OrderDraft(tuple(lines), cursor=to, picked=to)
+        return OrderDraft(tuple(lines), cursor=to, picked=to, moved=True)
 
     def raw(self) -> str:
-        return " ".join(str(number) for number in self.arranged)
+        """The order top to bottom; "" until a line has moved (Enter then asks for a move
+        and costs no try)."""
+        return " ".join(str(number) for number in self.arranged) if self.moved else ""
 
     def rows(self, question: Question, closed: bool) -> tuple[Row, ...]:
         rows = []

@@ -30,6 +30,20 @@ class TextKind(QuestionKind):
 
         return keyed_question(self.kind, table, check)
 
+    def read_key(
+        self,
+        check: TableCheck,
+        table: dict[str, Any],
+        options: tuple[str, ...],
+        key: str,
+        several: bool,
+    ) -> Any:
+        value = table[key]
+        variants = value if isinstance(value, list) else [value]
+        if not variants or not all(isinstance(v, str) and v.strip() for v in variants):
+            raise check.error(f"'{key}' must be a non-empty string or list of strings", key)
+        return tuple(v.strip() for v in variants)
+
     def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
         correct = matches_text(raw, question.answer)
         feedback = next(
