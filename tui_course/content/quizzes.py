@@ -14,7 +14,7 @@ from typing import Any
 
 from tui_course.content.code_parse import CODE_FIELDS, parse_code
 from tui_course.content.errors import ContentError, display_path
-from tui_course.content.grading import matches_text, normalise_text
+from tui_course.content.grading import normalise_text
 from tui_course.content.lessons import blocks_problem
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.text import strip_control
@@ -141,23 +141,26 @@ def _question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None = 
 
 def keyed_question(kind: Kind, table: dict[str, Any], check: TableCheck) -> Question:
     """A question whose key is written in `answer` (choice, multi, numeric, text)."""
+    from tui_course.content import kinds
+
     check.check(table, QUESTION_FIELDS)
+    reads = kinds.kind_of(kind)
     prompt = nonempty(check, table, "prompt")
     explanation = nonempty(check, table, "explanation")
     options = tuple(option.strip() for option in table.get("options", []))
-    if kind in (Kind.CHOICE, Kind.MULTI):
+    if reads.picks_options:
         _check_options(check, options)
     elif "options" in table:
         raise check.error(
             f"'options' is only for choice and multi questions, not {kind}", "options"
         )
-    if kind is not Kind.NUMERIC:
+    if not reads.reads_numbers:
         for key in ("answer_from", "tolerance", "rel_tolerance"):
             if key in table:
                 raise check.error(f"'{key}' is only for numeric questions", key)
     answer = _answer(check, kind, table, options, "answer", several=True)
     also_accepted: tuple[float, ...] = ()
-    if kind is Kind.NUMERIC and isinstance(answer, tuple):
+    if reads.reads_numbers and isinstance(answer, tuple):
         answer, also_accepted = answer[0], answer[1:]
     tolerance = float(table.get("tolerance", 0.0))
     rel_tolerance = float(table.get("rel_tolerance", 0.0))
@@ -165,7 +168,7 @@ def keyed_question(kind: Kind, table: dict[str, Any], check: TableCheck) -> Ques
         if not math.isfinite(value) or value < 0:
             raise check.error(f"'{key}' must be a finite number, not negative", key)
     if (
-        kind is Kind.NUMERIC
+        reads.reads_numbers
         and answer is not None
         and (problem := tolerance_problem(answer, tolerance, rel_tolerance))
     ):
@@ -240,32 +243,27 @@ def _answer(
     answer_from gives it)."""
     from tui_course.content import kinds
 
-    value = table.get(key)
-    if value is None and kind is not Kind.NUMERIC:
+    reads = kinds.kind_of(kind)
+    if table.get(key) is None and not reads.reads_numbers:  # numeric: answer_from may give it
         raise check.error(f"missing required key '{key}'")
-    return kinds.kind_of(kind).read_key(check, table, options, key, several)
+    return reads.read_key(check, table, options, key, several)
 
 
 def _mistake(
     check: TableCheck, kind: Kind, entry: dict[str, Any], options: tuple[str, ...], key: Any
 ) -> Mistake:
+    from tui_course.content import kinds
+
     check.check(entry, MISTAKE_FIELDS)
-    if kind is not Kind.NUMERIC and "answer_from" in entry:
+    reads = kinds.kind_of(kind)
+    if not reads.reads_numbers and "answer_from" in entry:
         raise check.error("'answer_from' is only for numeric questions", "answer_from")
     if "answer" not in entry and "answer_from" not in entry:
         raise check.error("a mistake needs 'answer' (or 'answer_from' for numeric)")
     wrong = _answer(check, kind, entry, options, "answer") if "answer" in entry else None
-    if wrong is not None:
-        if kind is Kind.TEXT:
-            for variant in wrong:
-                if matches_text(variant, key):
-                    raise check.error(
-                        f"this mistake's answer '{variant}' reads as a key"
-                        f" ({normalise_text(variant)})",
-                        "answer",
-                    )
-        elif kind is not Kind.NUMERIC and wrong == key:  # numeric: proved in answers.py
-            raise check.error("this mistake's answer is the correct answer", "answer")
+    problem = None if wrong is None else reads.mistake_problem(wrong, key)
+    if problem:
+        raise check.error(problem, "answer")
     return Mistake(
         answer=wrong,
         feedback=nonempty(check, entry, "feedback"),

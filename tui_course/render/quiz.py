@@ -16,7 +16,7 @@ from tui_course.content import kinds
 from tui_course.content.grading import AnswerFormatError, format_number
 from tui_course.content.kinds.base import Row
 from tui_course.content.markdown import plain_text
-from tui_course.content.models import Kind, Question
+from tui_course.content.models import Question
 from tui_course.content.session import Outcome, PassKind, Phase
 
 if TYPE_CHECKING:  # a view state is only read here: views import render, not back
@@ -81,7 +81,7 @@ def options(run: QuizRun) -> list[OptionLine]:
     arranging = run.arranging
     if arranging is not None:
         return list(arranging.rows(question, closed=run.phase is Phase.CLOSED))
-    multi = question.kind is Kind.MULTI
+    multi = kinds.of(question).picks_several
     closed = run.phase is Phase.CLOSED
     lines = []
     for number, text in enumerate(question.options, start=1):
@@ -100,7 +100,7 @@ def options(run: QuizRun) -> list[OptionLine]:
 
 def read_as(run: QuizRun) -> str:
     """How a numeric answer is read, so 0,67 or 1/sqrt(2) is never a mystery."""
-    if run.phase not in (Phase.ASKING, Phase.CLOSED) or run.question.kind is not Kind.NUMERIC:
+    if run.phase not in (Phase.ASKING, Phase.CLOSED) or not kinds.of(run.question).reads_numbers:
         return ""
     raw = run.session.state.last_answer if run.phase is Phase.CLOSED else run.typed
     if not raw.strip():
@@ -128,7 +128,7 @@ def verdict(run: QuizRun) -> tuple[str, str]:
     if run.phase is Phase.ASKING:
         if run.problem:
             return run.problem, ""
-        if state.tries_used and run.question.kind is Kind.CODE:  # code is fixed, not guessed
+        if state.tries_used and kinds.of(run.question).checked:  # code is fixed, not guessed
             checks = f"{state.tries_used} check{'s' if state.tries_used > 1 else ''}"
             return f"Not yet ({checks}): fix it and check again.", "incorrect"
         if state.tries_used:
@@ -182,11 +182,11 @@ def keys(run: QuizRun) -> list[str]:
     if run.phase is Phase.INTRO:
         return ["Enter: start", "Esc: outline"]
     if run.phase is Phase.CLOSED:
-        if run.question.kind is Kind.CODE:  # the editor keeps Enter and Right for the code
+        if kinds.of(run.question).checked:  # the editor keeps Enter and Right for the code
             return ["Esc, then Enter or Right: next question"]
         return ["Enter or Right: next question"]
     if run.phase is Phase.ASKING:
-        if run.question.kind is Kind.CODE:  # a failed check never closes it: no tries to count
+        if kinds.of(run.question).checked:  # a failed check never closes it: no tries to count
             return [kinds.of(run.question).screen_keys, BOX_KEYS]
         return [
             kinds.of(run.question).screen_keys,

@@ -17,7 +17,7 @@ from tui_course.content import kinds
 from tui_course.content.code_model import CodeAttempt
 from tui_course.content.grading import AnswerFormatError, Verdict
 from tui_course.content.kinds.base import Draft
-from tui_course.content.models import Kind, Question
+from tui_course.content.models import Question
 from tui_course.content.session import AttemptRecord, PassKind, Phase, QuizSession
 
 
@@ -70,7 +70,7 @@ class QuizRun:
     @property
     def shows_code(self) -> bool:
         """A code question on screen (open or closed): its editor shows."""
-        return self.phase in (Phase.ASKING, Phase.CLOSED) and self.question.kind is Kind.CODE
+        return self.phase in (Phase.ASKING, Phase.CLOSED) and kinds.of(self.question).checked
 
     @property
     def code_key(self) -> tuple[str, int]:
@@ -160,7 +160,7 @@ class QuizRun:
             return self if pressed is None else replace(self, draft=pressed)
         if not self.asks_choice or not 1 <= number <= len(self.question.options):
             return self
-        if self.question.kind is Kind.MULTI:
+        if kinds.of(self.question).picks_several:
             return replace(self, cursor=number, picked=self.picked ^ {number})
         return replace(self, cursor=number, picked=frozenset({number}))
 
@@ -175,7 +175,8 @@ class QuizRun:
         if not self.asks_choice:
             return self
         cursor = (self.cursor - 1 + step) % len(self.question.options) + 1
-        picked = frozenset({cursor}) if self.question.kind is Kind.CHOICE else self.picked
+        several = kinds.of(self.question).picks_several
+        picked = self.picked if several else frozenset({cursor})
         return replace(self, cursor=cursor, picked=picked)
 
     def carry(self, step: int) -> QuizRun:

@@ -67,8 +67,14 @@ class QuestionKind:
     empty_answer: ClassVar[str] = "Type an answer, then press Enter."
     # The answer is typed in a box (and said back once the question closes).
     typed: ClassVar[bool] = False
-    # Its rows are options picked with 1-9 (choice, multi).
+    # Its rows are options picked with 1-9 (choice, multi); several of them (multi).
     picks_options: ClassVar[bool] = False
+    picks_several: ClassVar[bool] = False
+    # Typed answers are read as numbers: a tolerance, a key computed from answer_from, and
+    # the reading said back ("read as 0.500").
+    reads_numbers: ClassVar[bool] = False
+    # Answered by a check of the student's code (its own editor; a failed check is no try).
+    checked: ClassVar[bool] = False
     # Moodle XML's question type, or None with the reason it has none.
     moodle_type: ClassVar[str | None] = None
     no_moodle: ClassVar[str] = ""
@@ -91,6 +97,10 @@ class QuestionKind:
         """The `key` entry of a [[question]] (or its mistake) table in graded form, for kinds
         whose key is written in `answer` (`several`: a key may list more than one)."""
         raise NotImplementedError(f"a {self.kind} question has no 'answer' key")
+
+    def mistake_problem(self, wrong: Any, key: Any) -> str | None:
+        """Why a [[question.mistake]]'s answer (graded form) cannot be one, or None."""
+        return "this mistake's answer is the correct answer" if wrong == key else None
 
     def problems(self, question: Question) -> list[str]:
         """What `attn-tui validate` proves beyond loading (each a line; none: sound)."""

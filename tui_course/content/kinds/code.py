@@ -16,6 +16,7 @@ from tui_course.content.tomlfile import TableCheck
 class CodeKind(QuestionKind):
     kind = Kind.CODE
     screen_keys = "write the function, ctrl+r (or F5) checks it"
+    checked = True
     plain_prompt = None  # typed at the prompt or read from a file: plain/code.py
     no_moodle = "Moodle cannot run a student's function in attn-tui's sandbox"
     no_gift = no_moodle

@@ -12,6 +12,7 @@ from tui_course.content.tomlfile import TableCheck
 class MultiKind(OptionsKind):
     kind = Kind.MULTI
     screen_keys = "pick all that apply (1-9, Space), Enter"
+    picks_several = True
     plain_prompt = "Type the numbers of all that apply, with commas or spaces (1, 3)"
 
     def picked(self, question: Question, raw: str) -> Any:

@@ -25,6 +25,7 @@ class NumericKind(QuestionKind):
     screen_keys = "a number, 2/3 or 1/sqrt(2), Enter"
     plain_prompt = "Type a number (0.5, 0,5, 2/3 or 1/sqrt(2) work)"
     typed = True
+    reads_numbers = True
     moodle_type = "numerical"
 
     def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
@@ -58,6 +59,9 @@ class NumericKind(QuestionKind):
         if not math.isfinite(value):
             raise check.error(f"'{key}' must be a finite number, not {value}", key)
         return float(value)
+
+    def mistake_problem(self, wrong: Any, key: Any) -> str | None:
+        return None  # within the tolerance of a computed key: proved in answers.py
 
     def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
         number = read_number(raw)

@@ -44,6 +44,14 @@ class TextKind(QuestionKind):
             raise check.error(f"'{key}' must be a non-empty string or list of strings", key)
         return tuple(v.strip() for v in variants)
 
+    def mistake_problem(self, wrong: Any, key: Any) -> str | None:
+        for variant in wrong:
+            if matches_text(variant, key):
+                return (
+                    f"this mistake's answer '{variant}' reads as a key ({normalise_text(variant)})"
+                )
+        return None
+
     def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
         correct = matches_text(raw, question.answer)
         feedback = next(
