@@ -26,7 +26,7 @@ from tui_course.content.grading import (
     parse_number,
 )
 from tui_course.content.kinds import tries_allowed
-from tui_course.content.models import Kind, Question, Quiz
+from tui_course.content.models import Question, Quiz
 
 MAX_ANSWER_CHARS = 200  # an answer is stored as typed, up to this length
 
@@ -253,7 +253,7 @@ class QuizSession:
         pass or a reveal does), and the same code checked again, but for trailing spaces,
         costs no try. The answer kept is the code's hash; `attempt` (the code, its verdict)
         rides on the record for the store."""
-        if self.phase is not Phase.ASKING or self.question.kind is not Kind.CODE:
+        if self.phase is not Phase.ASKING or not kinds.of(self.question).checked:
             raise ValueError("this question is not taking code")
         key = code_key(code)
         if not passed and key in self.state.tried:
@@ -311,9 +311,9 @@ class QuizSession:
     def _regraded(self, index: int, raw: str) -> str:
         """A stored wrong answer in the form `tried` keeps, for a resumed pass."""
         question = self.shown(index)
-        if question.kind is Kind.CODE:
-            return code_key(raw)  # graded by the sandbox, not here
         kind = kinds.of(question)
+        if kind.checked:
+            return kind.stored_as_graded(raw, question)  # graded by its check, not here
         typed = kind.shown_answer(raw, self.questions[index], self.option_order(index))
         try:
             verdict = grade(question, typed, self.read_number)
