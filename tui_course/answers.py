@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from tui_course.content import kinds
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import (
     NOT_FINITE,
@@ -36,7 +37,7 @@ def resolve(question: Question) -> Question:
 
     Raises ExpressionError when an expression cannot be evaluated.
     """
-    if question.kind is not Kind.NUMERIC:
+    if not kinds.of(question).reads_numbers:
         return question
     answer = question.answer
     if question.answer_from is not None:
@@ -80,7 +81,7 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
     ):
         if question.kind is Kind.TEXT:
             problems.extend(_text_key_problems(quiz, number, question))
-        if question.kind is not Kind.NUMERIC or resolved is None:
+        if not kinds.of(question).reads_numbers or resolved is None:
             continue
         where = f"question {number}"
         if question.answer_from is not None and (

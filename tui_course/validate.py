@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tui_course.answers import prove_quiz, resolve_quiz
 from tui_course.classroom.lms_answers import moodle_differences
+from tui_course.content import kinds
 from tui_course.content.balance import key_warnings
 from tui_course.content.course import load_course
 from tui_course.content.errors import ContentError
@@ -56,6 +57,11 @@ def validate(root: Path) -> Report:
             refused, named = moodle_differences(quiz, resolve_quiz(quiz))
             problems.extend(refused)
             notes.extend(named)
+        for number, question in enumerate(quiz.questions, start=1):
+            problems.extend(
+                ContentError(quiz.path, question.line, f"question {number}: {problem}")
+                for problem in kinds.of(question).problems(question)
+            )
         warnings.extend(ContentError(quiz.path, None, text) for text in key_warnings(quiz))
     for lesson in course.lessons:
         for segment in lesson.segments:

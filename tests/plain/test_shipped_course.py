@@ -51,6 +51,9 @@ def right_answer(question: Question, block: str = "") -> str:
         return str(as_shown(question, block, [int(question.answer)])[0])
     if question.kind is Kind.MULTI:
         return ", ".join(str(n) for n in as_shown(question, block, sorted(question.answer)))
+    if question.kind is Kind.ORDER:  # the shown numbers of the lines in the file's order
+        shown = shown_options(block)
+        return " ".join(str(shown[" ".join(line.split())]) for line in question.options)
     if question.kind is Kind.NUMERIC:
         key = question.answer[0] if isinstance(question.answer, list | tuple) else question.answer
         return repr(float(key))
@@ -66,6 +69,8 @@ def wrong_answer(question: Question, block: str = "") -> str:
         key = set(question.answer)
         wrong = next(n for n in range(1, len(question.options) + 1) if n not in key)
         return str(as_shown(question, block, [wrong])[0])
+    if question.kind is Kind.ORDER:  # as shown: never the right order
+        return " ".join(str(n) for n in range(1, len(question.options) + 1))
     if question.kind is Kind.NUMERIC:
         return "123456"
     return "zzz qqq"

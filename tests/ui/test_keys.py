@@ -228,6 +228,10 @@ IN_THE_EDITOR: dict[str, frozenset[str]] = {
     "ctrl+backspace": frozenset({"delete_right_word", "delete_word_left"}),
     "pageup": frozenset({"cursor_page_up"}),
     "pagedown": frozenset({"cursor_page_down"}),
+    # Shift+Up/Down select in the editor; in the quiz view they move the picked line of an
+    # order question, which shows no editor (ctrl+Up/Down do the same there).
+    "shift+up": frozenset({"cursor_up(True)", "carry(-1)"}),
+    "shift+down": frozenset({"cursor_down(True)", "carry(1)"}),
 }
 
 

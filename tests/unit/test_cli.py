@@ -147,7 +147,7 @@ def test_list_prints_every_id_with_its_title() -> None:
     assert "lesson  why-transformers             Why a new design was needed" in lines
     assert any(line.startswith("quiz    checkpoint ") for line in lines)
     assert any(line.startswith("lab     training-lab ") for line in lines)
-    assert len(lines) == 11 + 4 + 4  # lessons, labs (with the real-model lab), quizzes
+    assert len(lines) == 11 + 4 + 5  # lessons, labs (with the real-model lab), quizzes
 
 
 def test_review_due_lists_missed_questions(tmp_path: Path) -> None:

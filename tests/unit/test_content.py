@@ -31,6 +31,7 @@ def test_shipped_course_outline_places_quizzes_after_their_lessons(course_root: 
         "exercises",
         "code",
         "encoder-block",
+        "in-order",
         "why-transformers-won",
         "transformers-to-llms",
         "real-model-lab",
@@ -45,10 +46,10 @@ def test_shipped_course_outline_places_quizzes_after_their_lessons(course_root: 
 def test_shipped_quizzes_cover_the_syllabus(course_root: Path) -> None:
     course = load_course(course_root)
     quizzes = {quiz.id: quiz for quiz in course.quizzes}
-    assert set(quizzes) == {"checkpoint", "understanding", "exercises", "code"}
+    assert set(quizzes) == {"checkpoint", "understanding", "exercises", "code", "in-order"}
     assert len(quizzes["understanding"].questions) >= 11
     kinds = {q.kind for quiz in course.quizzes for q in quiz.questions}
-    assert kinds == {Kind.CHOICE, Kind.MULTI, Kind.NUMERIC, Kind.TEXT, Kind.CODE}
+    assert kinds == set(Kind)
     numeric = [resolve(q) for q in quizzes["exercises"].questions if q.kind is Kind.NUMERIC]
     assert len(numeric) >= 3 and all(q.answer_from for q in numeric)  # keys are recomputed
     assert any(q.tolerance > 0 for q in numeric)

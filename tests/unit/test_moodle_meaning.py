@@ -33,6 +33,7 @@ from tui_course.classroom.lms_answers import (
     text_variants,
 )
 from tui_course.classroom.moodle_xml import export_moodle_xml
+from tui_course.content import kinds
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import grade, normalise_text
 from tui_course.content.models import Kind, Question, Quiz
@@ -46,7 +47,7 @@ EXPORT_GIFT = ("export", "--format", "gift")
 SHIPPED_WITHOUT_CODE = [
     quiz
     for quiz in (load_quiz(path) for path in sorted((REPO / "quizzes").glob("*.toml")))
-    if all(question.kind is not Kind.CODE for question in quiz.questions)
+    if all(not kinds.of(question).no_gift for question in quiz.questions)  # GIFT holds them
 ]
 
 

@@ -59,4 +59,4 @@ def test_wheel_ships_content_and_runs_from_elsewhere(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     module_path, summary = result.stdout.splitlines()
     assert module_path.startswith(str(tmp_path / "site"))
-    assert summary == "11 lessons, 4 quizzes, 28 questions, 16 computed figures: all valid"
+    assert summary == "11 lessons, 5 quizzes, 31 questions, 16 computed figures: all valid"

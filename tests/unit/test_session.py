@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tui_course.content.grading import AnswerFormatError
-from tui_course.content.models import DEFAULT_TRIES, Kind, Mistake, Question, Quiz, tries_allowed
+from tui_course.content.kinds import tries_allowed
+from tui_course.content.models import DEFAULT_TRIES, Kind, Mistake, Question, Quiz
 from tui_course.content.session import Outcome, PassKind, Phase, QuestionState, QuizSession
 
 

@@ -42,7 +42,7 @@ EXPECTED = [
     "answer_from, explanation, hints, kind, mistake, options, prompt, rel_tolerance, tolerance,"
     " tries)",
     "quizzes/unknown-kind.toml:5: question 1: unknown kind 'essay'"
-    " (choice, multi, numeric, text, code)",
+    " (choice, multi, numeric, text, code, order)",
     "quizzes/wrong-type.toml:10: question 1: 'hints' must be a list of strings",
 ]
 
@@ -70,7 +70,7 @@ def test_shipped_course_is_valid_and_counted(course_root: Path) -> None:
     report = validate(course_root)
     assert report.problems == ()
     assert report.summary() == (
-        "11 lessons, 4 quizzes, 28 questions, 16 computed figures: all valid"
+        "11 lessons, 5 quizzes, 31 questions, 16 computed figures: all valid"
     )
 
 

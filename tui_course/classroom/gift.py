@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from typing import Any
+from typing import Any, assert_never
 
 from tui_course.classroom.lms_answers import (
     CARRIED_FIELDS,
@@ -44,6 +44,7 @@ from tui_course.classroom.lms_answers import (
     with_notes,
     without_last_note,
 )
+from tui_course.content import kinds
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
 from tui_course.content.models import Kind, Question, Quiz
@@ -184,6 +185,9 @@ def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
 
 
 def _question_block(quiz: Quiz, number: int, question: Question, moodle: MoodleQuestion) -> str:
+    left_out = kinds.of(question).no_gift
+    if left_out:  # the export command leaves these out first, with a note
+        raise ExportError(left_out)
     lines = [f"{_META} {_json(_carried(question, moodle))}"]
     name = escape(f"{quiz.id} q{number}")
     lines.append(f"::{name}::{_text(moodle.prompt, prompt_notes(moodle))}{{")
@@ -200,16 +204,21 @@ def _question_block(quiz: Quiz, number: int, question: Question, moodle: MoodleQ
 
 def _answer(kind: Kind, answer: MoodleAnswer) -> str:
     feedback = f"#{_text(answer.feedback)}" if answer.feedback else ""
-    if kind is Kind.NUMERIC:
-        value = f"{answer.text}:{number_text(answer.tolerance)}"
-        return f"=%{percent_text(answer.percent)}%{value}{feedback}"
-    if kind is Kind.TEXT:
-        return f"=%{percent_text(answer.percent)}%{_plain_answer(answer.text)}{feedback}"
-    if kind is Kind.CHOICE and answer.percent == 100:
-        return f"={_option(answer.text)}{feedback}"
-    if kind is Kind.CHOICE:
-        return f"~{_option(answer.text)}{feedback}"
-    return f"~%{percent_text(answer.percent)}%{_option(answer.text)}{feedback}"
+    match kind:
+        case Kind.NUMERIC:
+            value = f"{answer.text}:{number_text(answer.tolerance)}"
+            return f"=%{percent_text(answer.percent)}%{value}{feedback}"
+        case Kind.TEXT:
+            return f"=%{percent_text(answer.percent)}%{_plain_answer(answer.text)}{feedback}"
+        case Kind.CHOICE:
+            mark = "=" if answer.percent == 100 else "~"
+            return f"{mark}{_option(answer.text)}{feedback}"
+        case Kind.MULTI:
+            return f"~%{percent_text(answer.percent)}%{_option(answer.text)}{feedback}"
+        case Kind.CODE | Kind.ORDER:  # their kinds' no_gift: refused in _question_block
+            raise ExportError(f"GIFT has no syntax for a {kind} question")
+        case _:
+            assert_never(kind)
 
 
 # --- import: HTML written elsewhere, as the app's text ----------------------------------------

@@ -17,14 +17,16 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, assert_never
 
 from markdown_it import MarkdownIt
 
 from tui_course.answers import resolve
+from tui_course.content import kinds
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import MAX_RANGE, normalise_text
-from tui_course.content.models import Kind, Mistake, Question, Quiz, tries_allowed
+from tui_course.content.kinds import tries_allowed
+from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.maths.expression import ExpressionError
 
 # Question fields the LMS formats have no syntax for. GIFT keeps them in a comment
@@ -239,8 +241,8 @@ def number_text(value: float) -> str:
 
 def moodle_question(question: Question, tries: int = 1) -> MoodleQuestion:
     """The question as Moodle answer rows; numeric keys are computed first."""
-    if question.kind is Kind.CODE:  # the export command leaves these out first
-        raise ExportError("a code question has no Moodle question type")
+    if kinds.of(question).moodle_type is None:  # the export command leaves these out first
+        raise ExportError(f"a {question.kind} question has no Moodle question type")
     try:
         resolved = resolve(question)
     except ExpressionError as error:
@@ -249,32 +251,24 @@ def moodle_question(question: Question, tries: int = 1) -> MoodleQuestion:
         raise ExportError(f"the key {resolved.answer} is not a finite number")
     answers: list[MoodleAnswer] = []
     unplaced: list[Mistake] = []
-    if resolved.kind in (Kind.CHOICE, Kind.MULTI):
-        answers, unplaced = _choice_answers(resolved)
-    elif resolved.kind is Kind.NUMERIC:
-        key = float(resolved.answer)
-        tolerance = moodle_tolerance(resolved, key)
-        for value in (key, *resolved.also_accepted):
-            problem = moodle_number_problem(float(value), tolerance)
-            if problem:
-                raise ExportError(problem)
-        answers.append(MoodleAnswer(number_text(key), 100.0, "", tolerance, key))
-        for other in getattr(resolved, "also_accepted", ()):  # other readings graded right
-            answers.append(MoodleAnswer(number_text(other), 100.0, "", tolerance, float(other)))
-        for mistake in resolved.mistakes:
-            if mistake.answer is None:
-                continue
-            wrong = float(mistake.answer)
-            answers.append(
-                MoodleAnswer(number_text(wrong), 0.0, mistake.feedback, tolerance, wrong)
-            )
-    else:
-        answers.extend(MoodleAnswer(variant, 100.0) for variant in text_keys(resolved))
-        for mistake in resolved.mistakes:
-            answers.extend(
-                MoodleAnswer(variant, 0.0, mistake.feedback)
-                for variant in _all_variants(mistake.answer)
-            )
+    match resolved.kind:
+        case Kind.CHOICE | Kind.MULTI:
+            answers, unplaced = _choice_answers(resolved)
+        case Kind.NUMERIC:
+            answers = _numeric_answers(resolved)
+        case Kind.TEXT:
+            answers.extend(MoodleAnswer(variant, 100.0) for variant in text_keys(resolved))
+            for mistake in resolved.mistakes:
+                answers.extend(
+                    MoodleAnswer(variant, 0.0, mistake.feedback)
+                    for variant in _all_variants(mistake.answer)
+                )
+        case Kind.ORDER | Kind.CODE:  # rows laid out by the kind itself (code: none)
+            rows = kinds.of(resolved).lms_rows(resolved) or ()
+            answers = [MoodleAnswer(row.text, row.value, row.feedback) for row in rows]
+            unplaced = list(resolved.mistakes)  # such rows hold no mistake: carried, not graded
+        case _:
+            assert_never(resolved.kind)
     return MoodleQuestion(
         kind=resolved.kind,
         prompt=resolved.prompt,
@@ -284,6 +278,25 @@ def moodle_question(question: Question, tries: int = 1) -> MoodleQuestion:
         tries=tries,
         unplaced=tuple(unplaced),
     )
+
+
+def _numeric_answers(resolved: Question) -> list[MoodleAnswer]:
+    """The key, the other readings graded right, and each mistake, all with one margin."""
+    key = float(resolved.answer)
+    tolerance = moodle_tolerance(resolved, key)
+    for value in (key, *resolved.also_accepted):
+        problem = moodle_number_problem(float(value), tolerance)
+        if problem:
+            raise ExportError(problem)
+    answers = [MoodleAnswer(number_text(key), 100.0, "", tolerance, key)]
+    for other in resolved.also_accepted:  # other readings graded right
+        answers.append(MoodleAnswer(number_text(other), 100.0, "", tolerance, float(other)))
+    for mistake in resolved.mistakes:
+        if mistake.answer is None:
+            continue
+        wrong = float(mistake.answer)
+        answers.append(MoodleAnswer(number_text(wrong), 0.0, mistake.feedback, tolerance, wrong))
+    return answers
 
 
 def quiz_questions(quiz: Quiz) -> Iterator[tuple[int, Question, MoodleQuestion]]:

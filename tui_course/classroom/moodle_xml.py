@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
+from typing import assert_never
 
 from tui_course.classroom.lms_answers import (
+    ExportError,
     MoodleQuestion,
     explanation_notes,
     number_text,
@@ -23,14 +25,8 @@ from tui_course.classroom.lms_answers import (
     with_notes,
     xml_text,
 )
+from tui_course.content import kinds
 from tui_course.content.models import Kind, Quiz
-
-_MOODLE_TYPE = {
-    Kind.CHOICE: "multichoice",
-    Kind.MULTI: "multichoice",
-    Kind.NUMERIC: "numerical",
-    Kind.TEXT: "shortanswer",
-}
 
 
 def html(text: str) -> str:
@@ -63,7 +59,10 @@ def export_moodle_xml(quizzes: Sequence[Quiz]) -> str:
 
 
 def _question(name: str, question: MoodleQuestion) -> ET.Element:
-    element = ET.Element("question", {"type": _MOODLE_TYPE[question.kind]})
+    moodle_type = kinds.kind_of(question.kind).moodle_type
+    if moodle_type is None:  # the export command leaves these out first
+        raise ExportError(f"a {question.kind} question has no Moodle question type")
+    element = ET.Element("question", {"type": moodle_type})
     ET.SubElement(ET.SubElement(element, "name"), "text").text = _xml_text(name)
     prompt = with_notes(html(question.prompt), prompt_notes(question))
     _text_element(element, "questiontext", prompt)
@@ -73,6 +72,8 @@ def _question(name: str, question: MoodleQuestion) -> ET.Element:
     ET.SubElement(element, "defaultgrade").text = "1"
     ET.SubElement(element, "penalty").text = "0.3333333"
     ET.SubElement(element, "hidden").text = "0"
+    for tag, value in kinds.kind_of(question.kind).moodle_fields().items():
+        ET.SubElement(element, tag).text = value
     if question.kind in (Kind.CHOICE, Kind.MULTI):
         single = "true" if question.kind is Kind.CHOICE else "false"
         ET.SubElement(element, "single").text = single
@@ -85,16 +86,21 @@ def _question(name: str, question: MoodleQuestion) -> ET.Element:
         ET.SubElement(element, "usecase").text = "0"
     for answer in question.answers:
         attributes = {"fraction": percent_text(answer.percent)}
-        if question.kind is Kind.TEXT:
-            # Compared as typed: plain text, with Moodle's * wildcard escaped.
-            row = _text_element(element, "answer", answer.text.replace("*", "\\*"), "")
-            row.attrib.update(attributes | {"format": "moodle_auto_format"})
-        elif question.kind is Kind.NUMERIC:
-            row = _text_element(element, "answer", answer.text, "moodle_auto_format")
-            row.attrib.update(attributes)
-        else:
-            row = _text_element(element, "answer", plain_html(answer.text))
-            row.attrib.update(attributes)
+        match question.kind:
+            case Kind.TEXT:
+                # Compared as typed: plain text, with Moodle's * wildcard escaped.
+                row = _text_element(element, "answer", answer.text.replace("*", "\\*"), "")
+                row.attrib.update(attributes | {"format": "moodle_auto_format"})
+            case Kind.NUMERIC:
+                row = _text_element(element, "answer", answer.text, "moodle_auto_format")
+                row.attrib.update(attributes)
+            case Kind.CHOICE | Kind.MULTI | Kind.ORDER:  # text shown as it is: escaped HTML
+                row = _text_element(element, "answer", plain_html(answer.text))
+                row.attrib.update(attributes)
+            case Kind.CODE:  # its kind has no moodle_type: refused above
+                raise ExportError("a code question has no Moodle answer rows")
+            case _:
+                assert_never(question.kind)
         _text_element(row, "feedback", html(answer.feedback) if answer.feedback else "")
         if question.kind is Kind.NUMERIC:
             ET.SubElement(row, "tolerance").text = number_text(answer.tolerance)

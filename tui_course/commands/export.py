@@ -45,10 +45,9 @@ def run(args: argparse.Namespace) -> int:
         if not quizzes:
             known = ", ".join(quiz.id for quiz in course.quizzes) or "none found"
             return fail(f"error: no quiz with id '{args.quiz}' in {root} (quizzes: {known})", 2)
-    quizzes, code_only = _without_code(quizzes)
-    if code_only:
-        # Moodle cannot run a student's function in attn-tui's sandbox: code stays in the app
-        print(f"{PROG}: note: code questions are not exported ({code_only})", file=sys.stderr)
+    quizzes, left_out = _exportable(quizzes, args.format)
+    for line in left_out:  # each kind says why it has no place in this format
+        print(f"{PROG}: note: {line}", file=sys.stderr)
     if not quizzes:
         return fail(f"error: no quiz with questions Moodle can take in {root}")
     from tui_course.classroom.lms_answers import moodle_differences
@@ -70,17 +69,25 @@ def run(args: argparse.Namespace) -> int:
     return write_output(text, args.output)
 
 
-def _without_code(quizzes: list[Quiz]) -> tuple[list[Quiz], str]:
-    """The quizzes with their code questions left out, and which quizzes had some."""
+def _exportable(quizzes: list[Quiz], fmt: str) -> tuple[list[Quiz], list[str]]:
+    """The quizzes without the questions whose kind this format cannot hold, and one line
+    per kind left out, naming the questions (quiz id and number) and the kind's reason."""
     import dataclasses
 
-    from tui_course.content.models import Kind
+    from tui_course.content import kinds
 
-    kept, skipped = [], []
+    kept: list[Quiz] = []
+    left_out: dict[str, list[str]] = {}
     for quiz in quizzes:
-        questions = tuple(q for q in quiz.questions if q.kind is not Kind.CODE)
-        if len(questions) != len(quiz.questions):
-            skipped.append(quiz.id)
+        questions = []
+        for number, question in enumerate(quiz.questions, start=1):
+            kind = kinds.of(question)
+            reason = kind.no_gift if fmt == "gift" else kind.no_moodle
+            if reason:
+                why = f"{question.kind} questions are not exported: {reason}"
+                left_out.setdefault(why, []).append(f"{quiz.id} q{number}")
+            else:
+                questions.append(question)
         if questions:
-            kept.append(dataclasses.replace(quiz, questions=questions))
-    return kept, ", ".join(skipped)
+            kept.append(dataclasses.replace(quiz, questions=tuple(questions)))
+    return kept, [f"{why} ({', '.join(names)})" for why, names in left_out.items()]

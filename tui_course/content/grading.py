@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from tui_course.content.models import Kind, Question
+from tui_course.content.models import Question
 
 
 class AnswerFormatError(ValueError):
@@ -177,13 +177,9 @@ def format_number(value: float, question: Question) -> str:
 
 
 def expected_text(question: Question) -> str:
-    if question.kind is Kind.CHOICE:
-        return f"{question.answer}. {question.options[question.answer - 1]}"
-    if question.kind is Kind.MULTI:
-        return "; ".join(f"{n}. {question.options[n - 1]}" for n in sorted(question.answer))
-    if question.kind is Kind.NUMERIC:
-        return format_number(_numeric_key(question), question)
-    return str(question.answer[0])
+    from tui_course.content import kinds
+
+    return kinds.of(question).expected_text(question)
 
 
 def _numeric_key(question: Question) -> float:
@@ -203,47 +199,9 @@ def grade(question: Question, raw: str, read_number: NumberReader = parse_number
     `read_number` turns a typed numeric answer into a number; the app passes one that also
     reads small expressions (tui_course.answers.read_number), which needs NumPy.
     """
+    from tui_course.content import kinds
+
+    kind = kinds.of(question)
     if not raw.strip():
-        raise AnswerFormatError(
-            "Pick an option first (keys 1-9)."
-            if question.kind in (Kind.CHOICE, Kind.MULTI)
-            else "Type an answer, then press Enter."
-        )
-    expected = expected_text(question)
-    read_as: float | None = None
-    if question.kind in (Kind.CHOICE, Kind.MULTI):
-        picked = parse_options(raw, len(question.options))
-        if question.kind is Kind.CHOICE:
-            if len(picked) != 1:
-                raise AnswerFormatError("Pick exactly one option.")
-            value: Any = next(iter(picked))
-        else:
-            value = picked
-        correct = value == question.answer
-        feedback = next((m.feedback for m in question.mistakes if m.answer == value), None)
-    elif question.kind is Kind.NUMERIC:
-        number = read_as = read_number(raw)
-        correct = any(numbers_close(number, key, question) for key in numeric_keys(question))
-        feedback = next(
-            (
-                m.feedback
-                for m in question.mistakes
-                if m.answer is not None and numbers_close(number, float(m.answer), question)
-            ),
-            None,
-        )
-    else:
-        correct = matches_text(raw, question.answer)
-        feedback = next(
-            (m.feedback for m in question.mistakes if matches_text(raw, m.answer)), None
-        )
-        if not correct and feedback is None:
-            form = other_form(raw, question)
-            if form is not None:
-                raise AnswerFormatError(f"Write the answer in the form {form}: this costs no try.")
-    return Verdict(
-        correct=correct,
-        expected=expected,
-        feedback=None if correct else feedback,
-        read_as=read_as,
-    )
+        raise AnswerFormatError(kind.empty_answer)
+    return kind.grade(question, raw, read_number)

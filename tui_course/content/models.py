@@ -21,6 +21,7 @@ class Kind(StrEnum):
     NUMERIC = "numeric"
     TEXT = "text"
     CODE = "code"  # the student writes a function; see content.code_model and content.code_parse
+    ORDER = "order"  # lines to put in order (a Parsons problem); see content.kinds.order
 
 
 @dataclass(frozen=True)
@@ -65,18 +66,6 @@ class Quiz:
 
 DEFAULT_TRIES = 3
 REVIEW_ID = "review"  # the outline entry, `attn-tui review`, and the review pass's quiz id
-
-
-def tries_allowed(quiz: Quiz, question: Question) -> int:
-    """How many answers a question takes before its key is shown.
-
-    Single choice never allows trying every option (2 options: one try), or the last
-    try would be a sure thing.
-    """
-    tries = question.tries or quiz.tries or DEFAULT_TRIES
-    if question.kind is Kind.CHOICE:
-        tries = min(tries, len(question.options) - 1)
-    return max(1, tries)
 
 
 def _all_prose(lesson: Lesson) -> tuple[Segment, ...]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from tui_course.content.code_parse import CODE_FIELDS, parse_code
 from tui_course.content.errors import ContentError, display_path
-from tui_course.content.grading import matches_text, normalise_text
+from tui_course.content.grading import normalise_text
 from tui_course.content.lessons import blocks_problem
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.text import strip_control
@@ -35,7 +35,7 @@ QUIZ_FIELDS = {
     "question": Field((list,), "one or more [[question]] tables", required=True, items=dict),
 }
 QUESTION_FIELDS = {
-    "kind": Field((str,), "one of choice, multi, numeric, text, code", required=True),
+    "kind": Field((str,), "a question kind (choice, multi, numeric, text...)", required=True),
     "prompt": Field((str,), "a string", required=True),
     "explanation": Field((str,), "a string", required=True),
     "options": Field((list,), "a list of strings", items=str),
@@ -87,12 +87,12 @@ def load_quiz(path: Path, root: Path | None = None) -> Quiz:
         )
     return Quiz(
         id=data["id"],
-        title=one_line(_nonempty(check, data, "title")),
+        title=one_line(nonempty(check, data, "title")),
         path=shown,
         questions=questions,
         after=data.get("after"),
         intro=data.get("intro", "").strip(),
-        tries=_tries(check, data),
+        tries=tries_of(check, data),
     )
 
 
@@ -107,7 +107,7 @@ def tolerance_problem(key: float, tolerance: float, rel_tolerance: float) -> str
     return None
 
 
-def _tries(check: TableCheck, table: dict[str, Any]) -> int | None:
+def tries_of(check: TableCheck, table: dict[str, Any]) -> int | None:
     tries = table.get("tries")
     if tries is not None and (isinstance(tries, bool) or not 1 <= tries <= MAX_TRIES):
         raise check.error(f"'tries' must be 1 to {MAX_TRIES}, got {tries}", "tries")
@@ -121,7 +121,7 @@ def _check_blocks(check: TableCheck, key: str | None, markdown: str) -> None:
         raise check.error(too_big[1], key)
 
 
-def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
+def nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
     value = str(table[key]).strip()
     if not value:
         raise check.error(f"'{key}' must not be empty", key)
@@ -129,32 +129,38 @@ def _nonempty(check: TableCheck, table: dict[str, Any], key: str) -> str:
 
 
 def _question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None = None) -> Question:
+    from tui_course.content import kinds
+
     try:
         kind = Kind(str(table.get("kind", "")))
     except ValueError:
         check.check(table, QUESTION_FIELDS)
-        raise check.error(
-            f"unknown kind '{table['kind']}' (choice, multi, numeric, text, code)", "kind"
-        ) from None
-    if kind is Kind.CODE:
-        return _code_question(table, check, quiz_dir)
+        raise check.error(f"unknown kind '{table['kind']}' ({kinds.names()})", "kind") from None
+    return kinds.kind_of(kind).parse(table, check, quiz_dir)
+
+
+def keyed_question(kind: Kind, table: dict[str, Any], check: TableCheck) -> Question:
+    """A question whose key is written in `answer` (choice, multi, numeric, text)."""
+    from tui_course.content import kinds
+
     check.check(table, QUESTION_FIELDS)
-    prompt = _nonempty(check, table, "prompt")
-    explanation = _nonempty(check, table, "explanation")
+    reads = kinds.kind_of(kind)
+    prompt = nonempty(check, table, "prompt")
+    explanation = nonempty(check, table, "explanation")
     options = tuple(option.strip() for option in table.get("options", []))
-    if kind in (Kind.CHOICE, Kind.MULTI):
+    if reads.picks_options:
         _check_options(check, options)
     elif "options" in table:
         raise check.error(
             f"'options' is only for choice and multi questions, not {kind}", "options"
         )
-    if kind is not Kind.NUMERIC:
+    if not reads.reads_numbers:
         for key in ("answer_from", "tolerance", "rel_tolerance"):
             if key in table:
                 raise check.error(f"'{key}' is only for numeric questions", key)
     answer = _answer(check, kind, table, options, "answer", several=True)
     also_accepted: tuple[float, ...] = ()
-    if kind is Kind.NUMERIC and isinstance(answer, tuple):
+    if reads.reads_numbers and isinstance(answer, tuple):
         answer, also_accepted = answer[0], answer[1:]
     tolerance = float(table.get("tolerance", 0.0))
     rel_tolerance = float(table.get("rel_tolerance", 0.0))
@@ -162,7 +168,7 @@ def _question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None = 
         if not math.isfinite(value) or value < 0:
             raise check.error(f"'{key}' must be a finite number, not negative", key)
     if (
-        kind is Kind.NUMERIC
+        reads.reads_numbers
         and answer is not None
         and (problem := tolerance_problem(answer, tolerance, rel_tolerance))
     ):
@@ -188,12 +194,12 @@ def _question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None = 
         rel_tolerance=rel_tolerance,
         hints=tuple(hint.strip() for hint in table.get("hints", [])),
         mistakes=tuple(mistakes),
-        tries=_tries(check, table),
+        tries=tries_of(check, table),
         also_accepted=also_accepted,
     )
 
 
-def _code_question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
+def code_question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
     check.check(table, CODE_QUESTION_FIELDS)
     spec = parse_code(table, check, quiz_dir)
     for key in ("tolerance", "rel_tolerance"):
@@ -202,13 +208,13 @@ def _code_question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | No
             raise check.error(f"'{key}' must be a number from 0 to 1", key)
     return Question(
         kind=Kind.CODE,
-        prompt=_nonempty(check, table, "prompt"),
-        explanation=_nonempty(check, table, "explanation"),
+        prompt=nonempty(check, table, "prompt"),
+        explanation=nonempty(check, table, "explanation"),
         line=check.lines.line_of(check.path) or 1,
         tolerance=spec.tolerance,
         rel_tolerance=spec.rel_tolerance,
         hints=tuple(hint.strip() for hint in table.get("hints", [])),
-        tries=_tries(check, table),
+        tries=tries_of(check, table),
         code=spec,
     )
 
@@ -233,81 +239,34 @@ def _answer(
     key: str,
     several: bool = False,
 ) -> Any:
-    """The answer key in its graded form; numeric may be None when answer_from gives it."""
-    value = table.get(key)
-    if kind is Kind.NUMERIC:
-        if value is None:
-            if "answer_from" not in table:
-                raise check.error("a numeric question needs 'answer' or 'answer_from'")
-            return None
-        if several and isinstance(value, list):
-            # a list: the key first, then other readings a careful student may give
-            if not value or any(
-                isinstance(v, bool) or not isinstance(v, _NUMBER) or not math.isfinite(v)
-                for v in value
-            ):
-                raise check.error(f"'{key}' must be a finite number or a list of them", key)
-            return tuple(float(v) for v in value)
-        if isinstance(value, bool) or not isinstance(value, _NUMBER):
-            raise check.error(f"'{key}' must be a number", key)
-        if not math.isfinite(value):
-            raise check.error(f"'{key}' must be a finite number, not {value}", key)
-        return float(value)
-    if value is None:
+    """The answer key in its graded form, read by its kind (numeric may be None when
+    answer_from gives it)."""
+    from tui_course.content import kinds
+
+    reads = kinds.kind_of(kind)
+    if table.get(key) is None and not reads.reads_numbers:  # numeric: answer_from may give it
         raise check.error(f"missing required key '{key}'")
-    if kind is Kind.CHOICE:
-        if isinstance(value, list):
-            raise check.error(
-                f"single choice needs exactly one correct option, got {len(value)}"
-                ' (use kind = "multi" for several)',
-                key,
-            )
-        return _option_number(check, value, options, key)
-    if kind is Kind.MULTI:
-        numbers = value if isinstance(value, list) else [value]
-        if not numbers:
-            raise check.error(f"'{key}' must name at least one option", key)
-        chosen = frozenset(_option_number(check, item, options, key) for item in numbers)
-        if len(chosen) != len(numbers):
-            raise check.error(f"'{key}' names an option twice", key)
-        return chosen
-    variants = value if isinstance(value, list) else [value]
-    if not variants or not all(isinstance(v, str) and v.strip() for v in variants):
-        raise check.error(f"'{key}' must be a non-empty string or list of strings", key)
-    return tuple(v.strip() for v in variants)
-
-
-def _option_number(check: TableCheck, value: Any, options: tuple[str, ...], key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise check.error(f"'{key}' must be an option number (1-{len(options)})", key)
-    if not 1 <= value <= len(options):
-        raise check.error(f"'{key}' = {value} is not an option (1-{len(options)})", key)
-    return value
+    return reads.read_key(check, table, options, key, several)
 
 
 def _mistake(
     check: TableCheck, kind: Kind, entry: dict[str, Any], options: tuple[str, ...], key: Any
 ) -> Mistake:
+    from tui_course.content import kinds
+
     check.check(entry, MISTAKE_FIELDS)
-    if kind is not Kind.NUMERIC and "answer_from" in entry:
+    reads = kinds.kind_of(kind)
+    if not reads.reads_numbers and "answer_from" in entry:
         raise check.error("'answer_from' is only for numeric questions", "answer_from")
     if "answer" not in entry and "answer_from" not in entry:
         raise check.error("a mistake needs 'answer' (or 'answer_from' for numeric)")
     wrong = _answer(check, kind, entry, options, "answer") if "answer" in entry else None
-    if wrong is not None:
-        if kind is Kind.TEXT:
-            for variant in wrong:
-                if matches_text(variant, key):
-                    raise check.error(
-                        f"this mistake's answer '{variant}' reads as a key"
-                        f" ({normalise_text(variant)})",
-                        "answer",
-                    )
-        elif kind is not Kind.NUMERIC and wrong == key:  # numeric: proved in answers.py
-            raise check.error("this mistake's answer is the correct answer", "answer")
+    problem = None if wrong is None else reads.mistake_problem(wrong, key)
+    if problem:
+        raise check.error(problem, "answer")
     return Mistake(
         answer=wrong,
-        feedback=_nonempty(check, entry, "feedback"),
+        feedback=nonempty(check, entry, "feedback"),
         answer_from=entry.get("answer_from"),
     )
 

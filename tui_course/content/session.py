@@ -16,17 +16,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from tui_course.content import kinds
 from tui_course.content.code_model import CodeAttempt
 from tui_course.content.grading import (
     AnswerFormatError,
     NumberReader,
     Verdict,
     grade,
-    normalise_text,
     parse_number,
 )
-from tui_course.content.models import Kind, Question, Quiz, tries_allowed
-from tui_course.content.shuffle import option_order, shown_answer, shown_question, stored_answer
+from tui_course.content.kinds import tries_allowed
+from tui_course.content.models import Question, Quiz
 
 MAX_ANSWER_CHARS = 200  # an answer is stored as typed, up to this length
 
@@ -164,15 +164,15 @@ class QuizSession:
     def option_order(self, index: int) -> tuple[int, ...]:
         """Shown position -> the file's option number, for question `index` in this pass."""
         question = self.questions[index]
-        count = len(question.options)
-        if self.student_key is None or question.kind not in (Kind.CHOICE, Kind.MULTI):
-            return tuple(range(1, count + 1))
         quiz_id = self.review_of.get(index, self.quiz.id)
-        seed = f"{self.student_key}|{self.pass_key}|{quiz_id}|{self.review_number(index)}"
-        return option_order(seed, count)
+        seed = None
+        if self.student_key is not None:
+            seed = f"{self.student_key}|{self.pass_key}|{quiz_id}|{self.review_number(index)}"
+        return kinds.of(question).item_order(question, seed)
 
     def shown(self, index: int) -> Question:
-        return shown_question(self.questions[index], self.option_order(index))
+        question = self.questions[index]
+        return kinds.of(question).shown(question, self.option_order(index))
 
     @property
     def state(self) -> QuestionState:
@@ -241,11 +241,8 @@ class QuizSession:
         try_number = state.tries_used + 1
         final = verdict.correct or try_number >= self.tries_allowed
         outcome = Outcome.RIGHT if verdict.correct else Outcome.WRONG
-        answer = raw.strip()
-        if self.question.kind in (Kind.CHOICE, Kind.MULTI):  # the options, not where shown
-            answer = stored_answer(
-                answer, self.questions[self.index], self.option_order(self.index)
-            )
+        question = self.questions[self.index]  # stored: what was picked, not where shown
+        answer = kinds.of(question).stored_answer(raw, question, self.option_order(self.index))
         return verdict, self._record(answer, outcome, try_number, final=final)
 
     def answer_code(
@@ -256,7 +253,7 @@ class QuizSession:
         pass or a reveal does), and the same code checked again, but for trailing spaces,
         costs no try. The answer kept is the code's hash; `attempt` (the code, its verdict)
         rides on the record for the store."""
-        if self.phase is not Phase.ASKING or self.question.kind is not Kind.CODE:
+        if self.phase is not Phase.ASKING or not kinds.of(self.question).checked:
             raise ValueError("this question is not taking code")
         key = code_key(code)
         if not passed and key in self.state.tried:
@@ -306,22 +303,18 @@ class QuizSession:
         question = self.questions[index]
         if verdict.read_as is not None:
             return repr(verdict.read_as)
-        if question.kind is Kind.CODE:
-            return code_key(raw)
-        if question.kind is Kind.TEXT:
-            return normalise_text(raw)
-        if question.kind in (Kind.CHOICE, Kind.MULTI) and not stored:
-            return stored_answer(raw, question, self.option_order(index))
-        return raw.replace(" ", "")
+        kind = kinds.of(question)
+        if stored:  # a saved record's answer names what was picked, not where it showed
+            return kind.stored_as_graded(raw, question)
+        return kind.as_graded(raw, question, self.option_order(index))
 
     def _regraded(self, index: int, raw: str) -> str:
         """A stored wrong answer in the form `tried` keeps, for a resumed pass."""
         question = self.shown(index)
-        if question.kind is Kind.CODE:
-            return code_key(raw)  # graded by the sandbox, not here
-        typed = raw
-        if question.kind in (Kind.CHOICE, Kind.MULTI):
-            typed = shown_answer(raw, self.questions[index], self.option_order(index))
+        kind = kinds.of(question)
+        if kind.checked:
+            return kind.stored_as_graded(raw, question)  # graded by its check, not here
+        typed = kind.shown_answer(raw, self.questions[index], self.option_order(index))
         try:
             verdict = grade(question, typed, self.read_number)
         except AnswerFormatError:

@@ -8,12 +8,11 @@ worded by render/quiz.py (the quiz screen's own words, from a views.quiz.QuizRun
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
+from tui_course.content import kinds
 from tui_course.content.grading import AnswerFormatError, Verdict
-from tui_course.content.models import Kind
 from tui_course.content.session import AttemptRecord, Outcome, PassKind, Phase, QuizSession
 from tui_course.plain.console import Console
 from tui_course.plain.markdown import markdown_lines
@@ -30,23 +29,11 @@ ANSWER_WORDS = {
     "s": "skip",
     "skip": "skip",
 }
-_KIND_PROMPTS = {
-    Kind.CHOICE: "Type the number of one option",
-    Kind.MULTI: "Type the numbers of all that apply, with commas or spaces (1, 3)",
-    Kind.NUMERIC: "Type a number (0.5, 0,5, 2/3 or 1/sqrt(2) work)",
-    Kind.TEXT: "Type the answer",
-}
 QUIZ_HELP = (
     "In a question: type your answer and press Enter. h: the next hint, v: show the "
     "answer (recorded as revealed), s: skip the question. To answer with one of these "
     "letters, type = before it (=v). n: next item, q: quit, l: list of items."
 )
-
-
-def choice_answer(line: str) -> str:
-    """Typed option numbers as the quiz screen submits its picks ('3, 1' -> '1,3')."""
-    numbers = sorted({int(part) for part in re.findall(r"\d+", line)})
-    return ",".join(str(number) for number in numbers)
 
 
 class PlainQuiz:
@@ -104,10 +91,11 @@ class PlainQuiz:
         self.say_markdown(words.prompt(QuizRun.of(session)))
         for number, option in enumerate(question.options, start=1):
             say(f"  {number}. {option}")
-        if question.kind not in _KIND_PROMPTS:  # a code question: typed here or from a file
+        kind = kinds.of(question)
+        if kind.plain_prompt is None:  # a code question: typed here or from a file
             self.code_question(session)
             return
-        say(f"{_KIND_PROMPTS[question.kind]}. h: hint, v: show the answer, s: skip.")
+        say(f"{kind.plain_prompt}. h: hint, v: show the answer, s: skip.")
         asked_hints = 0
         while session.phase is Phase.ASKING:
             left = session.tries_left
@@ -140,9 +128,10 @@ class PlainQuiz:
             if not line:
                 say("Type an answer first (or h, v, s; ? for help).")
                 continue
-            raw = choice_answer(line) if question.kind in (Kind.CHOICE, Kind.MULTI) else line
-            if question.kind in (Kind.CHOICE, Kind.MULTI) and not raw:
-                say(f"Type an option's number, 1 to {len(question.options)}.")
+            try:
+                raw = kind.plain_answer(line, question)
+            except AnswerFormatError as problem:
+                say(str(problem))
                 continue
             reading = words.read_as(QuizRun.of(session).type(raw))
             if reading:
@@ -220,11 +209,7 @@ class PlainQuiz:
         self.console.say(said, "good" if state.outcome is Outcome.RIGHT else "bad")
         self.console.say_all(rest)
         question = session.question
-        if question.kind in (Kind.CHOICE, Kind.MULTI):
-            key = question.answer
-            right = sorted(key) if isinstance(key, frozenset | set | tuple | list) else [key]
-            named = "; ".join(f"option {n}, {question.options[n - 1]}" for n in right)
-            self.console.say(_sentence(f"The {'answers' if len(right) > 1 else 'answer'}: {named}"))
+        self.console.say_all(kinds.of(question).plain_key_lines(question))
         self.say_markdown(words.teach(QuizRun.of(session)))
         while self.ask("Enter: next question, q: quit") != "":
             self.console.say("Press Enter to go on.")

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import NumberReader
-from tui_course.content.models import REVIEW_ID, Course, Question, Quiz, tries_allowed
+from tui_course.content.kinds import tries_allowed
+from tui_course.content.models import REVIEW_ID, Course, Question, Quiz
 from tui_course.content.session import PassKind, QuizSession
 from tui_course.progress.store import ProgressStore
 

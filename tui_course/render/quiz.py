@@ -8,14 +8,15 @@ means the part takes no line at all.
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from tui_course.content.grading import AnswerFormatError, expected_text, format_number
+from tui_course.content import kinds
+from tui_course.content.grading import AnswerFormatError, format_number
+from tui_course.content.kinds.base import Row
 from tui_course.content.markdown import plain_text
-from tui_course.content.models import Kind, Question
+from tui_course.content.models import Question
 from tui_course.content.session import Outcome, PassKind, Phase
 
 if TYPE_CHECKING:  # a view state is only read here: views import render, not back
@@ -25,13 +26,6 @@ if TYPE_CHECKING:  # a view state is only read here: views import render, not ba
 # Markdown, a widget per line) froze the app for 45 s.
 MAX_LISTED_MISSES = 20
 
-KIND_NAMES = {
-    Kind.CHOICE: "pick one (1-9, arrows), Enter",
-    Kind.MULTI: "pick all that apply (1-9, Space), Enter",
-    Kind.NUMERIC: "a number, 2/3 or 1/sqrt(2), Enter",
-    Kind.TEXT: "type the answer, Enter",
-    Kind.CODE: "write the function, ctrl+r (or F5) checks it",
-}
 BOX_KEYS = "Esc then h hint, v answer, Right skip"
 OPEN_KEYS = "h hint, v answer, Right skip"
 
@@ -49,11 +43,8 @@ RULES = (
 )
 
 
-@dataclass(frozen=True)
-class OptionLine:
-    marker: str  # "> 2. (*) "
-    text: str  # the option, with "<- correct" once closed
-    picked: bool
+# One option or row: marker ("> 2. (*) "), text (with "<- correct" once closed), picked.
+OptionLine = Row
 
 
 def title(run: QuizRun) -> str:
@@ -87,7 +78,10 @@ def options(run: QuizRun) -> list[OptionLine]:
     if run.phase not in (Phase.ASKING, Phase.CLOSED):
         return []
     question = run.question
-    multi = question.kind is Kind.MULTI
+    arranging = run.arranging
+    if arranging is not None:
+        return list(arranging.rows(question, closed=run.phase is Phase.CLOSED))
+    multi = kinds.of(question).picks_several
     closed = run.phase is Phase.CLOSED
     lines = []
     for number, text in enumerate(question.options, start=1):
@@ -106,7 +100,7 @@ def options(run: QuizRun) -> list[OptionLine]:
 
 def read_as(run: QuizRun) -> str:
     """How a numeric answer is read, so 0,67 or 1/sqrt(2) is never a mystery."""
-    if run.phase not in (Phase.ASKING, Phase.CLOSED) or run.question.kind is not Kind.NUMERIC:
+    if run.phase not in (Phase.ASKING, Phase.CLOSED) or not kinds.of(run.question).reads_numbers:
         return ""
     raw = run.session.state.last_answer if run.phase is Phase.CLOSED else run.typed
     if not raw.strip():
@@ -134,7 +128,7 @@ def verdict(run: QuizRun) -> tuple[str, str]:
     if run.phase is Phase.ASKING:
         if run.problem:
             return run.problem, ""
-        if state.tries_used and run.question.kind is Kind.CODE:  # code is fixed, not guessed
+        if state.tries_used and kinds.of(run.question).checked:  # code is fixed, not guessed
             checks = f"{state.tries_used} check{'s' if state.tries_used > 1 else ''}"
             return f"Not yet ({checks}): fix it and check again.", "incorrect"
         if state.tries_used:
@@ -160,14 +154,14 @@ def closed_text(run: QuizRun) -> str:
         lines = ["Skipped."]
     else:
         lines = ["Not quite, and that was the last try."]
+    kind = kinds.of(question)
     if state.outcome is not Outcome.RIGHT:
-        if state.last_answer and question.kind in (Kind.NUMERIC, Kind.TEXT):
+        if state.last_answer and kind.typed:
             lines.append(f"You answered {state.last_answer}.")
         given = state.verdict
         if given is not None and given.feedback and state.outcome is Outcome.WRONG:
             lines.append(given.feedback)
-    if question.kind in (Kind.NUMERIC, Kind.TEXT):
-        lines.append(f"The answer: {expected_text(question)}")
+    lines.extend(kind.key_lines(question))
     return "\n".join(lines)
 
 
@@ -188,14 +182,14 @@ def keys(run: QuizRun) -> list[str]:
     if run.phase is Phase.INTRO:
         return ["Enter: start", "Esc: outline"]
     if run.phase is Phase.CLOSED:
-        if run.question.kind is Kind.CODE:  # the editor keeps Enter and Right for the code
+        if kinds.of(run.question).checked:  # the editor keeps Enter and Right for the code
             return ["Esc, then Enter or Right: next question"]
         return ["Enter or Right: next question"]
     if run.phase is Phase.ASKING:
-        if run.question.kind is Kind.CODE:  # a failed check never closes it: no tries to count
-            return [KIND_NAMES[Kind.CODE], BOX_KEYS]
+        if kinds.of(run.question).checked:  # a failed check never closes it: no tries to count
+            return [kinds.of(run.question).screen_keys, BOX_KEYS]
         return [
-            KIND_NAMES[run.question.kind],
+            kinds.of(run.question).screen_keys,
             f"{session.tries_left} of {session.tries_allowed} tries left",
             _without_hint(BOX_KEYS if run.asks_typed else OPEN_KEYS, session.hint_left),
         ]

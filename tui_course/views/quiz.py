@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from tui_course.content import kinds
 from tui_course.content.code_model import CodeAttempt
 from tui_course.content.grading import AnswerFormatError, Verdict
-from tui_course.content.models import Kind, Question
+from tui_course.content.kinds.base import Draft
+from tui_course.content.models import Question
 from tui_course.content.session import AttemptRecord, PassKind, Phase, QuizSession
 
 
@@ -35,6 +37,9 @@ class QuizRun:
     picked: frozenset[int] = frozenset()
     cursor: int = 1  # the highlighted option, 1-based
     typed: str = ""  # the answer box's text
+    # Rows being put together with keys (a kind answered by arranging; None: not yet
+    # touched, see `arranging`).
+    draft: Draft | None = None
     problem: str = ""  # an answer that could not be read or saved, said in words
     # Read from the store when the pass finished (None: it could not say).
     mastered: int | None = None
@@ -60,12 +65,12 @@ class QuizRun:
     @property
     def asks_typed(self) -> bool:
         """The open question takes a typed answer (its box shows and has focus)."""
-        return self.phase is Phase.ASKING and self.question.kind in (Kind.NUMERIC, Kind.TEXT)
+        return self.phase is Phase.ASKING and kinds.of(self.question).typed
 
     @property
     def shows_code(self) -> bool:
         """A code question on screen (open or closed): its editor shows."""
-        return self.phase in (Phase.ASKING, Phase.CLOSED) and self.question.kind is Kind.CODE
+        return self.phase in (Phase.ASKING, Phase.CLOSED) and kinds.of(self.question).checked
 
     @property
     def code_key(self) -> tuple[str, int]:
@@ -75,7 +80,19 @@ class QuizRun:
 
     @property
     def asks_choice(self) -> bool:
-        return self.phase is Phase.ASKING and self.question.kind in (Kind.CHOICE, Kind.MULTI)
+        return self.phase is Phase.ASKING and kinds.of(self.question).picks_options
+
+    @property
+    def arranging(self) -> Draft | None:
+        """The rows being arranged, for a kind answered that way (shown once closed too)."""
+        if self.phase not in (Phase.ASKING, Phase.CLOSED):
+            return None
+        return self.draft or kinds.of(self.question).draft(self.question)
+
+    @property
+    def asks_rows(self) -> bool:
+        """The open question is answered with the number keys (options or rows to arrange)."""
+        return self.asks_choice or (self.phase is Phase.ASKING and self.arranging is not None)
 
     @property
     def at_end(self) -> bool:
@@ -89,8 +106,11 @@ class QuizRun:
 
     def graded(self) -> tuple[Verdict, AttemptRecord] | str:
         """The verdict and record for the current answer, or why it cannot be read."""
-        if self.question.kind in (Kind.NUMERIC, Kind.TEXT):
+        arranging = self.arranging
+        if kinds.of(self.question).typed:
             raw = self.typed
+        elif arranging is not None:
+            raw = arranging.raw()
         else:
             raw = ",".join(str(n) for n in sorted(self.picked))
         try:
@@ -132,10 +152,15 @@ class QuizRun:
         return self._fresh(self._with_session(QuizSession.begin))
 
     def pick(self, number: int) -> QuizRun:
-        """Choose option `number` (toggle it in a multiple choice); no such option: no change."""
+        """Choose option `number` (toggle it in a multiple choice), or a row to arrange;
+        no such option: no change."""
+        arranging = self.arranging
+        if arranging is not None and self.phase is Phase.ASKING:
+            pressed = arranging.press(number)
+            return self if pressed is None else replace(self, draft=pressed)
         if not self.asks_choice or not 1 <= number <= len(self.question.options):
             return self
-        if self.question.kind is Kind.MULTI:
+        if kinds.of(self.question).picks_several:
             return replace(self, cursor=number, picked=self.picked ^ {number})
         return replace(self, cursor=number, picked=frozenset({number}))
 
@@ -144,11 +169,22 @@ class QuizRun:
 
     def move_cursor(self, step: int) -> QuizRun:
         """Highlight another option (and choose it, in a single choice)."""
+        arranging = self.arranging
+        if arranging is not None and self.phase is Phase.ASKING:
+            return replace(self, draft=arranging.step(step, carry=False))
         if not self.asks_choice:
             return self
         cursor = (self.cursor - 1 + step) % len(self.question.options) + 1
-        picked = frozenset({cursor}) if self.question.kind is Kind.CHOICE else self.picked
+        several = kinds.of(self.question).picks_several
+        picked = self.picked if several else frozenset({cursor})
         return replace(self, cursor=cursor, picked=picked)
+
+    def carry(self, step: int) -> QuizRun:
+        """Move the picked row up or down (a kind answered by arranging rows)."""
+        arranging = self.arranging
+        if arranging is None or self.phase is not Phase.ASKING:
+            return self
+        return replace(self, draft=arranging.step(step, carry=True))
 
     def type(self, text: str) -> QuizRun:
         return self if text == self.typed else replace(self, typed=text)

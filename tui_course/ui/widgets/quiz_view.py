@@ -21,9 +21,9 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Input, Static
 
+from tui_course.content import kinds
 from tui_course.content.grading import Verdict
 from tui_course.content.markdown import markdown_parser
-from tui_course.content.models import Kind
 from tui_course.content.session import (
     MAX_ANSWER_CHARS,
     AttemptRecord,
@@ -198,6 +198,20 @@ class QuizView(VerticalScroll, can_focus=True):
         ),
         Binding("up,k", "cursor(-1)", "Up", show=False, tooltip="Highlight the option above"),
         Binding("down,j", "cursor(1)", "Down", show=False, tooltip="Highlight the option below"),
+        Binding(
+            "shift+up,ctrl+up",
+            "carry(-1)",
+            "Move up",
+            show=False,
+            tooltip="Move the picked line up (putting lines in order)",
+        ),
+        Binding(
+            "shift+down,ctrl+down",
+            "carry(1)",
+            "Move down",
+            show=False,
+            tooltip="Move the picked line down (putting lines in order)",
+        ),
         *[Binding(str(n), f"pick({n})", f"Pick {n}", show=False) for n in range(1, 10)],
     ]
 
@@ -294,10 +308,7 @@ class QuizView(VerticalScroll, can_focus=True):
     async def _draw_answer_box(self, run: QuizRun, moved: bool) -> None:
         """The box for a typed answer, made the first time a typed question shows (an Input
         costs its CSS and styling at start otherwise) and kept, hidden, after it."""
-        wanted = run.phase in (Phase.ASKING, Phase.CLOSED) and run.question.kind in (
-            Kind.NUMERIC,
-            Kind.TEXT,
-        )
+        wanted = run.phase in (Phase.ASKING, Phase.CLOSED) and kinds.of(run.question).typed
         found = self.query_children("#quiz-answer").results(Input)
         box = next(found, None)
         if box is None:
@@ -421,12 +432,13 @@ class QuizView(VerticalScroll, can_focus=True):
 
     def action_pick(self, number: int) -> None:
         run = self.run
-        if run is None or not run.asks_choice:
+        if run is None or not run.asks_rows:
             return
-        if number > len(run.question.options):
+        picked = run.pick(number)
+        if picked is run:  # no such option or row
             self.app.bell()
             return
-        self.run = run.pick(number)
+        self.run = picked
 
     def action_toggle_option(self) -> None:
         if self.run is not None:
@@ -434,10 +446,14 @@ class QuizView(VerticalScroll, can_focus=True):
 
     def action_cursor(self, step: int) -> None:
         run = self.run
-        if run is None or not run.asks_choice:
+        if run is None or not run.asks_rows:
             self.scroll_relative(y=step, animate=False)
             return
         self.run = run.move_cursor(step)
+
+    def action_carry(self, step: int) -> None:
+        if self.run is not None:
+            self.run = self.run.carry(step)
 
     @on(OptionRow.Clicked)
     def _clicked(self, event: OptionRow.Clicked) -> None:

@@ -1,0 +1,58 @@
+"""One module per question kind, registered here (the shape of tui_course.commands).
+
+Each module under tui_course.content.kinds holds all a kind is: the TOML keys it takes
+and how they are read and proved, how an answer is graded and what a try counts as, how
+its items are shown in an order of their own per student, the words for the quiz screen
+and plain mode, and its LMS export (or why it has none). Everything else asks the kind
+through `kind_of` instead of testing `question.kind`. A module is imported on first use,
+so a quiz without code questions never imports the code kind.
+
+Adding a kind is one module, its member in models.Kind, and one line below.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from typing import TYPE_CHECKING
+
+from tui_course.content.models import DEFAULT_TRIES, Kind, Question, Quiz
+
+if TYPE_CHECKING:
+    from tui_course.content.kinds.base import QuestionKind
+
+# The kind as the TOML file names it -> the module under tui_course.content.kinds.
+KINDS = {
+    Kind.CHOICE: "choice",
+    Kind.MULTI: "multi",
+    Kind.NUMERIC: "numeric",
+    Kind.TEXT: "text",
+    Kind.CODE: "code",
+    Kind.ORDER: "order",
+}
+
+
+@cache
+def kind_of(kind: Kind) -> QuestionKind:
+    """The module's kind object for `kind` (each module defines `KIND`)."""
+    module = importlib.import_module(f"{__name__}.{KINDS[kind]}")
+    found: QuestionKind = module.KIND
+    assert found.kind is kind, (found.kind, kind)
+    return found
+
+
+def of(question: Question) -> QuestionKind:
+    """The kind object a question belongs to."""
+    return kind_of(question.kind)
+
+
+def names() -> str:
+    """The kinds a quiz may use, for error messages: "choice, multi, ..."."""
+    return ", ".join(str(kind) for kind in KINDS)
+
+
+def tries_allowed(quiz: Quiz, question: Question) -> int:
+    """How many answers a question takes before its key is shown (a kind may allow fewer:
+    single choice never allows trying every option)."""
+    tries = question.tries or quiz.tries or DEFAULT_TRIES
+    return max(1, of(question).max_tries(question, tries))

@@ -1,0 +1,173 @@
+"""What every question kind is asked, with the answers most kinds share.
+
+A kind module subclasses QuestionKind, sets its class attributes and overrides what it
+does differently; the rest of the tree calls these methods and never tests the kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from tui_course.content.models import Kind, Question
+
+if TYPE_CHECKING:
+    from tui_course.content.grading import NumberReader, Verdict
+    from tui_course.content.tomlfile import TableCheck
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of an answer drawn as rows (an option, a line to put in order)."""
+
+    marker: str  # "> 2. (*) "
+    text: str
+    picked: bool
+
+
+class Draft(Protocol):
+    """An answer being put together with keys (rows to arrange): plain and immutable, so
+    the quiz view state (views/quiz.py) holds it and the widget only draws its rows."""
+
+    def press(self, number: int) -> Draft | None:
+        """Key `number` (1-9) pressed; None when there is no such row."""
+        ...
+
+    def step(self, step: int, carry: bool) -> Draft:
+        """Up/Down: move the highlight, or with `carry` the picked row itself."""
+        ...
+
+    def raw(self) -> str:
+        """The answer as the grader reads it (what plain mode types)."""
+        ...
+
+    def rows(self, question: Question, closed: bool) -> tuple[Row, ...]:
+        """The rows as drawn; `closed`: the question is over (the key may show)."""
+        ...
+
+
+@dataclass(frozen=True)
+class LmsRow:
+    """One answer row as Moodle stores it: its text, the value Moodle keeps in `fraction`
+    (a grade in percent; an ordering question's position), and feedback."""
+
+    text: str
+    value: float
+    feedback: str = ""
+
+
+class QuestionKind:
+    kind: ClassVar[Kind]
+    # The quiz screen's key line while the question is open.
+    screen_keys: ClassVar[str]
+    # Plain mode: how to type an answer (None: the kind is answered another way).
+    plain_prompt: ClassVar[str | None]
+    # Said when Enter is pressed with nothing picked or typed.
+    empty_answer: ClassVar[str] = "Type an answer, then press Enter."
+    # The answer is typed in a box (and said back once the question closes).
+    typed: ClassVar[bool] = False
+    # Its rows are options picked with 1-9 (choice, multi); several of them (multi).
+    picks_options: ClassVar[bool] = False
+    picks_several: ClassVar[bool] = False
+    # Typed answers are read as numbers: a tolerance, a key computed from answer_from, and
+    # the reading said back ("read as 0.500").
+    reads_numbers: ClassVar[bool] = False
+    # Answered by a check of the student's code (its own editor; a failed check is no try).
+    checked: ClassVar[bool] = False
+    # Moodle XML's question type, or None with the reason it has none.
+    moodle_type: ClassVar[str | None] = None
+    no_moodle: ClassVar[str] = ""
+    # GIFT: None when GIFT has a syntax for it, else the one line that says why it is left out.
+    no_gift: ClassVar[str | None] = None
+
+    # reading the file
+
+    def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
+        raise NotImplementedError
+
+    def read_key(
+        self,
+        check: TableCheck,
+        table: dict[str, Any],
+        options: tuple[str, ...],
+        key: str,
+        several: bool,
+    ) -> Any:
+        """The `key` entry of a [[question]] (or its mistake) table in graded form, for kinds
+        whose key is written in `answer` (`several`: a key may list more than one)."""
+        raise NotImplementedError(f"a {self.kind} question has no 'answer' key")
+
+    def mistake_problem(self, wrong: Any, key: Any) -> str | None:
+        """Why a [[question.mistake]]'s answer (graded form) cannot be one, or None."""
+        return "this mistake's answer is the correct answer" if wrong == key else None
+
+    def problems(self, question: Question) -> list[str]:
+        """What `attn-tui validate` proves beyond loading (each a line; none: sound)."""
+        return []
+
+    # grading and session rules
+
+    def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
+        raise NotImplementedError
+
+    def expected_text(self, question: Question) -> str:
+        return str(question.answer[0])
+
+    def max_tries(self, question: Question, tries: int) -> int:
+        """The tries a question allows, given the quiz's setting."""
+        return tries
+
+    def item_order(self, question: Question, seed: str | None) -> tuple[int, ...]:
+        """Shown position -> the file's item number (of question.options), drawn from `seed`
+        (student, pass, question); None: there is no student to shuffle for."""
+        return tuple(range(1, len(question.options) + 1))
+
+    def shown(self, question: Question, order: tuple[int, ...]) -> Question:
+        """The question as shown in `order` (its key and mistakes renumbered)."""
+        return question
+
+    def stored_answer(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+        """An answer as stored: what it names, never where it was shown."""
+        return raw.strip()
+
+    def shown_answer(self, stored: str, question: Question, order: tuple[int, ...]) -> str:
+        """A stored answer as it would be typed in this order ("" when it cannot be)."""
+        return stored
+
+    def as_graded(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+        """An answer in the form a repeated try is recognised by."""
+        return raw.replace(" ", "")
+
+    def stored_as_graded(self, stored: str, question: Question) -> str:
+        """A stored answer (a saved record's) in the form as_graded gives."""
+        return self.as_graded(stored, question, ())
+
+    def draft(self, question: Question) -> Draft | None:
+        """A fresh answer put together with keys, for kinds answered by arranging rows."""
+        return None
+
+    # words
+
+    def plain_answer(self, line: str, question: Question) -> str:
+        """A line typed in plain mode as the answer the grader reads."""
+        return line
+
+    def key_lines(self, question: Question) -> tuple[str, ...]:
+        """Said once the question is closed, after the verdict (the screen's and plain mode's)."""
+        return (f"The answer: {self.expected_text(question)}",) if self.typed else ()
+
+    def plain_key_lines(self, question: Question) -> tuple[str, ...]:
+        """Plain mode's extra words about the key (beyond key_lines)."""
+        return ()
+
+    # LMS export
+
+    def lms_rows(self, question: Question) -> tuple[LmsRow, ...] | None:
+        """The Moodle answer rows of a kind that lays them out itself (classroom.lms_answers
+        lays out choice, multi, numeric and text: their text forms and margins live there)."""
+        return None
+
+    def moodle_fields(self) -> dict[str, str]:
+        """Moodle XML elements of this question type beyond the shared ones, in order."""
+        return {}

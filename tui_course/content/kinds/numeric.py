@@ -1,0 +1,85 @@
+"""A number, within a tolerance; the key may be an expression the validator recomputes."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from tui_course.content.grading import (
+    NumberReader,
+    Verdict,
+    format_number,
+    numbers_close,
+    numeric_keys,
+)
+from tui_course.content.kinds.base import QuestionKind
+from tui_course.content.models import Kind, Question
+from tui_course.content.tomlfile import TableCheck
+
+NUMBER = (int, float)
+
+
+class NumericKind(QuestionKind):
+    kind = Kind.NUMERIC
+    screen_keys = "a number, 2/3 or 1/sqrt(2), Enter"
+    plain_prompt = "Type a number (0.5, 0,5, 2/3 or 1/sqrt(2) work)"
+    typed = True
+    reads_numbers = True
+    moodle_type = "numerical"
+
+    def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
+        from tui_course.content.quizzes import keyed_question
+
+        return keyed_question(self.kind, table, check)
+
+    def read_key(
+        self,
+        check: TableCheck,
+        table: dict[str, Any],
+        options: tuple[str, ...],
+        key: str,
+        several: bool,
+    ) -> Any:
+        value = table.get(key)
+        if value is None:
+            if "answer_from" not in table:
+                raise check.error("a numeric question needs 'answer' or 'answer_from'")
+            return None
+        if several and isinstance(value, list):
+            # a list: the key first, then other readings a careful student may give
+            if not value or any(
+                isinstance(v, bool) or not isinstance(v, NUMBER) or not math.isfinite(v)
+                for v in value
+            ):
+                raise check.error(f"'{key}' must be a finite number or a list of them", key)
+            return tuple(float(v) for v in value)
+        if isinstance(value, bool) or not isinstance(value, NUMBER):
+            raise check.error(f"'{key}' must be a number", key)
+        if not math.isfinite(value):
+            raise check.error(f"'{key}' must be a finite number, not {value}", key)
+        return float(value)
+
+    def mistake_problem(self, wrong: Any, key: Any) -> str | None:
+        return None  # within the tolerance of a computed key: proved in answers.py
+
+    def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
+        number = read_number(raw)
+        correct = any(numbers_close(number, key, question) for key in numeric_keys(question))
+        feedback = next(
+            (
+                m.feedback
+                for m in question.mistakes
+                if m.answer is not None and numbers_close(number, float(m.answer), question)
+            ),
+            None,
+        )
+        return Verdict(
+            correct, self.expected_text(question), None if correct else feedback, read_as=number
+        )
+
+    def expected_text(self, question: Question) -> str:
+        return format_number(numeric_keys(question)[0], question)
+
+
+KIND = NumericKind()

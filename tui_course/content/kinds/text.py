@@ -1,0 +1,70 @@
+"""Typed text, read through one normalisation (grading.normalise_text) before comparing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tui_course.content.grading import (
+    AnswerFormatError,
+    NumberReader,
+    Verdict,
+    matches_text,
+    normalise_text,
+    other_form,
+)
+from tui_course.content.kinds.base import QuestionKind
+from tui_course.content.models import Kind, Question
+from tui_course.content.tomlfile import TableCheck
+
+
+class TextKind(QuestionKind):
+    kind = Kind.TEXT
+    screen_keys = "type the answer, Enter"
+    plain_prompt = "Type the answer"
+    typed = True
+    moodle_type = "shortanswer"
+
+    def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
+        from tui_course.content.quizzes import keyed_question
+
+        return keyed_question(self.kind, table, check)
+
+    def read_key(
+        self,
+        check: TableCheck,
+        table: dict[str, Any],
+        options: tuple[str, ...],
+        key: str,
+        several: bool,
+    ) -> Any:
+        value = table[key]
+        variants = value if isinstance(value, list) else [value]
+        if not variants or not all(isinstance(v, str) and v.strip() for v in variants):
+            raise check.error(f"'{key}' must be a non-empty string or list of strings", key)
+        return tuple(v.strip() for v in variants)
+
+    def mistake_problem(self, wrong: Any, key: Any) -> str | None:
+        for variant in wrong:
+            if matches_text(variant, key):
+                return (
+                    f"this mistake's answer '{variant}' reads as a key ({normalise_text(variant)})"
+                )
+        return None
+
+    def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
+        correct = matches_text(raw, question.answer)
+        feedback = next(
+            (m.feedback for m in question.mistakes if matches_text(raw, m.answer)), None
+        )
+        if not correct and feedback is None:
+            form = other_form(raw, question)
+            if form is not None:
+                raise AnswerFormatError(f"Write the answer in the form {form}: this costs no try.")
+        return Verdict(correct, self.expected_text(question), None if correct else feedback)
+
+    def as_graded(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+        return normalise_text(raw)
+
+
+KIND = TextKind()
