@@ -101,7 +101,7 @@ def required_level() -> Level:
     config counts whatever $ATTN_TUI_CONFIG names: a student with a shell cannot undo the
     site's rule from their own environment (the strictest of the two wins)."""
     from tui_course import paths
-    from tui_course.classroom.config import site_config_path
+    from tui_course.paths import site_config_path
 
     for path in dict.fromkeys((paths.SITE_CONFIG_PATH, site_config_path())):
         if _needs_bwrap(path):
@@ -124,7 +124,7 @@ def _needs_bwrap(path: Path) -> bool:
 def _env_config_path() -> Path | None:
     import os
 
-    from tui_course.classroom.config import SITE_CONFIG_ENV, site_config_path
+    from tui_course.paths import SITE_CONFIG_ENV, site_config_path
 
     return site_config_path() if os.environ.get(SITE_CONFIG_ENV) else None
 

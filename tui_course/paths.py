@@ -6,12 +6,14 @@ import contextlib
 import errno
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 
 import platformdirs
 
 # the machine-wide site config: its presence makes this a managed (class) server
 SITE_CONFIG_PATH = Path("/etc/attn-tui/config.toml")
+SITE_CONFIG_ENV = "ATTN_TUI_CONFIG"  # another site config (a second class on one server)
 
 APP_NAME = "attn-tui"
 DATA_DIR_ENV = "ATTN_TUI_DATA_DIR"
@@ -30,6 +32,19 @@ def expand_user(value: str | os.PathLike[str]) -> Path:
         text = os.fspath(value)
         user = text[1:].split("/", 1)[0]
         raise UnknownUserPath(errno.ENOENT, f"no user named {user!r}", text) from None
+
+
+def site_config_path(env: Mapping[str, str] | None = None) -> Path:
+    """The site config in force: $ATTN_TUI_CONFIG, else the machine-wide one. Here, not in
+    classroom.config, so the sandbox can ask without importing the classroom package."""
+    env = os.environ if env is None else env
+    chosen = env.get(SITE_CONFIG_ENV)
+    if not chosen:
+        return SITE_CONFIG_PATH
+    try:
+        return Path(chosen).expanduser()
+    except RuntimeError:  # ~nosuchuser/...: read as written, and found missing
+        return Path(chosen)
 
 
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:

@@ -318,6 +318,59 @@ def test_junk_and_a_huge_file_hide_no_forgery_and_no_impossible_score(
     assert [entry["owner"] for entry in data["impossible_scores"]] == [bob]
 
 
+@needs_root
+def test_a_flood_listed_first_hides_no_forgery_and_no_other_students_file(
+    shared: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round 2 of the red team: a million empty files from one student, listed before the
+    rest, pushed a forgery and another student's submission past a cap on the entries
+    looked at (the report's 200,000, recheck's 10,000). Every entry is looked at now; the
+    caps are per owner. The listing order is forced here, with the old caps made small, so
+    the test fails on the code that had them."""
+    from tui_course.classroom import recheck, report
+
+    class_dir = shared / "class"
+    init_class(class_dir, TEACHERS, 1, "Attention", owner=TEACHER, students_group=PUPILS)
+    dropbox = class_dir / "dropbox"
+    ann, bob = STUDENTS
+    bob_uid = pwd.getpwnam(bob).pw_uid
+    for number in range(3_000):
+        path = dropbox / f"junk-{number:05d}"
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        os.chown(path, bob_uid, -1)
+    owned(dropbox / "ann.json", ann, payload(ann, "2026-11-30T08:00:00Z", checkpoint=(4, 5)))
+    owned(dropbox / "as-ann.json", bob, payload(ann, "2026-11-30T08:00:00Z", checkpoint=(5, 5)))
+    monkeypatch.setattr(report, "MAX_FILES", 1_000, raising=False)
+    monkeypatch.setattr(recheck, "MAX_FILES", 1_000, raising=False)
+    real_scandir = os.scandir
+
+    class JunkFirst:
+        def __init__(self, path: object) -> None:
+            self.listing = real_scandir(path)  # type: ignore[call-overload]
+            entries = list(self.listing)
+            self.entries = sorted(entries, key=lambda entry: not entry.name.startswith("junk"))
+
+        def __enter__(self) -> list[os.DirEntry[str]]:
+            return self.entries
+
+        def __exit__(self, *exc: object) -> None:
+            self.listing.close()
+
+    monkeypatch.setattr(os, "scandir", JunkFirst)
+    built = build_report(dropbox, QUIZZES)
+    assert built.students[ann].submissions == 1
+    assert [entry.name for entry in built.impostors] == ["as-ann.json"]
+    latest, refused = recheck.latest_submissions(dropbox)
+    assert set(latest) == {ann}
+    assert f"as-ann.json: names '{ann}' but belongs to {bob}" in refused
+    monkeypatch.setattr(os, "scandir", real_scandir)
+    assert main(["class", "report", str(class_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "Files whose owner is not the student they name (left out):" in out
+    assert f"  {bob}: 1,999 files that are not submissions, 0 B" in out  # and the forgery
+    assert f"Not read: 1001 file(s) of {bob}" in out
+
+
 def _json_report(class_dir: Path, capsys: pytest.CaptureFixture[str]) -> str:
     assert main(["class", "report", str(class_dir), "--format", "json"]) == 0
     return capsys.readouterr().out

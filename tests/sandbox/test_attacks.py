@@ -142,6 +142,19 @@ def test_sys_exit_before_returning_is_an_error(
     assert verdict.outcome is Outcome.CRASHED
 
 
+def test_a_nul_byte_in_the_code_is_a_syntax_error_on_its_line(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    """Debian's Python 3.11.2 raises ValueError for a NUL in source (3.11.7 a SyntaxError
+    with no line): it showed the harness's own traceback as a crash."""
+    code = "import numpy as np\nx = 1\0\ndef attention_weights(Q, K):\n    return Q\n"
+    verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.ERROR, verdict.message
+    assert verdict.stage == "syntax", verdict
+    assert "line 2" in verdict.message and "None" not in verdict.message
+    assert "harness" not in verdict.message + verdict.stderr
+
+
 def test_a_segfault_through_ctypes_is_a_crash(
     checker: CodeChecker, attention_question: Question
 ) -> None:

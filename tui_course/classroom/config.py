@@ -14,13 +14,12 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui_course import paths
 from tui_course.content.errors import ContentError
+from tui_course.paths import SITE_CONFIG_ENV, site_config_path
 
 if TYPE_CHECKING:
     from tui_course.content.tomlfile import Field, TomlLines
 
-SITE_CONFIG_ENV = "ATTN_TUI_CONFIG"
 CLASS_FILE = "class.toml"
 MAX_SLOTS = 1024
 MAX_CONFIG_BYTES = 64 * 1024
@@ -72,17 +71,6 @@ class ClassConfig:
     students_group: str | None = None  # every member gets a row in the report
     runs_per_user: int | None = None
     max_run_minutes: int | None = None  # a run holding a slot longer is stopped (default 30)
-
-
-def site_config_path(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    chosen = env.get(SITE_CONFIG_ENV)
-    if not chosen:
-        return paths.SITE_CONFIG_PATH
-    try:
-        return Path(chosen).expanduser()
-    except RuntimeError:  # ~nosuchuser/...: read as written, and found missing
-        return Path(chosen)
 
 
 def _read_table(path: Path) -> tuple[dict[str, Any], TomlLines, str]:

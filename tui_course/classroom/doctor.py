@@ -19,8 +19,8 @@ from tui_course.classroom.config import (
     ConfigError,
     SiteConfig,
     load_site_config,
-    site_config_path,
 )
+from tui_course.paths import site_config_path
 
 OK, WARN, BLOCKER = "ok", "warn", "blocker"
 MIN_SIZE = (80, 24)  # the layout the course is designed for

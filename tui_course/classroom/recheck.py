@@ -11,13 +11,18 @@ import csv
 import datetime as dt
 import hashlib
 import io
-import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui_course.classroom.report import arrival_time, owner_name, read_capped, shown_name
+from tui_course.classroom.report import (
+    arrival_time,
+    newest_per_owner,
+    owner_name,
+    read_capped,
+    shown_name,
+)
 from tui_course.classroom.submission import (
     CodeSubmitted,
     Submission,
@@ -27,7 +32,7 @@ from tui_course.classroom.submission import (
 from tui_course.content.models import Course, Question
 from tui_course.safe_text import one_line
 
-MAX_FILES = 10_000
+MAX_FILES_PER_OWNER = 200  # of each owner's newest files, the latest valid one is read
 
 
 @dataclass(frozen=True)
@@ -53,25 +58,28 @@ def latest_submissions(
     latest: dict[str, Submission] = {}
     arrivals: dict[str, dt.datetime] = {}
     forged: list[str] = []
-    junk: dict[str, list[str]] = {}
+    junk: dict[str, list[str]] = {}  # per owner: the first problem, then a count
+    junk_count: dict[str, int] = {}
     outsiders: dict[str, int] = {}
-    more = False
-    with os.scandir(dropbox) as entries:
-        for count, entry in enumerate(entries):
-            if count >= MAX_FILES:
-                more = True
-                break
+
+    def not_submission(owner: str, problem: str) -> None:
+        junk_count[owner] = junk_count.get(owner, 0) + 1
+        if owner not in junk:
+            junk[owner] = [problem]
+
+    listing = newest_per_owner(
+        dropbox, MAX_FILES_PER_OWNER, lambda odd: not_submission(odd.owner, odd.name)
+    )
+    for uid, files in listing.owners.items():
+        owner = owner_name(uid)
+        for entry in files:  # newest first: a student's latest valid file is among them
             name = shown_name(entry.name)
-            try:
-                owner = owner_name(entry.stat(follow_symlinks=False).st_uid)
-            except OSError:
-                owner = "unknown"
             try:
                 data, info = read_capped(dropbox, entry.name)
                 submission = parse_submission(data)
             except (SubmissionError, OSError) as error:
                 reason = error.strerror if isinstance(error, OSError) else str(error)
-                junk.setdefault(owner, []).append(f"{name}: {reason or error}")
+                not_submission(owner, f"{name}: {reason or error}")
                 continue
             if owner_name(info.st_uid) != submission.user:
                 forged.append(f"{name}: names '{submission.user}' but belongs to {owner}")
@@ -86,15 +94,18 @@ def latest_submissions(
                 latest[submission.user] = submission
                 arrivals[submission.user] = arrived
     refused = sorted(forged)
-    for owner, problems in sorted(junk.items()):
-        if len(problems) == 1:
-            refused.append(f"{problems[0]} ({owner})")
+    for owner, count in sorted(junk_count.items()):
+        if count == 1:
+            refused.append(f"{junk[owner][0]} ({owner})")
         else:
-            refused.append(f"{owner}: {len(problems):,} files that are not submissions")
+            refused.append(f"{owner}: {count:,} files that are not submissions")
+    for uid, left in sorted(listing.left_out.items()):
+        refused.append(
+            f"{owner_name(uid)}: {left:,} older file(s) not read (past the newest"
+            f" {MAX_FILES_PER_OWNER})"
+        )
     for owner, count in sorted(outsiders.items()):
         refused.append(f"{owner}: {count} submission(s) of an account outside the students' group")
-    if more:
-        refused.append(f"more than {MAX_FILES:,} files; the rest not read")
     return latest, refused
 
 

@@ -19,11 +19,12 @@ a teacher trying the app) are counted per owner and left out.
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import os
 import pwd
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,6 @@ from tui_course.classroom.submission import (
 )
 from tui_course.content.text import strip_control
 
-MAX_FILES = 200_000  # entries looked at in all (one lstat each); past it the report is partial
 MAX_FILES_PER_OWNER = 2_000  # a term of submissions is a few hundred
 MAX_BYTES_PER_OWNER = 32 * 1024 * 1024
 MAX_LISTED = 200  # files that are not submissions kept by name (JSON); the rest counted
@@ -136,7 +136,6 @@ class ClassReport:
     unlisted: int = 0  # files that are not submissions past MAX_LISTED, counted only
     unknown_more: int = 0  # mentions of unknown quiz ids past MAX_UNKNOWN_QUIZZES
     skipped: dict[str, int] = field(default_factory=dict)  # owner -> files not read (caps)
-    not_looked_at: bool = False  # more than MAX_FILES entries: the rest was never seen
     hard_links: int = 0  # extra names of a file already read (counted once)
 
     def late(self, row: StudentRow, quiz_id: str) -> bool:
@@ -180,8 +179,6 @@ class ClassReport:
                 f"{count} file(s) of {owner} not read (over the cap of {MAX_FILES_PER_OWNER}"
                 f" files or {MAX_BYTES_PER_OWNER // (1024 * 1024)} MiB per student)"
             )
-        if self.not_looked_at:
-            reasons.append(f"more than {MAX_FILES} files in the drop-box; the rest not read")
         return reasons
 
 
@@ -242,56 +239,78 @@ def read_capped(directory: Path, name: str) -> tuple[bytes, os.stat_result]:
         os.close(fd)
 
 
-@dataclass(frozen=True)
-class _Entry:
-    name: str  # as listed (bytes-safe str)
+@dataclass(frozen=True, order=True)
+class DropEntry:
+    """A regular file of the drop-box, as listed (ordered by arrival: its ctime)."""
+
     ctime_ns: int
+    name: str  # as listed (bytes-safe str)
     size: int
+    inode: tuple[int, int]  # (device, inode): one file under two names is read once
 
 
-def _list_owners(dropbox: Path, report: ClassReport) -> dict[int, list[_Entry]]:
-    """Regular files per owner uid, each inode once; anything else is counted against its
-    owner as not a submission."""
-    owners: dict[int, list[_Entry]] = {}
-    seen: set[tuple[int, int]] = set()
+@dataclass
+class DropListing:
+    """Each owner's newest regular files, however many files the drop-box holds."""
+
+    owners: dict[int, list[DropEntry]]  # uid -> newest first, at most the cap asked for
+    left_out: dict[int, int]  # uid -> older regular files past that cap
+    hard_links: int  # extra names of a file already kept
+
+
+def newest_per_owner(dropbox: Path, per_owner: int, odd: Callable[[Rejected], None]) -> DropListing:
+    """Every entry of the drop-box is looked at (one lstat each, the whole folder): a cap in
+    listing order let one student's million empty files push every file listed after them,
+    a forgery or another student's submission, out of the report. Memory stays bounded: of
+    each owner only the newest `per_owner` files are kept (a heap), the rest counted. What
+    is not a regular file is passed to `odd` as it is met."""
+    heaps: dict[int, list[DropEntry]] = {}
+    left_out: dict[int, int] = {}
     with os.scandir(dropbox) as entries:
-        for count, entry in enumerate(entries):
-            if count >= MAX_FILES:
-                report.not_looked_at = True
-                break
+        for entry in entries:
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError as error:
-                reason = f"cannot read: {error.strerror}"
-                report.not_a_submission(Rejected(shown_name(entry.name), reason, "unknown"), 0)
+                odd(Rejected(shown_name(entry.name), f"cannot read: {error.strerror}", "unknown"))
                 continue
-            owner = owner_name(info.st_uid)
             if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
                 reason = (
                     "cannot read: a symbolic link"
                     if stat.S_ISLNK(info.st_mode)
                     else "not a regular file"
                 )
-                report.not_a_submission(Rejected(shown_name(entry.name), reason, owner), 0)
+                odd(Rejected(shown_name(entry.name), reason, owner_name(info.st_uid)))
                 continue
-            if (info.st_dev, info.st_ino) in seen:
-                report.hard_links += 1
+            heap = heaps.setdefault(info.st_uid, [])
+            item = DropEntry(info.st_ctime_ns, entry.name, info.st_size, (info.st_dev, info.st_ino))
+            if len(heap) < per_owner:
+                heapq.heappush(heap, item)
                 continue
-            seen.add((info.st_dev, info.st_ino))
-            owners.setdefault(info.st_uid, []).append(
-                _Entry(entry.name, info.st_ctime_ns, info.st_size)
-            )
-    return owners
+            heapq.heappushpop(heap, item)  # the oldest of them goes
+            left_out[info.st_uid] = left_out.get(info.st_uid, 0) + 1
+    owners: dict[int, list[DropEntry]] = {}
+    seen: set[tuple[int, int]] = set()
+    hard_links = 0
+    for uid, heap in heaps.items():
+        kept = []
+        for item in sorted(heap, reverse=True):
+            if item.inode in seen:
+                hard_links += 1
+                continue
+            seen.add(item.inode)
+            kept.append(item)
+        owners[uid] = kept
+    return DropListing(owners, left_out, hard_links)
 
 
-def _within_caps(files: list[_Entry]) -> tuple[list[_Entry], int]:
-    """An owner's newest files up to the count and byte caps (oldest first), and how many
-    were left out."""
-    chosen: list[_Entry] = []
+def _within_caps(files: list[DropEntry]) -> tuple[list[DropEntry], int]:
+    """An owner's newest files (given newest first) up to the byte cap (oldest first), and
+    how many were left out."""
+    chosen: list[DropEntry] = []
     used = 0
-    for entry in sorted(files, key=lambda e: e.ctime_ns, reverse=True):
+    for entry in files:
         size = min(entry.size, MAX_SUBMISSION_BYTES + 1)
-        if len(chosen) >= MAX_FILES_PER_OWNER or used + size > MAX_BYTES_PER_OWNER:
+        if used + size > MAX_BYTES_PER_OWNER:
             break
         chosen.append(entry)
         used += size
@@ -315,8 +334,13 @@ def build_report(
     known = set(report.quiz_ids)
     members = list(members)
     students = set(members)
-    for uid, files in _list_owners(dropbox, report).items():
+    listing = newest_per_owner(
+        dropbox, MAX_FILES_PER_OWNER, lambda odd: report.not_a_submission(odd, 0)
+    )
+    report.hard_links = listing.hard_links
+    for uid, files in listing.owners.items():
         chosen, left_out = _within_caps(files)
+        left_out += listing.left_out.get(uid, 0)
         owner = owner_name(uid)
         if left_out:
             report.skipped[owner] = left_out
@@ -523,8 +547,6 @@ def report_table(report: ClassReport) -> str:
             f" ({MAX_FILES_PER_OWNER} files, {MAX_BYTES_PER_OWNER // (1024 * 1024)} MiB);"
             " `attn-tui class clean` keeps each student's latest"
         )
-    if report.not_looked_at:
-        lines.append(f"Not read: the drop-box holds more than {MAX_FILES} files")
     if report.unknown_quizzes:
         more = f" and {report.unknown_more} more" if report.unknown_more else ""
         lines += [

@@ -126,7 +126,8 @@ def run_init(args: argparse.Namespace) -> int:
 
 def class_dir_from(argument: str | None) -> Path:
     """DIR, or the site config's class_dir; raises ConfigError saying what to do."""
-    from tui_course.classroom.config import ConfigError, load_site_config, site_config_path
+    from tui_course.classroom.config import ConfigError, load_site_config
+    from tui_course.paths import site_config_path
 
     if argument:
         return expand_user(argument).absolute()

@@ -15,9 +15,10 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui_course.classroom.config import ConfigError, load_site_config, site_config_path
+    from tui_course.classroom.config import ConfigError, load_site_config
     from tui_course.classroom.submission import build_submission, submit
     from tui_course.content.course import load_course
+    from tui_course.paths import site_config_path
     from tui_course.progress.report import progress_report
     from tui_course.progress.store import ProgressStore, StoreError
 

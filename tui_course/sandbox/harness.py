@@ -514,15 +514,20 @@ def main(settings: dict[str, Any]) -> int:
     os.chdir(work_dir)
     try:
         compiled = compile(code, path, "exec")
-    except SyntaxError as error:
+    except (SyntaxError, ValueError) as error:  # a NUL byte: ValueError on some 3.11s
+        line = getattr(error, "lineno", None)
+        if "\0" in code and line is None:
+            line = code[: code.index("\0")].count("\n") + 1
+        message = getattr(error, "msg", None) or str(error)
+        text = getattr(error, "text", None) or ""
         _send_json(
             result_fd,
             {
                 "status": "syntax_error",
-                "line": error.lineno,
-                "offset": error.offset,
-                "message": str(error.msg)[:200],
-                "text": (error.text or "").rstrip("\n")[:200],
+                "line": line,
+                "offset": getattr(error, "offset", None),
+                "message": str(message)[:200],
+                "text": text.replace("\0", "").rstrip("\n")[:200],
             },
         )
         return 0

@@ -214,9 +214,7 @@ def probe_key(bwrap: str) -> str | None:
     from tui_course.sandbox import command
 
     try:
-        from tui_course.classroom.config import site_config_path
-
-        config = site_config_path()
+        config = paths.site_config_path()
         account = command.sandbox_account()
         python = command.python_binary()
         numpy = [str(folder) for folder in command.numpy_dirs()]
