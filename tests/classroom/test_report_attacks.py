@@ -190,10 +190,21 @@ def test_the_teacher_cleans_the_drop_box_after_a_root_run_init(shared: Path) -> 
     ann, bob = STUDENTS
 
     def send(user: str, *versions: tuple[int, int]) -> list[str]:
+        """Each version arrives after the last by the file clock: the drop-box orders by
+        ctime, which ticks coarsely, and two files in one tick have no order at all."""
         sent = []
         for first, mastered in versions:
             data = payload(user, "2026-11-30T08:00:00Z", checkpoint=(first, mastered))
-            sent.append(deliver(dropbox, encode_submission(data), user).name)
+            path = deliver(dropbox, encode_submission(data), user)
+            sent.append(path.name)
+            arrived = path.stat().st_ctime_ns
+            probe = dropbox / f".tick-{user}"
+            while True:  # until the file clock has moved on (a condition, not a sleep)
+                probe.write_bytes(b"")
+                moved = probe.stat().st_ctime_ns > arrived
+                probe.unlink()
+                if moved:
+                    break
         return sent
 
     ann_files = as_user(ann, lambda: send(ann, (1, 2), (4, 5), (3, 5)))
