@@ -31,7 +31,10 @@ from tests.slurm.conftest import (
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root: runs a Slurm cluster"),
-    pytest.mark.xdist_group("slurm"),  # one worker, one cluster
+    # one worker, one cluster; and the worker that makes and removes the Unix test users
+    # (tests/classroom/conftest.py), since the two-student runs use them: in a worker of
+    # their own they made the same users at once and removed them under the other's tests
+    pytest.mark.xdist_group("unix-accounts"),
 ]
 needs_keras = pytest.mark.skipif(
     importlib.util.find_spec("keras") is None, reason="needs the train extra (keras)"
