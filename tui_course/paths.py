@@ -160,3 +160,34 @@ def write_file_safely(path: Path, data: bytes, mode: int = 0o644) -> Path:
             os.unlink(temporary)
         raise
     return path
+
+
+def read_private_file(path: Path, max_bytes: int) -> bytes | None:
+    """A cache file this account wrote, or None: not there, a link, not a regular file,
+    another owner's, readable or writable by others, or over `max_bytes` (even if it grew
+    while read). Opened without blocking, checked on the opened fd, read to the cap."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_uid != os.geteuid()
+            or info.st_mode & 0o077
+            or info.st_size > max_bytes
+        ):
+            return None
+        chunks, size = [], 0
+        while size <= max_bytes:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return None if size > max_bytes else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -26,7 +26,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import stat
 import struct
 import sys
 from collections.abc import Sequence
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_course.content.code_model import MATHS_PREFIX, CodeSpec
+from tui_course.paths import read_private_file
 from tui_course.sandbox.frames import CaseResult, ProtocolError, read_array
 from tui_course.sandbox.limits import Limits
 
@@ -94,7 +94,7 @@ def read_results(
     folder: Path, key: str, names: Sequence[str], cases: int
 ) -> dict[str, tuple[CaseResult, ...]] | None:
     """The remembered results for `key`, one per name and case, or None."""
-    data = _read_private(folder / f"{PREFIX}{key}")
+    data = read_private_file(folder / f"{PREFIX}{key}", MAX_FILE_BYTES)
     if data is None:
         return None
     try:
@@ -103,35 +103,6 @@ def read_results(
         return None
     except struct.error:
         return None
-
-
-def _read_private(path: Path) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if (
-            not stat.S_ISREG(st.st_mode)
-            or st.st_uid != os.geteuid()
-            or st.st_mode & 0o077
-            or st.st_size > MAX_FILE_BYTES
-        ):
-            return None
-        chunks = []
-        size = 0
-        while size <= MAX_FILE_BYTES:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return None if size > MAX_FILE_BYTES else b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def _frames(data: bytes) -> list[bytes]:

@@ -23,7 +23,6 @@ import hashlib
 import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -242,22 +241,12 @@ def probe_key(bwrap: str) -> str | None:
 def _read_cached_probe(path: Path, key: str) -> tuple[int, ...] | None:
     """The bwrap version a matching cache file holds, or None (no file, not ours, not a
     regular file, writable by others, too large, damaged, or another key)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    from tui_course.paths import read_private_file
+
+    data = read_private_file(path, MAX_LEVEL_CACHE_BYTES)
+    if data is None:
         return None
     try:
-        st = os.fstat(fd)
-        if (
-            not stat.S_ISREG(st.st_mode)
-            or st.st_uid != os.geteuid()
-            or st.st_mode & 0o077
-            or st.st_size > MAX_LEVEL_CACHE_BYTES
-        ):
-            return None
-        data = os.read(fd, MAX_LEVEL_CACHE_BYTES + 1)
-        if len(data) > MAX_LEVEL_CACHE_BYTES:
-            return None
         found = json.loads(data)
         version = found["bwrap_version"]
         if (
@@ -270,10 +259,8 @@ def _read_cached_probe(path: Path, key: str) -> tuple[int, ...] | None:
         ):
             return None
         return tuple(version)
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return None
-    finally:
-        os.close(fd)
 
 
 def _write_cached_probe(cache_dir: Path, key: str, bwrap: str) -> None:
