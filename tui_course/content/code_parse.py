@@ -111,12 +111,7 @@ def parse_code(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) 
         raise check.error(f"needs 1 to {MAX_CASES} [[question.case]] tables", "case")
     cases = tuple(
         _case(
-            TableCheck(
-                check.shown,
-                check.lines,
-                (*check.path, "case", index),
-                f"{check.label} case {index + 1}",
-            ),
+            check.entry("case", index),
             raw,
             index,
         )
@@ -127,12 +122,7 @@ def parse_code(table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) 
         raise check.error("every case must give the same number of arguments", "case")
     mistakes = tuple(
         _mistake(
-            TableCheck(
-                check.shown,
-                check.lines,
-                (*check.path, "mistake", index),
-                f"{check.label} mistake {index + 1}",
-            ),
+            check.entry("mistake", index),
             raw,
             module,
         )

@@ -175,12 +175,7 @@ def keyed_question(kind: Kind, table: dict[str, Any], check: TableCheck) -> Ques
         raise check.error(problem, "tolerance" if "tolerance" in table else "rel_tolerance")
     mistakes = []
     for index, entry in enumerate(table.get("mistake", [])):
-        mistake_check = TableCheck(
-            check.shown,
-            check.lines,
-            (*check.path, "mistake", index),
-            f"{check.label} mistake {index + 1}",
-        )
+        mistake_check = check.entry("mistake", index)
         mistakes.append(_mistake(mistake_check, kind, entry, options, answer))
     return Question(
         kind=kind,

@@ -213,6 +213,11 @@ class TableCheck:
     path: TablePath
     label: str  # how the message names the table, e.g. "question 3"
 
+    def entry(self, key: str, index: int) -> TableCheck:
+        """The check of entry `index` of this table's [[...key]] array ("question 2 case 3")."""
+        label = f"{self.label} {key} {index + 1}"
+        return TableCheck(self.shown, self.lines, (*self.path, key, index), label)
+
     def error(self, message: str, key: str | None = None) -> ContentError:
         prefix = f"{self.label}: " if self.label else ""
         return ContentError(self.shown, self.lines.line_of(self.path, key), prefix + message)

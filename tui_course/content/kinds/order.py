@@ -151,12 +151,7 @@ class OrderKind(QuestionKind):
             raise check.error(problem, "lines")
         mistakes = []
         for index, entry in enumerate(table.get("mistake", [])):
-            mistake_check = TableCheck(
-                check.shown,
-                check.lines,
-                (*check.path, "mistake", index),
-                f"{check.label} mistake {index + 1}",
-            )
+            mistake_check = check.entry("mistake", index)
             mistakes.append(_mistake(mistake_check, entry, len(lines)))
         return Question(
             kind=self.kind,
