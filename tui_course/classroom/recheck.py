@@ -58,14 +58,13 @@ def latest_submissions(
     latest: dict[str, Submission] = {}
     arrivals: dict[str, dt.datetime] = {}
     forged: list[str] = []
-    junk: dict[str, list[str]] = {}  # per owner: the first problem, then a count
+    first_problem: dict[str, str] = {}  # per owner, said when it is the only one
     junk_count: dict[str, int] = {}
     outsiders: dict[str, int] = {}
 
     def not_submission(owner: str, problem: str) -> None:
         junk_count[owner] = junk_count.get(owner, 0) + 1
-        if owner not in junk:
-            junk[owner] = [problem]
+        first_problem.setdefault(owner, problem)
 
     listing = newest_per_owner(
         dropbox, MAX_FILES_PER_OWNER, lambda odd: not_submission(odd.owner, odd.name)
@@ -96,7 +95,7 @@ def latest_submissions(
     refused = sorted(forged)
     for owner, count in sorted(junk_count.items()):
         if count == 1:
-            refused.append(f"{junk[owner][0]} ({owner})")
+            refused.append(f"{first_problem[owner]} ({owner})")
         else:
             refused.append(f"{owner}: {count:,} files that are not submissions")
     for uid, left in sorted(listing.left_out.items()):

@@ -236,6 +236,19 @@ def strongest_links(attentions: Array, query: int) -> list[tuple[int, int, int, 
     return links
 
 
+def _preferences(
+    first: Array,
+    second: Array,
+    query: tuple[int, int],
+    one: tuple[int, int],
+    other: tuple[int, int],
+) -> tuple[Array, Array]:
+    """Each head's preference (weight on `one` minus weight on `other`) in each sentence."""
+    before = first[:, :, query[0], one[0]] - first[:, :, query[0], other[0]]
+    after = second[:, :, query[1], one[1]] - second[:, :, query[1], other[1]]
+    return before, after
+
+
 def preference_shifts(
     first: Array,
     second: Array,
@@ -246,8 +259,7 @@ def preference_shifts(
     """How far each head's preference moves from the first sentence to the second: the
     preference (weight on `one` minus weight on `other`) in the second less that in the
     first, so a move towards `other` is negative. Indexes as for preference_flips."""
-    before = first[:, :, query[0], one[0]] - first[:, :, query[0], other[0]]
-    after = second[:, :, query[1], one[1]] - second[:, :, query[1], other[1]]
+    before, after = _preferences(first, second, query, one, other)
     shifts: Array = after - before
     return shifts
 
@@ -266,7 +278,6 @@ def preference_flips(
     minus its weight on `other`; it flips when the sign changes (either way), and by as much
     as the smaller of the two preferences. A head that keeps its preference scores 0.
     """
-    before = first[:, :, query[0], one[0]] - first[:, :, query[0], other[0]]
-    after = second[:, :, query[1], one[1]] - second[:, :, query[1], other[1]]
+    before, after = _preferences(first, second, query, one, other)
     flips: Array = np.where(before * after < 0, np.minimum(abs(before), abs(after)), 0.0)
     return flips

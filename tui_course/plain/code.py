@@ -96,8 +96,8 @@ class PlainCode:
                     draft = self.keep(key, typed)
             elif lowered == "read":
                 self.console.say_all(numbered(draft) or ["Your code is empty."])
-            elif _LINE_WORD.match(line):
-                draft = self.retype_line(key, draft, int(_LINE_WORD.match(line)[1]))  # type: ignore[index]
+            elif numbered_line := _LINE_WORD.match(line):
+                draft = self.retype_line(key, draft, int(numbered_line[1]))
             elif lowered == "starter":
                 self.console.say_all(["Starter code:", *numbered(spec.starter)])
                 say("Type code to write yours (it replaces your draft).")

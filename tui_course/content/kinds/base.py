@@ -84,7 +84,11 @@ class QuestionKind:
     # reading the file
 
     def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
-        raise NotImplementedError
+        """A [[question]] table read by the shared reader of kinds keyed by `answer`
+        (choice, multi, numeric, text); code and order read their own."""
+        from tui_course.content.quizzes import keyed_question
+
+        return keyed_question(self.kind, table, check)
 
     def read_key(
         self,

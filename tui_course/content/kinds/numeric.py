@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 from tui_course.content.grading import (
@@ -27,11 +26,6 @@ class NumericKind(QuestionKind):
     typed = True
     reads_numbers = True
     moodle_type = "numerical"
-
-    def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
-        from tui_course.content.quizzes import keyed_question
-
-        return keyed_question(self.kind, table, check)
 
     def read_key(
         self,

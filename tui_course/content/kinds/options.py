@@ -4,7 +4,6 @@ their own per student (content/shuffle.py), graded as the set of options picked.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 from tui_course.content.grading import (
@@ -29,11 +28,6 @@ class OptionsKind(QuestionKind):
     picks_options = True
     empty_answer = "Pick an option first (keys 1-9)."
     moodle_type = "multichoice"
-
-    def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
-        from tui_course.content.quizzes import keyed_question
-
-        return keyed_question(self.kind, table, check)
 
     def picked(self, question: Question, raw: str) -> Any:
         """The graded form of the picks: an option number (choice) or a set (multi)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from tui_course.content.grading import (
@@ -24,11 +23,6 @@ class TextKind(QuestionKind):
     plain_prompt = "Type the answer"
     typed = True
     moodle_type = "shortanswer"
-
-    def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
-        from tui_course.content.quizzes import keyed_question
-
-        return keyed_question(self.kind, table, check)
 
     def read_key(
         self,
