@@ -28,7 +28,7 @@ import hashlib
 import importlib
 import queue
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -309,7 +309,8 @@ class CodeChecker:
 
     `data_dir`: the student's data folder, where the sandbox probe and (under bwrap) the
     reference's results are remembered between runs; hidden from the sandbox like the
-    default data folder."""
+    default data folder. `hide`: more folders the sandbox must show empty (a course given
+    with --content, whose references are the answers; the class folder a recheck reads)."""
 
     def __init__(
         self,
@@ -318,6 +319,7 @@ class CodeChecker:
         minimum: Level | None = None,
         warm: bool = True,
         data_dir: Path | None = None,
+        hide: Iterable[Path] = (),
     ) -> None:
         self.limits = limits or Limits()
         self.cache_dir = data_dir / CACHE_FOLDER if data_dir is not None else None
@@ -333,7 +335,7 @@ class CodeChecker:
         self._warm = warm
         self._closed = False
         extra = (data_dir,) if data_dir is not None else ()
-        self.hidden = tuple(dict.fromkeys((*private_dirs(), *extra)))
+        self.hidden = tuple(dict.fromkeys((*private_dirs(), *extra, *hide)))
         if self.allowed:
             self._start_spare()
 
@@ -500,7 +502,8 @@ def check(
     limits: Limits | None = None,
     minimum: Level | None = None,
     data_dir: Path | None = None,
+    hide: Iterable[Path] = (),
 ) -> CodeVerdict:
     """A one-off check: no warm worker kept."""
-    with CodeChecker(limits, minimum=minimum, warm=False, data_dir=data_dir) as checker:
+    with CodeChecker(limits, minimum=minimum, warm=False, data_dir=data_dir, hide=hide) as checker:
         return checker.check(question, code, seed_offset)

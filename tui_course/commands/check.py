@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         # process loads the course and NumPy itself (code_check_service imports neither).
         from tui_course.code_check_service import CodeChecker
 
-        checker = CodeChecker(warm=args.watch, data_dir=data_dir(args))
+        checker = CodeChecker(warm=args.watch, data_dir=data_dir(args), hide=[content_dir(args)])
     with checker or contextlib.nullcontext():
         return _run(args, checker)
 

@@ -235,7 +235,9 @@ def run_recheck(args: argparse.Namespace) -> int:
     course = load_course(content_dir(args))
     if args.quiz is not None and all(quiz.id != args.quiz for quiz in course.quizzes):
         return fail(f"class recheck: no quiz '{args.quiz}' in the course", 2)
-    with CodeChecker(minimum=Level.BWRAP, warm=False) as checker:
+    with CodeChecker(
+        minimum=Level.BWRAP, warm=False, hide=[directory, content_dir(args)]
+    ) as checker:
         if not checker.allowed:
             return fail(
                 "class recheck: refuses to run students' code without bwrap "

@@ -13,9 +13,11 @@ import contextlib
 import io
 import json
 import os
+import re
 import selectors
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import tempfile
@@ -181,7 +183,8 @@ class Worker:
         return bwrap_command(self.report.bwrap, args, self.limits, hidden, info_fd, as_root)
 
     def _limits_command(self, request_fd: int, result_fd: int, lifeline_fd: int) -> ChildCommand:
-        self._private = Path(tempfile.mkdtemp(prefix="attn-tui-code-"))
+        remove_stale_private_dirs()
+        self._private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
         work = self._private / "work"
         site = self._private / "site"
         work.mkdir(mode=0o700)
@@ -392,6 +395,47 @@ class Worker:
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None
+
+
+PRIVATE_PREFIX = "attn-tui-code-"
+_PRIVATE_NAME = re.compile(re.escape(PRIVATE_PREFIX) + r"(\d+)-[A-Za-z0-9_]+")
+
+
+def remove_stale_private_dirs(folder: Path | None = None) -> list[Path]:
+    """Remove the limits-only level's private folders left by a checker that was killed
+    (kill -9 never reaches its cleanup): those of this account whose maker, the pid in the
+    name, is gone. Another account's folder, or one whose pid lives, is never touched."""
+    folder = Path(folder or tempfile.gettempdir())
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        found = _PRIVATE_NAME.fullmatch(entry.name)
+        if not found:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            continue
+        if _alive(int(found.group(1))):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+        removed.append(Path(entry.path))
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def read_namespace_pid(info_fd: int, bwrap_pid: int) -> int | None:

@@ -413,7 +413,7 @@ class CourseApp(App[None]):
             return found.first()
         from tui_course.ui.widgets.code_exercises import CodeExercises
 
-        exercises = CodeExercises(self.settings.data_dir)
+        exercises = CodeExercises(self.settings.data_dir, self.settings.content_dir)
         view = QuizView(self.study.recorder(), exercises=exercises, id="quiz")
         await self.query_one(ContentSwitcher).mount(view)
         return view

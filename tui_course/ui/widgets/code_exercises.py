@@ -24,8 +24,9 @@ class CodeExercises:
     warm sandboxed worker) for the app: started when the first code question opens, so a
     student who never writes code never starts a sandbox."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, content_dir: Path | None = None) -> None:
         self.data_dir = data_dir
+        self.content_dir = content_dir  # shown empty to student code: its references are keys
         self._checker: CodeChecker | None = None
         self._lock = threading.Lock()  # made by the first of a preparing and a checking thread
         self._closed = False
@@ -39,7 +40,10 @@ class CodeExercises:
                 from tui_course.code_check_service import CodeChecker
                 from tui_course.ui.widgets import code_exercise  # its limits: tests shorten them
 
-                self._checker = CodeChecker(code_exercise.CHECK_LIMITS, data_dir=self.data_dir)
+                hide = [self.content_dir] if self.content_dir is not None else []
+                self._checker = CodeChecker(
+                    code_exercise.CHECK_LIMITS, data_dir=self.data_dir, hide=hide
+                )
             return self._checker
 
     def view(self, question: Question, draft_key: tuple[str, int]) -> CodeExerciseView:
