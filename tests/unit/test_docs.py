@@ -39,7 +39,8 @@ def anchors(path: Path) -> set[str]:
 
 def test_anchors_follow_githubs_rule() -> None:
     assert anchor("The teacher's side") == "the-teachers-side"
-    assert anchor("Quizzes in Moodle (GIFT and Moodle XML)") == "quizzes-in-moodle-gift-and-moodle-xml"
+    moodle = "Quizzes in Moodle (GIFT and Moodle XML)"
+    assert anchor(moodle) == "quizzes-in-moodle-gift-and-moodle-xml"
     assert anchor("Checking a course: `attn-tui validate`") == "checking-a-course-attn-tui-validate"
 
 
@@ -63,7 +64,7 @@ def test_relative_links_lead_to_a_file_and_a_heading(doc: Path) -> None:
     assert not broken, f"{doc.name}: " + "; ".join(broken)
 
 
-def test_the_link_check_sees_a_broken_link(tmp_path: Path) -> None:
+def test_the_link_check_sees_a_broken_link() -> None:
     text = "See [a](gone.md), [b](#nowhere), `[c](also-gone.md)` and [d](https://x.org).\n"
     found = LINK.findall(prose(text))
     assert found == ["gone.md", "#nowhere", "https://x.org"]
