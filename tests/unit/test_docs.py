@@ -100,7 +100,11 @@ def layer_picture() -> list[list[str]]:
     assert found, "CONTRIBUTING.md lost its <!-- layers --> picture"
     rows = []
     for line in found.group(1).splitlines()[1:]:
-        names = re.findall(r"(?<![\w./])(\w+/|\w+\.py)(?=\s|$)", line.split("   ")[0] + " ")
+        names = []
+        for word in line.split():  # the names, up to the first word of the description
+            if not re.fullmatch(r"\w+/|\w+\.py", word):
+                break
+            names.append(word)
         rows.append([] if line.strip().startswith("---") else names)
     return rows
 
