@@ -19,8 +19,8 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The suite runs in four workers (pytest -n 4, README): tests that act as the real
-    Unix test users all go to one worker (--dist loadgroup), since each worker makes those
+    """The suite runs in four workers (pytest -n 4, CONTRIBUTING.md): tests that act as the
+    real Unix test users all go to one worker (--dist loadgroup), since each worker makes those
     users at its start and removes them at its end (tests/classroom/conftest.py)."""
     for item in items:
         if "accounts" in getattr(item, "fixturenames", ()):

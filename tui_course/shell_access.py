@@ -1,7 +1,7 @@
 """Whether the student has a shell anyway: only then may the app open `$EDITOR` (vi's `:!sh`
 is a shell) or run an edited Keras listing outside the code sandbox.
 
-The lab recipe (README, "Running a lab server") logs students straight into the app with
+The lab recipe (docs/teaching.md, "Running a lab server") logs students straight into the app with
 sshd's ForceCommand and a site config naming the class folder. So the answer is no:
 - under a forced command a client asked to replace (sshd sets SSH_ORIGINAL_COMMAND);
 - on a class server (the site config names `class_dir`), unless that config also says

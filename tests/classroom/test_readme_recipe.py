@@ -1,4 +1,5 @@
-"""The README's lab-server recipe: sshd, systemd and attn-tui accept its snippets as written."""
+"""The lab-server recipe (docs/teaching.md): sshd, systemd and attn-tui accept its snippets
+as written."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ SECTION = re.compile(r"## Running a lab server\n(.*?)\n## ", re.S)
 
 
 def recipe() -> str:
-    found = SECTION.search((REPO / "README.md").read_text(encoding="utf-8"))
-    assert found, "README.md lost its 'Running a lab server' section"
+    found = SECTION.search((REPO / "docs" / "teaching.md").read_text(encoding="utf-8"))
+    assert found, "docs/teaching.md lost its 'Running a lab server' section"
     return found.group(1)
 
 

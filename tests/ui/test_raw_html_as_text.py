@@ -1,4 +1,5 @@
-"""Raw HTML in a lesson or a quiz is shown as the text it is (README: <eos>, <pad>, <b>)."""
+"""Raw HTML in a lesson or a quiz is shown as the text it is (docs/authoring.md: <eos>, <pad>,
+<b>)."""
 
 from __future__ import annotations
 

@@ -330,8 +330,8 @@ def session_limits(
 def limits_check(limits: dict[str, str] | None) -> Check:
     name = "session limits"
     fix = (
-        "the README's user-.slice drop-in (Limit each student): systemctl daemon-reload,"
-        " then log in again"
+        "the user-.slice drop-in of docs/teaching.md (5. Limit each student):"
+        " systemctl daemon-reload, then log in again"
     )
     if limits is None:
         return Check(name, WARN, "cannot read this session's cgroup limits", fix)

@@ -5,7 +5,8 @@ tolerances and targeted mistakes. `moodle_question` does that translation once s
 both writers give the same grades, and says which mistakes have no place there.
 Both writers also share the one HTML renderer (safe_html: Moodle shows question text
 uncleaned), the notes said where Moodle grades differently, and the text forms and
-numeric margins that make Moodle accept what the app accepts (README: Quizzes in Moodle).
+numeric margins that make Moodle accept what the app accepts (docs/teaching.md: Quizzes in
+Moodle).
 """
 
 from __future__ import annotations
@@ -135,8 +136,9 @@ def plain_html(text: str) -> str:
     return inert_text(xml_text(text))
 
 
-# Said in the exported text where Moodle grades differently from the app (README: Quizzes in
-# Moodle). Each is one paragraph appended to the HTML, so the importer can take it off again.
+# Said in the exported text where Moodle grades differently from the app (docs/teaching.md:
+# Quizzes in Moodle). Each is one paragraph appended to the HTML, so the importer can take it
+# off again.
 PLAIN_DECIMAL_NOTE = (
     "Type a plain decimal such as 0.25: Moodle does not read 0,25, 25%, fractions or"
     " expressions, which attn-tui accepts."
@@ -318,7 +320,8 @@ def quiz_questions(quiz: Quiz) -> Iterator[tuple[int, Question, MoodleQuestion]]
 # without spaces, bare or in ( ) or [ ]; indexes as x0, x[0] or x_0; a whole list of
 # numbered names as a range (x0-x3, x0 - x3, x0..x3, x0...x3, x0 to x3, x0 through x3,
 # x0–x3, x0…x3, also with the prefix once: x0-3); a single answer with a final full stop;
-# "ss" also as ß (up to three of them). What stays out is said in README (Quizzes in Moodle).
+# "ss" also as ß (up to three of them). What stays out is said in docs/teaching.md (Quizzes in
+# Moodle).
 MAX_TEXT_VARIANTS = 64
 MAX_SHARP_S = 3
 _RANGE_MARKS = ("-", " - ", "..", "...", " to ", " through ", "\u2013", "\u2026")

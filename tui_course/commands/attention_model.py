@@ -23,7 +23,7 @@ MODEL_FLAGS = ("model_view", "top", "json")
 
 def add_model_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
-        "a pretrained model (needs the 'real' extra and the weights; see the README)"
+        "a pretrained model (needs the 'real' extra and the weights; see docs/real-model.md)"
     )
     group.add_argument(
         "--model",

@@ -3,7 +3,7 @@
 Textual's Markdown widget parses with markdown-it's "gfm-like" preset, which passes raw
 HTML through as html tokens, and then draws nothing for them: "appends <eos> and pads
 with <pad>" read "appends  and pads with .". A course about tokens must be able to write
-`<eos>`, and the README promises raw HTML shows as text, so HTML is switched off here:
+`<eos>`, and docs/authoring.md promises raw HTML shows as text, so HTML is switched off here:
 markdown-it then reads `<eos>`, `<b>` and `<div>` as the text they are. The lesson and
 quiz views pass this as their parser_factory; anything that renders course Markdown
 another way (plain text, block counts) parses with it too, so all agree.
