@@ -1,12 +1,12 @@
 """The suite on a busy machine: run the test command N times with CPU burners beside it and
 count the green runs (issue: 10 of 10 runs green with two burners).
 
-    python bench/loaded_suite.py                  # 10 runs of the README's test command, 2 burners
+    python bench/loaded_suite.py                  # 10 runs of the test command, 2 burners
     python bench/loaded_suite.py --runs 3 --burners 0 --quiet-first
     python bench/loaded_suite.py -- bash .ci/run  # any command instead
 
 The test command is read the way .ci/run reads it: the fenced block after the
-<!-- test-command --> marker. `--quiet-first` runs it once without burners first and prints
+<!-- test-command --> marker (CONTRIBUTING.md). `--quiet-first` runs it once without burners first and prints
 each loaded run's time as a ratio against that quiet run (same invocation, same machine).
 """
 
