@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tui_course.classroom.gift import export_gift, parse_gift
+from tui_course.classroom.gift.export import export_gift
+from tui_course.classroom.gift.parse import parse_gift
 from tui_course.content.errors import ContentError
 from tui_course.content.quizzes import load_quiz
 
