@@ -77,13 +77,13 @@ def test_error_text_from_the_child_cannot_drive_the_terminal() -> None:
 def test_the_plain_start_line_counts_one_epoch_in_the_singular(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from tui_course.commands.train import _print_plain_training
+    from tui_course.commands.train import print_plain_training
     from tui_course.training.protocol import Started
 
     fields = dict(model="rnn", params=13721, batches=125, batch_size=64, train_size=8000)
     more = dict(test_size=2000, length=30, position=True, seed=0, threads=2)
-    _print_plain_training(Started(epochs=1, **fields, **more))  # type: ignore[arg-type]
-    _print_plain_training(Started(epochs=2, **fields, **more))  # type: ignore[arg-type]
+    print_plain_training(Started(epochs=1, **fields, **more))  # type: ignore[arg-type]
+    print_plain_training(Started(epochs=2, **fields, **more))  # type: ignore[arg-type]
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("training rnn: 13,721 parameters, 1 epoch of 125 batches")
     assert lines[1].startswith("training rnn: 13,721 parameters, 2 epochs of 125 batches")

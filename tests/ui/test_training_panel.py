@@ -427,13 +427,13 @@ async def test_paths_and_child_messages_reach_the_screen_as_text(
 
 
 def test_cli_training_lines_hold_no_escape_codes(capsys: pytest.CaptureFixture[str]) -> None:
-    from tui_course.commands.train import _print_plain_training
+    from tui_course.commands.train import print_plain_training
     from tui_course.training.protocol import Error, Started
 
-    _print_plain_training(
+    print_plain_training(
         Started("transformer", 10, 1, 1, 8, 16, 16, 4, True, 0, 1, "/d/\x1b]0;pwned\x07/x.log")
     )
-    _print_plain_training(Error("bad \x1b[2J", ["tail \x1b]8;;http://e\x07"]))
+    print_plain_training(Error("bad \x1b[2J", ["tail \x1b]8;;http://e\x07"]))
     out, err = capsys.readouterr()
     assert "(log: /d/]0;pwned/x.log)" in out
     assert err.splitlines() == ["attn-tui: train: bad [2J", "  tail ]8;;http://e"]

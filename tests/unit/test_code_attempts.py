@@ -93,10 +93,10 @@ def test_a_retry_never_raises_first_try(tmp_path: Path) -> None:
 
 
 def test_a_version_2_store_gains_the_code_columns_and_keeps_its_rows(tmp_path: Path) -> None:
-    from tui_course.progress import store as store_module
+    from tui_course.progress.schema import MIGRATIONS
 
     with sqlite3.connect(tmp_path / "progress.db") as conn:
-        conn.executescript(store_module._MIGRATIONS[0] + store_module._MIGRATIONS[1])
+        conn.executescript(MIGRATIONS[0] + MIGRATIONS[1])
         conn.execute(
             "INSERT INTO attempts (quiz_id, question_index, answer, correct, created_at)"
             " VALUES ('checkpoint', 1, '2', 1, '2026-01-01T00:00:00Z')"

@@ -9,7 +9,8 @@ import pytest
 
 from tui_course.cli import main
 from tui_course.commands.train import RunKeeper
-from tui_course.progress.store import _MIGRATIONS, DB_NAME, SCHEMA_VERSION, ProgressStore
+from tui_course.progress.schema import MIGRATIONS
+from tui_course.progress.store import DB_NAME, SCHEMA_VERSION, ProgressStore
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import EpochEnd, Error
 
@@ -50,7 +51,7 @@ def test_progress_lists_failed_runs_and_reset_forgets_them(
 def test_a_file_of_schema_4_gains_the_table(data_dir: Path) -> None:
     data_dir.mkdir(parents=True)
     conn = sqlite3.connect(data_dir / DB_NAME)
-    conn.executescript("".join(_MIGRATIONS[:4]) + "PRAGMA user_version = 4;")
+    conn.executescript("".join(MIGRATIONS[:4]) + "PRAGMA user_version = 4;")
     conn.close()
     with ProgressStore(data_dir) as store:
         assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5

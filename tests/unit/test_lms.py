@@ -19,14 +19,11 @@ from hypothesis import strategies as st
 
 from tui_course.answers import resolve
 from tui_course.classroom import quiz_toml
-from tui_course.classroom.gift import (
-    _Src,
-    checked_toml,
-    escape,
-    export_gift,
-    html_to_text,
-    parse_gift,
-)
+from tui_course.classroom.gift.export import export_gift
+from tui_course.classroom.gift.html_text import html_to_text
+from tui_course.classroom.gift.imported import checked_toml
+from tui_course.classroom.gift.parse import parse_gift
+from tui_course.classroom.gift.syntax import UnescapedText, escape
 from tui_course.classroom.lms_answers import (
     ExportError,
     effective_tolerance,
@@ -201,7 +198,7 @@ def field_text(draw: Any) -> str:
 @example(":: ~= #### {} \\n \\ [html] %50% ->")
 @given(hostile_text)
 def test_gift_escape_resolves_back_to_the_text_with_no_syntax_left(text: str) -> None:
-    source = _Src.unescape(escape(text), [1] * len(escape(text)))
+    source = UnescapedText.unescape(escape(text), [1] * len(escape(text)))
     assert source.chars == text
     assert not any(
         char in GIFT_SPECIALS and not literal
@@ -548,7 +545,8 @@ def test_cli_export_import_validate(tmp_path: Path) -> None:
 
 def test_classroom_lms_modules_do_not_import_textual() -> None:
     script = (
-        "import sys, tui_course.classroom.gift, tui_course.classroom.moodle_xml\n"
+        "import sys, tui_course.classroom.gift.export, tui_course.classroom.gift.parse\n"
+        "import tui_course.classroom.moodle_xml\n"
         "print(any(m == 'textual' or m.startswith(('textual.', 'tui_course.ui'))"
         " for m in sys.modules))"
     )

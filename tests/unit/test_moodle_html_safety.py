@@ -19,7 +19,8 @@ from html.parser import HTMLParser
 import markdown as python_markdown
 import pytest
 
-from tui_course.classroom.gift import export_gift, html_to_text
+from tui_course.classroom.gift.export import export_gift
+from tui_course.classroom.gift.html_text import html_to_text
 from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 

@@ -22,7 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from tui_course.classroom.gift import checked_toml, export_gift, html_to_text, parse_gift
+from tui_course.classroom.gift.export import export_gift
+from tui_course.classroom.gift.html_text import html_to_text
+from tui_course.classroom.gift.imported import checked_toml
+from tui_course.classroom.gift.parse import parse_gift
 from tui_course.classroom.lms_answers import (
     MULTI_NOTE,
     PLAIN_DECIMAL_NOTE,

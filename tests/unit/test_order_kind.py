@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import REPO
 from tui_course.answers import read_number, resolve
-from tui_course.classroom.gift import export_gift
+from tui_course.classroom.gift.export import export_gift
 from tui_course.classroom.lms_answers import ExportError
 from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content import kinds

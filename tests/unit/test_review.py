@@ -125,8 +125,9 @@ def test_a_write_lock_on_the_first_answer_loses_nothing(data_dir: Path, course_r
     import time
 
     from tui_course.content.session import QuizSession
+    from tui_course.progress.connection import ANSWER_TIMEOUT_MS
     from tui_course.progress.recorder import QuizRecorder, first_pass_states
-    from tui_course.progress.store import ANSWER_TIMEOUT_MS, DB_NAME, StoreWriteError
+    from tui_course.progress.store import DB_NAME, StoreWriteError
 
     quiz = next(q for q in load_course(course_root).quizzes if q.id == "checkpoint")
     with ProgressStore(data_dir) as store:

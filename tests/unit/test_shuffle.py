@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_course.classroom.gift import export_gift
+from tui_course.classroom.gift.export import export_gift
 from tui_course.content.course import load_course
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.session import PassKind, QuizSession

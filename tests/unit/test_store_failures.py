@@ -18,11 +18,10 @@ import pytest
 from tests.conftest import REPO, cap_database_at_its_size, exclusive_lock, fill_disk, run_python
 from tui_course.cli import main
 from tui_course.paths import ensure_private_dir
-from tui_course.progress import store as store_module
+from tui_course.progress import connection
+from tui_course.progress.connection import QUICK_TIMEOUT_MS, RETRY_SECONDS
 from tui_course.progress.store import (
     DB_NAME,
-    QUICK_TIMEOUT_MS,
-    RETRY_SECONDS,
     ProgressStore,
     StoreError,
     StoreWriteError,
@@ -168,7 +167,7 @@ def test_queued_writes_go_in_once_the_lock_ends(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     clock = FrozenClock()
-    monkeypatch.setattr(store_module, "time", clock)
+    monkeypatch.setattr(connection, "time", clock)
     saved_store(data_dir)
     with ProgressStore(data_dir, interactive=True) as store:
         with exclusive_lock(data_dir / DB_NAME):
@@ -472,13 +471,13 @@ def test_a_fresh_file_another_session_writes_is_never_removed(
     """A new progress file is empty until the first session's schema is committed. A
     session whose own schema step fails for any reason but a full disk must leave it: the
     other session's answers go into that very file."""
-    import tui_course.progress.store as store_module
+    from tui_course.progress import schema
 
     data_dir.mkdir()
     fresh = data_dir / DB_NAME
     fresh.write_bytes(b"")  # as another session has just created it
     before = os.stat(fresh)
-    real = store_module._prepare_schema
+    real = schema.prepare_schema
     calls: list[int] = []
 
     def journal_gone_once(conn: sqlite3.Connection) -> None:
@@ -489,7 +488,7 @@ def test_a_fresh_file_another_session_writes_is_never_removed(
             raise error
         real(conn)
 
-    monkeypatch.setattr(store_module, "_prepare_schema", journal_gone_once)
+    monkeypatch.setattr(schema, "prepare_schema", journal_gone_once)
     with ProgressStore(data_dir) as store:
         store.record_attempt(None, "quiz", 1, "mine", True)
     now = os.stat(fresh)
@@ -504,8 +503,6 @@ def test_a_file_moved_aside_while_it_is_checked_is_not_taken_for_read_only(
     moving the damaged file aside at that moment. That is a race to open again after, not a
     read-only file (this session's answers were kept in memory only: lost, in one run of
     three sessions opening a damaged file)."""
-    import tui_course.progress.store as store_module
-
     data_dir.mkdir()
     damaged = data_dir / DB_NAME
     damaged.write_bytes(b"SQLite format 3\0" + os.urandom(PAGE * 3))
@@ -522,7 +519,7 @@ def test_a_file_moved_aside_while_it_is_checked_is_not_taken_for_read_only(
         damaged.write_bytes(b"")
         return found
 
-    monkeypatch.setattr(store_module.os, "access", moved_aside_meanwhile)
+    monkeypatch.setattr(connection.os, "access", moved_aside_meanwhile)
     with ProgressStore(data_dir) as store:
         assert store.saving and store.notice is None, store.notice
         store.record_attempt(None, "quiz", 1, "kept", True)

@@ -6,12 +6,8 @@ import sqlite3
 from pathlib import Path
 
 from tui_course.progress.records import TrainingRecord
-from tui_course.progress.store import (
-    _MIGRATIONS,
-    DB_NAME,
-    SCHEMA_VERSION,
-    ProgressStore,
-)
+from tui_course.progress.schema import MIGRATIONS
+from tui_course.progress.store import DB_NAME, SCHEMA_VERSION, ProgressStore
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import AttentionSummary, Done, EpochEnd
 from tui_course.training.record import record_findings, record_options, training_record
@@ -44,10 +40,10 @@ def test_a_file_from_before_training_runs_gains_the_table_and_keeps_its_rows(
     data_dir: Path,
 ) -> None:
     """A file made by every migration before the one that adds training_runs."""
-    step = next(i for i, script in enumerate(_MIGRATIONS) if "training_runs" in script)
+    step = next(i for i, script in enumerate(MIGRATIONS) if "training_runs" in script)
     data_dir.mkdir(parents=True)
     conn = sqlite3.connect(data_dir / DB_NAME)
-    conn.executescript("".join(_MIGRATIONS[:step]) + f"PRAGMA user_version = {step};")
+    conn.executescript("".join(MIGRATIONS[:step]) + f"PRAGMA user_version = {step};")
     conn.execute("INSERT INTO settings VALUES ('last_opened', 'digit-lab')")
     conn.commit()
     conn.close()

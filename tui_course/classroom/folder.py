@@ -219,7 +219,7 @@ def check_folder(directory: Path) -> list[FolderProblem]:
             )
         )
     checks = (
-        (DROPBOX, DROPBOX_MODE, _dropbox_problem),
+        (DROPBOX, DROPBOX_MODE, dropbox_problem),
         (QUEUE, QUEUE_MODE, _queue_problem),
     )
     for name, mode, judge in checks:
@@ -242,7 +242,10 @@ def check_folder(directory: Path) -> list[FolderProblem]:
     return problems
 
 
-def _dropbox_problem(mode: int) -> str | None:
+def dropbox_problem(mode: int) -> str | None:
+    """What a drop-box with these permission bits gets wrong (students listing or deleting
+    others' work, students unable to hand in, teachers unable to read), or None. The folder
+    checks (`attn-tui doctor`, `class report`) and a student's submission share this rule."""
     if mode & 0o004:
         return f"mode {mode:04o} lets students list the submissions"
     if mode & 0o050 != 0o050:

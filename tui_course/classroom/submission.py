@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tui_course import __version__
-from tui_course.classroom.folder import DROPBOX, _dropbox_problem
+from tui_course.classroom.folder import DROPBOX, dropbox_problem
 from tui_course.paths import ensure_private_dir, write_file_safely
 
 FORMAT = "attn-tui-submission"
@@ -176,7 +176,7 @@ def dropbox_refusal(dropbox: Path) -> str | None:
         return f"{dropbox}: cannot reach the drop-box: {error.strerror or error}"
     if not stat.S_ISDIR(info.st_mode):
         return f"{dropbox}: the drop-box is not a folder"
-    problem = _dropbox_problem(stat.S_IMODE(info.st_mode))
+    problem = dropbox_problem(stat.S_IMODE(info.st_mode))
     return f"{dropbox}: {problem}; tell your teacher" if problem else None
 
 

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{PROG}: note: {note}", file=sys.stderr)
     try:
         if args.format == "gift":
-            from tui_course.classroom.gift import export_gift
+            from tui_course.classroom.gift.export import export_gift
 
             text = export_gift(quizzes)
         else:

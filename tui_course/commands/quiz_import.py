@@ -23,7 +23,8 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui_course.classroom.gift import checked_toml, parse_gift
+    from tui_course.classroom.gift.imported import checked_toml
+    from tui_course.classroom.gift.parse import parse_gift
     from tui_course.content.errors import ContentError
     from tui_course.content.tomlfile import read_text
 

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     elif sys.stdout.isatty():
         printer = _RichTrainPrinter()
     else:
-        printer = _print_plain_training
+        printer = print_plain_training
     keep = RunKeeper(options, str(run.log))
     try:
         code = asyncio.run(_follow(run, printer, keep))
@@ -135,8 +135,9 @@ def _print_json(event: Event) -> None:
     print(encode(event), flush=True)
 
 
-def _print_plain_training(event: Event) -> None:
-    """One line per epoch: fit for logs and pipes (no carriage returns)."""
+def print_plain_training(event: Event) -> None:
+    """One line per epoch: fit for logs and pipes (no carriage returns). Plain mode's
+    training lab says each event with it too, so both say the same words."""
     from tui_course.render.training import event_lines
     from tui_course.safe_text import plain_text
     from tui_course.training.protocol import Error
@@ -194,7 +195,7 @@ class _RichTrainPrinter:
         elif isinstance(event, Done | Error):
             self.progress.stop()
         if isinstance(event, Error):
-            _print_plain_training(event)
+            print_plain_training(event)
             return
         for line in event_lines(event):
             self.progress.console.print(line, markup=False, highlight=False)

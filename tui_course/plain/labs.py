@@ -244,7 +244,7 @@ def training_lab(course: PlainCourse) -> None:
 def train(course: PlainCourse, args: argparse.Namespace) -> None:
     """One run through training/runner.py (the course's factory: tests use a fake child),
     each event said as `attn-tui train` prints it in a pipe."""
-    from tui_course.commands.train import _print_plain_training
+    from tui_course.commands.train import print_plain_training
     from tui_course.training.options import options_from_args
 
     run = course.training_runs(options_from_args(args))
@@ -253,7 +253,7 @@ def train(course: PlainCourse, args: argparse.Namespace) -> None:
         async for event in run.events():
             out = io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-                _print_plain_training(event)
+                print_plain_training(event)
             course.console.say_all(out.getvalue().rstrip("\n").split("\n"))
 
     try:

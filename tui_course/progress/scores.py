@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # the store calls quiz_stats with itself; these types are its rows
-    from tui_course.progress.store import ProgressStore
+from typing import Protocol
 
 GRADED = ("right", "wrong")
 
@@ -57,6 +54,19 @@ class QuizStats:
         return self.tries
 
 
+class AttemptHistory(Protocol):
+    """The rows quiz_stats reads. The progress store gives them (and calls quiz_stats with
+    itself), so this module names what it needs instead of importing the store."""
+
+    def quiz_rows(self, quiz_id: str) -> list[AttemptRow]: ...
+
+    def first_run(self, quiz_id: str) -> tuple[int, bool] | None: ...
+
+    def run_rows(self, run_id: int) -> list[AttemptRow]: ...
+
+    def finished_full_runs(self, quiz_id: str, question_count: int) -> list[int]: ...
+
+
 def mastered_questions(rows: Iterable[AttemptRow], question_count: int) -> frozenset[int]:
     return frozenset(
         row.question_index
@@ -82,7 +92,7 @@ def hints_seen(rows: Iterable[AttemptRow]) -> int:
     return sum(most.values())
 
 
-def quiz_stats(store: ProgressStore, quiz_id: str, question_count: int) -> QuizStats:
+def quiz_stats(store: AttemptHistory, quiz_id: str, question_count: int) -> QuizStats:
     rows = store.quiz_rows(quiz_id)
     first = store.first_run(quiz_id)
     first_rows = store.run_rows(first[0]) if first else []

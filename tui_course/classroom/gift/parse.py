@@ -1,68 +1,46 @@
-"""Quizzes to and from Moodle's GIFT text format, following Moodle's own reader.
+"""GIFT into quizzes, read as Moodle's own reader (question/format/gift) reads it.
 
-Moodle reads GIFT like this (question/format/gift in Moodle): questions are
-separated by blank lines; lines starting with `//` are comments; `~ = # { } :`
-and the backslash are escaped with a backslash and `\\n` is a newline; the answers
-sit between the first `{` and the first `}`; `####` starts the general feedback;
-`[html]` or `[markdown]` at the start of a text names its format. This module writes
-exactly that and reads it back.
+Questions are separated by blank lines; lines starting with `//` are comments; the answers
+sit between the first unescaped `{` and `}`; `####` starts the general feedback; `[html]` or
+`[markdown]` at the start of a text names its format. What the app cannot ask (essays,
+matching, descriptions, partial credit, wildcards) is left out with a note at its line.
 
-Every prompt, option and feedback goes out as `[html]` built by lms_answers (the Moodle XML
-writer's HTML), never as `[markdown]`: Moodle's GIFT Markdown (Markdown Extra) passes raw
-HTML and any link scheme through, and Moodle shows question text uncleaned.
-
-GIFT has no syntax for hints (and the app's other per-question fields), and HTML cannot be
-read back into the author's Markdown, so those travel in a `// attn-tui: {...}` comment
-line before the question: Moodle ignores it and `attn-tui import` restores them (the
-Markdown only where it still renders to the HTML beside it).
+A `// attn-tui: {...}` comment written by the export (gift/export.py) gives back what GIFT
+has no syntax for: hints and the other carried fields, and the Markdown behind each HTML
+field (taken only where it still renders to the HTML beside it).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
-from typing import Any, assert_never
+from typing import Any
 
+from tui_course.classroom.gift.html_text import html_to_text, markdown_escape
+from tui_course.classroom.gift.imported import GiftImport, ImportedQuiz
+from tui_course.classroom.gift.syntax import (
+    EXACT_ENTRY,
+    MARKDOWN_ENTRY,
+    QUESTION_META,
+    QUIZ_HEADER_FIELDS,
+    QUIZ_META,
+    UnescapedText,
+)
 from tui_course.classroom.lms_answers import (
     CARRIED_FIELDS,
-    ExportError,
-    MoodleAnswer,
-    MoodleQuestion,
     exact_tolerance,
-    explanation_notes,
-    number_text,
-    percent_text,
-    plain_html,
-    prompt_notes,
-    quiz_questions,
     safe_html,
-    with_notes,
     without_last_note,
 )
-from tui_course.content import kinds
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
-from tui_course.content.models import Kind, Question, Quiz
 from tui_course.content.quizzes import MAX_OPTIONS, QUESTION_FIELDS, QUIZ_FIELDS
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field
 
-_SPECIAL = {
-    "\\": "\\\\",
-    "~": "\\~",
-    "=": "\\=",
-    "#": "\\#",
-    "{": "\\{",
-    "}": "\\}",
-    ":": "\\:",
-    "\n": "\\n",
-}
-_UNESCAPE = {"\\": "\\", "~": "~", "=": "=", "#": "#", "{": "{", "}": "}", ":": ":", "n": "\n"}
 _FORMAT_TAG = re.compile(r"^\[(markdown|html|plain|moodle)\]")
 _WEIGHT = re.compile(r"^%(-?\d{1,3}(?:\.\d*)?)%")
 # One way to read each digit run (not \d+\.?\d*, which tries every split of a long run):
@@ -71,298 +49,16 @@ _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMERIC_ANSWER = re.compile(
     rf"^(?P<value>{_NUMBER})\s*(?::\s*(?P<tol>{_NUMBER}))?$|^(?P<low>{_NUMBER})\s*\.\.\s*(?P<high>{_NUMBER})$"
 )
-_MOODLE_PLACEHOLDER = re.compile(r"&&(?:058;|035;|061;|123;|125;|126;|092;|010)")
-_META = "// attn-tui:"
 # An attn-tui comment holds a few short fields: whole numbers fit 18 digits (a TOML integer),
 # and the whole comment fits the Markdown of one question many times over.
 _JSON_INT_DIGITS = 18
 _JSON_MAX_CHARS = 1_000_000
-_QUIZ_META = "// attn-tui quiz:"
-# The comment's entry holding each field's Markdown (prompt, explanation, feedback per answer).
-_MARKDOWN = "markdown"
-# The comment's mark that a numeric key has tolerance 0 in the app (Moodle gets its margin).
-_EXACT = "exact"
-# Quiz fields in the `// attn-tui quiz:` header; only those the quiz loader knows are read.
-_QUIZ_FIELDS = ("id", "title", "after", "intro", "tries")
 
 
 def _short(text: str, limit: int = 40) -> str:
     """Text quoted in a one-line error: a 20 KB answer is cut to its start."""
     text = text.strip()
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-# --- escaping -------------------------------------------------------------------------
-
-
-def escape(text: str) -> str:
-    """GIFT-escape text so none of it is read as syntax (one line: newlines become \\n)."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return "".join(_SPECIAL.get(char, char) for char in text)
-
-
-def _html_field(html: str) -> str:
-    """HTML (built by lms_answers, never taken from the text) as a GIFT field."""
-    return f"[html]{escape(html)}"
-
-
-def _text(markdown: str, notes: Sequence[str] = ()) -> str:
-    """A Markdown field (prompt, feedback): Moodle gets the writers' safe HTML, not Markdown."""
-    return _html_field(with_notes(safe_html(markdown), notes))
-
-
-def _option(text: str) -> str:
-    """An option: plain text in the app, so escaped plain text in Moodle."""
-    return _html_field(plain_html(text))
-
-
-def _plain_answer(text: str) -> str:
-    """A short-answer key: compared as typed, so no entities; Moodle's `*` wildcard escaped."""
-    if _MOODLE_PLACEHOLDER.search(text):
-        raise ExportError(f"the text answer {text!r} holds a sequence Moodle's reader rewrites")
-    body = escape(text.replace("*", "\\*"))
-    # A leading [html] would be taken as a format tag (Moodle drops it from a short answer).
-    return f"[plain]{body}" if body.startswith(("[", "%")) else body
-
-
-def _json(value: Any) -> str:
-    """JSON on one ASCII line, [ ] in strings escaped (Moodle reads [tag:...] in comments)."""
-    if isinstance(value, str):
-        return json.dumps(value).replace("[", "\\u005b").replace("]", "\\u005d")
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_json(k)}: {_json(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_json(item) for item in value) + "]"
-    return json.dumps(value)
-
-
-# --- export ---------------------------------------------------------------------------
-
-
-def export_gift(quizzes: Sequence[Quiz]) -> str:
-    """GIFT for the quizzes, each in its own Moodle category (attn-tui/<quiz id>)."""
-    blocks = []
-    for quiz in quizzes:
-        header = {
-            name: getattr(quiz, name)
-            for name in _QUIZ_FIELDS
-            if getattr(quiz, name, None) not in (None, "")
-        }
-        blocks.append(f"{_QUIZ_META} {_json(header)}\n$CATEGORY: $course$/top/attn-tui/{quiz.id}")
-        for number, question, moodle in quiz_questions(quiz):
-            try:
-                blocks.append(_question_block(quiz, number, question, moodle))
-            except ExportError as error:
-                where = f"{quiz.path}:{question.line}: question {number}"
-                raise ExportError(f"{where}: {error}") from None
-    # Inside the first category's block: a block of comments alone is no question to Moodle.
-    intro = (
-        "// GIFT written by attn-tui. Lines starting with '// attn-tui' keep what GIFT has\n"
-        "// no syntax for (hints, the Markdown behind the HTML); Moodle ignores them,\n"
-        "// `attn-tui import` reads them.\n"
-    )
-    return intro + "\n\n".join(blocks) + "\n"
-
-
-def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
-    meta: dict[str, Any] = {}
-    for name in CARRIED_FIELDS:
-        value = getattr(question, name, None)
-        if value not in (None, (), [], ""):
-            meta[name] = list(value) if isinstance(value, tuple) else value
-    if moodle.unplaced:
-        meta["mistakes"] = [
-            {"answer": sorted(m.answer), "feedback": m.feedback} for m in moodle.unplaced
-        ]
-    if moodle.kind is Kind.NUMERIC and question.tolerance == question.rel_tolerance == 0:
-        meta[_EXACT] = True  # the tolerance written is lms_answers.exact_tolerance
-    meta[_MARKDOWN] = {
-        "prompt": moodle.prompt,
-        "explanation": moodle.explanation,
-        "feedback": [answer.feedback or None for answer in moodle.answers],
-    }
-    return meta
-
-
-def _question_block(quiz: Quiz, number: int, question: Question, moodle: MoodleQuestion) -> str:
-    left_out = kinds.of(question).no_gift
-    if left_out:  # the export command leaves these out first, with a note
-        raise ExportError(left_out)
-    lines = [f"{_META} {_json(_carried(question, moodle))}"]
-    name = escape(f"{quiz.id} q{number}")
-    lines.append(f"::{name}::{_text(moodle.prompt, prompt_notes(moodle))}{{")
-    if moodle.kind is Kind.NUMERIC:
-        lines[-1] += "#"
-    answers = [f"\t{_answer(moodle.kind, answer)}" for answer in moodle.answers]
-    if moodle.kind is Kind.TEXT and any("->" in answer for answer in answers):
-        raise ExportError("'->' in a text answer or its feedback reads as matching in Moodle")
-    # GIFT has no hints: Moodle's interactive mode gives such a question one try.
-    general = _text(moodle.explanation, explanation_notes(moodle, 1))
-    lines += [*answers, f"\t####{general}", "}"]
-    return "\n".join(lines)
-
-
-def _answer(kind: Kind, answer: MoodleAnswer) -> str:
-    feedback = f"#{_text(answer.feedback)}" if answer.feedback else ""
-    match kind:
-        case Kind.NUMERIC:
-            value = f"{answer.text}:{number_text(answer.tolerance)}"
-            return f"=%{percent_text(answer.percent)}%{value}{feedback}"
-        case Kind.TEXT:
-            return f"=%{percent_text(answer.percent)}%{_plain_answer(answer.text)}{feedback}"
-        case Kind.CHOICE:
-            mark = "=" if answer.percent == 100 else "~"
-            return f"{mark}{_option(answer.text)}{feedback}"
-        case Kind.MULTI:
-            return f"~%{percent_text(answer.percent)}%{_option(answer.text)}{feedback}"
-        case Kind.CODE | Kind.ORDER:  # their kinds' no_gift: refused in _question_block
-            raise ExportError(f"GIFT has no syntax for a {kind} question")
-        case _:
-            assert_never(kind)
-
-
-# --- import: HTML written elsewhere, as the app's text ----------------------------------------
-
-_BLOCK_TAGS = {"p", "br", "div", "li", "tr", "pre", "blockquote", *(f"h{n}" for n in range(1, 7))}
-_HIDDEN_TAGS = {"script", "style"}
-
-
-class _TextOfHtml(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.hidden = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.hidden += tag in _HIDDEN_TAGS
-        if tag in _BLOCK_TAGS:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        self.hidden -= tag in _HIDDEN_TAGS and self.hidden > 0
-        if tag in _BLOCK_TAGS:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self.hidden:
-            self.parts.append(data)
-
-
-def html_to_text(html: str) -> str:
-    """What a browser shows of HTML, as text: tags dropped, entities read, blocks as lines."""
-    parser = _TextOfHtml()
-    parser.feed(html)
-    parser.close()
-    # An entity can spell a control character (&#27; is ESC): cleaned like the file itself.
-    lines = strip_control("".join(parser.parts)).split("\n")
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(line.strip() for line in lines)).strip()
-
-
-_MARKDOWN_INLINE = re.compile(r"([\\`*_\[\]<>&~|])")
-_MARKDOWN_LINE_START = re.compile(r"^(\s*(?:\d+)?)([#>+=.)-])", re.MULTILINE)
-
-
-def markdown_escape(text: str) -> str:
-    """Text the app's Markdown shows exactly as written (`2*3*4`, `__init__`, `1. fit`)."""
-    escaped = _MARKDOWN_INLINE.sub(r"\\\1", text)
-    return _MARKDOWN_LINE_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", escaped)
-
-
-# --- import: source text with escapes resolved ---------------------------------------
-
-
-@dataclass(frozen=True)
-class _Src:
-    """Question text after escapes: `literal` marks characters that can never be syntax."""
-
-    chars: str
-    literal: tuple[bool, ...]
-    lines: tuple[int, ...]
-
-    @staticmethod
-    def unescape(raw: str, lines: Sequence[int]) -> _Src:
-        chars: list[str] = []
-        literal: list[bool] = []
-        where: list[int] = []
-        index = 0
-        while index < len(raw):
-            char = raw[index]
-            if char == "\\" and index + 1 < len(raw) and raw[index + 1] in _UNESCAPE:
-                chars.append(_UNESCAPE[raw[index + 1]])
-                literal.append(True)
-                where.append(lines[index])
-                index += 2
-                continue
-            chars.append(char)
-            literal.append(False)
-            where.append(lines[index])
-            index += 1
-        return _Src("".join(chars), tuple(literal), tuple(where))
-
-    def __add__(self, other: _Src) -> _Src:
-        return _Src(
-            self.chars + other.chars, self.literal + other.literal, self.lines + other.lines
-        )
-
-    def __len__(self) -> int:
-        return len(self.chars)
-
-    def __getitem__(self, key: slice) -> _Src:
-        return _Src(self.chars[key], self.literal[key], self.lines[key])
-
-    def line(self, index: int = 0) -> int:
-        if not self.lines:
-            return 0
-        return self.lines[min(max(index, 0), len(self.lines) - 1)]
-
-    def find(self, syntax: str, start: int = 0) -> int:
-        """First index of `syntax` made of unescaped characters, or -1."""
-        index = self.chars.find(syntax, start)
-        while index >= 0 and any(self.literal[index : index + len(syntax)]):
-            index = self.chars.find(syntax, index + 1)
-        return index
-
-    def rfind(self, syntax: str) -> int:
-        index = self.chars.rfind(syntax)
-        while index >= 0 and any(self.literal[index : index + len(syntax)]):
-            index = self.chars.rfind(syntax, 0, index + len(syntax) - 1)
-        return index
-
-    def strip(self) -> _Src:
-        start, end = 0, len(self.chars)
-        while start < end and self.chars[start].isspace():
-            start += 1
-        while end > start and self.chars[end - 1].isspace():
-            end -= 1
-        return self[start:end]
-
-    def split_before(self, markers: str) -> list[_Src]:
-        """Pieces starting at each unescaped marker character (the marker kept)."""
-        cuts = [
-            i
-            for i, char in enumerate(self.chars)
-            if char in markers and not self.literal[i] and i > 0
-        ]
-        bounds = [0, *cuts, len(self.chars)]
-        return [self[a:b] for a, b in itertools.pairwise(bounds) if b > a]
-
-
-# --- import -----------------------------------------------------------------------------
-
-
-@dataclass
-class ImportedQuiz:
-    """One quiz in the TOML schema of content/quizzes.py, with the GIFT line of each question."""
-
-    data: dict[str, Any]
-    question_lines: list[int] = field(default_factory=list)
-    line: int | None = None  # its `// attn-tui quiz:` header, if it has one
-
-
-@dataclass
-class GiftImport:
-    quizzes: list[ImportedQuiz]
-    notes: list[str]  # "file:line: what was left out", for stderr
 
 
 @dataclass
@@ -397,22 +93,22 @@ def parse_gift(text: str, shown: str, default_id: str = "imported") -> GiftImpor
     for block in _blocks(text):
         body: list[tuple[int, str]] = []
         for number, line in block:
-            if line.startswith(_QUIZ_META):
-                _start_quiz(reader, number, _read_json(reader, number, line[len(_QUIZ_META) :]))
-            elif line.startswith(_META):
-                meta = _read_json(reader, number, line[len(_META) :])
+            if line.startswith(QUIZ_META):
+                _start_quiz(reader, number, _read_json(reader, number, line[len(QUIZ_META) :]))
+            elif line.startswith(QUESTION_META):
+                meta = _read_json(reader, number, line[len(QUESTION_META) :])
             elif not line.startswith("//"):
                 body.append((number, line))
         if not body:
             continue
         raw = "\n".join(line for _, line in body)
         lines = [number for number, line in body for _ in range(len(line) + 1)]
-        source = _Src.unescape(raw, lines).strip()
+        source = UnescapedText.unescape(raw, lines).strip()
         if source.chars.startswith("$CATEGORY:"):
             reader.category = source.chars[len("$CATEGORY:") :].strip().rsplit("/", 1)[-1]
             continue
-        reader.markdown = _markdown_sources(reader, block[0][0], meta.pop(_MARKDOWN, {}))
-        reader.exact = meta.pop(_EXACT, False) is True
+        reader.markdown = _markdown_sources(reader, block[0][0], meta.pop(MARKDOWN_ENTRY, {}))
+        reader.exact = meta.pop(EXACT_ENTRY, False) is True
         question = _question(reader, source, meta)
         meta = {}
         if question is not None:
@@ -482,7 +178,7 @@ def _start_quiz(reader: _Reader, line: int, header: dict[str, Any]) -> None:
     data: dict[str, Any] = {}
     for name, value in header.items():
         spec = QUIZ_FIELDS.get(name)
-        if name not in _QUIZ_FIELDS or spec is None:
+        if name not in QUIZ_HEADER_FIELDS or spec is None:
             reader.note(line, f"attn-tui quiz comment: '{name}' is not known here, left out")
         elif not _type_ok(value, spec):
             raise reader.error(line, f"attn-tui quiz comment: '{name}' must be {spec.describe}")
@@ -493,7 +189,7 @@ def _start_quiz(reader: _Reader, line: int, header: dict[str, Any]) -> None:
     reader.quizzes.append(ImportedQuiz(data, line=line))
 
 
-def _format_of(source: _Src, default: str) -> tuple[str, _Src]:
+def _format_of(source: UnescapedText, default: str) -> tuple[str, UnescapedText]:
     match = _FORMAT_TAG.match(source.chars)
     if match and not any(source.literal[: match.end()]):
         return match.group(1), source[match.end() :].strip()
@@ -519,13 +215,13 @@ Role = str | tuple[str, int]
 OPTION: Role = "option"
 
 
-def _field(reader: _Reader, source: _Src, default: str, role: Role) -> str:
+def _field(reader: _Reader, source: UnescapedText, default: str, role: Role) -> str:
     """A text field (option, feedback): its own format tag read, then decoded."""
     fmt, body = _format_of(source.strip(), default)
     return _decoded(reader, body, fmt, role)
 
 
-def _decoded(reader: _Reader, source: _Src, fmt: str, role: Role) -> str:
+def _decoded(reader: _Reader, source: UnescapedText, fmt: str, role: Role) -> str:
     """The field as the app's text: HTML gets back the Markdown it was written from (when the
     comment's Markdown still renders to it), or else its text; other formats stay as they are.
     """
@@ -550,7 +246,9 @@ def _decoded(reader: _Reader, source: _Src, fmt: str, role: Role) -> str:
         html = shorter
 
 
-def _question(reader: _Reader, source: _Src, meta: dict[str, Any]) -> dict[str, Any] | None:
+def _question(
+    reader: _Reader, source: UnescapedText, meta: dict[str, Any]
+) -> dict[str, Any] | None:
     start_line = source.line()
     if source.chars.startswith("::") and not any(source.literal[:2]):
         close = source.find("::", 2)
@@ -605,21 +303,23 @@ def _question(reader: _Reader, source: _Src, meta: dict[str, Any]) -> dict[str, 
 _TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
 
 
-def _weight(piece: _Src) -> tuple[float | None, _Src]:
+def _weight(piece: UnescapedText) -> tuple[float | None, UnescapedText]:
     match = _WEIGHT.match(piece.chars)
     if match and not any(piece.literal[: match.end()]):
         return float(match.group(1)), piece[match.end() :]
     return None, piece
 
 
-def _feedback(reader: _Reader, piece: _Src, fmt: str, index: int) -> tuple[_Src, str]:
+def _feedback(
+    reader: _Reader, piece: UnescapedText, fmt: str, index: int
+) -> tuple[UnescapedText, str]:
     cut = piece.find("#")
     if cut < 0:
         return piece.strip(), ""
     return piece[:cut].strip(), _field(reader, piece[cut + 1 :], fmt, ("feedback", index))
 
 
-def _multichoice(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
+def _multichoice(reader: _Reader, answers: UnescapedText, fmt: str) -> dict[str, Any]:
     single = answers.find("=") >= 0
     options: list[str] = []
     right: list[int] = []
@@ -627,7 +327,7 @@ def _multichoice(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     for number, piece in enumerate(answers.split_before("~="), start=1):
         marker = piece.chars[0] if piece.chars and not piece.literal[0] else ""
         if marker not in ("~", "="):  # text before the first marker: Moodle's wrong answer
-            marker, piece = "~", _Src("~", (False,), (piece.line(),)) + piece
+            marker, piece = "~", UnescapedText("~", (False,), (piece.line(),)) + piece
         # Moodle reads a %weight% after '~' only; '=' is always 100 %.
         weight, rest = _weight(piece[1:].strip()) if marker == "~" else (None, piece[1:].strip())
         percent = 100.0 if marker == "=" else (weight or 0.0)
@@ -658,12 +358,12 @@ def _multichoice(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     return table
 
 
-def _true_false_word(answers: _Src) -> str:
+def _true_false_word(answers: UnescapedText) -> str:
     cut = answers.find("#")
     return (answers[:cut] if cut >= 0 else answers).chars.strip()
 
 
-def _true_false(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
+def _true_false(reader: _Reader, answers: UnescapedText, fmt: str) -> dict[str, Any]:
     """{T} or {FALSE#feedback for a wrong answer#feedback for a right one}: a two-option choice."""
     cut = answers.find("#")
     feedback = ""
@@ -679,7 +379,7 @@ def _true_false(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     return table
 
 
-def _short_answer(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
+def _short_answer(reader: _Reader, answers: UnescapedText, fmt: str) -> dict[str, Any]:
     keys: list[str] = []
     mistakes: list[dict[str, Any]] = []
     # attn-tui writes each key's forms as more answers (lms_answers.text_variants): a form
@@ -687,7 +387,7 @@ def _short_answer(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     read_as: set[str] = set()
     for index, piece in enumerate(answers.split_before("=")):
         if piece.literal[0] or piece.chars[0] != "=":  # {answer} alone: right, as in Moodle
-            piece = _Src("=", (False,), (piece.line(),)) + piece
+            piece = UnescapedText("=", (False,), (piece.line(),)) + piece
         weight, rest = _weight(piece[1:].strip())
         percent = 100.0 if weight is None else weight
         text_src, feedback = _feedback(reader, rest, fmt, index)
@@ -719,7 +419,7 @@ def _short_answer(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     return {"kind": "text", "answer": keys, "mistake": mistakes}
 
 
-def _numeric(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
+def _numeric(reader: _Reader, answers: UnescapedText, fmt: str) -> dict[str, Any]:
     wrong = answers.find("~")
     if wrong >= 0:
         reader.note(answers.line(wrong), "feedback for any other number ('~') left out")
@@ -755,7 +455,7 @@ def _numeric(reader: _Reader, answers: _Src, fmt: str) -> dict[str, Any]:
     return table
 
 
-def _numeric_value(reader: _Reader, source: _Src) -> tuple[float, float]:
+def _numeric_value(reader: _Reader, source: UnescapedText) -> tuple[float, float]:
     match = _NUMERIC_ANSWER.match(source.chars.strip())
     if not match:
         raise reader.error(
@@ -836,45 +536,3 @@ def _check(reader: _Reader, line: int, question: dict[str, Any]) -> None:
         raise reader.error(line, "an answer text is empty")
     if not question["prompt"].strip():
         raise reader.error(line, "the question text is empty")
-
-
-def checked_toml(quiz: ImportedQuiz, shown: str) -> str:
-    """The quiz as TOML that the app's own loader and key prover accept.
-
-    Anything they refuse is reported at the GIFT line of the question concerned.
-    """
-    import tempfile
-    from pathlib import Path
-
-    from tui_course.answers import prove_quiz
-    from tui_course.classroom.quiz_toml import dumps
-    from tui_course.content.quizzes import load_quiz
-
-    try:
-        text = dumps(quiz.data)
-    except ValueError as error:
-        raise ContentError(shown, None, f"cannot be written as a quiz: {error}") from None
-    with tempfile.TemporaryDirectory(prefix="attn-tui-import-") as folder:
-        path = Path(folder) / "quiz.toml"  # never the id: it comes from the file
-        path.write_text(text, encoding="utf-8")
-        try:
-            problems = prove_quiz(load_quiz(path))
-        except ContentError as error:
-            problems = [error]
-    if problems:
-        raise ContentError(shown, _gift_line(quiz, text, problems[0]), problems[0].message)
-    return text
-
-
-def _gift_line(quiz: ImportedQuiz, toml: str, problem: ContentError) -> int | None:
-    """The GIFT line behind a problem the loader found in the TOML written from it: the
-    question it names, else the question whose table holds its TOML line, else the
-    quiz header."""
-    match = re.match(r"question (\d+)", problem.message)
-    number = int(match.group(1)) if match else None
-    if number is None and problem.line is not None:
-        above = toml.split("\n")[: problem.line]
-        number = sum(line == "[[question]]" for line in above) or None
-    if number is not None and 0 < number <= len(quiz.question_lines):
-        return quiz.question_lines[number - 1]
-    return quiz.line
