@@ -6,8 +6,9 @@ count the green runs (issue: 10 of 10 runs green with two burners).
     python bench/loaded_suite.py -- bash .ci/run  # any command instead
 
 The test command is read the way .ci/run reads it: the fenced block after the
-<!-- test-command --> marker (CONTRIBUTING.md). `--quiet-first` runs it once without burners first and prints
-each loaded run's time as a ratio against that quiet run (same invocation, same machine).
+<!-- test-command --> marker (CONTRIBUTING.md). `--quiet-first` runs it once without
+burners first and prints each loaded run's time as a ratio against that quiet run (same
+invocation, same machine).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def main() -> int:
     parser.add_argument("--burners", type=int, default=2)
     parser.add_argument("--quiet-first", action="store_true")
     parser.add_argument("--logs", type=Path, default=Path("/tmp"), help="folder for run logs")
-    parser.add_argument("command", nargs="*", help="after --: the command (default: README's)")
+    parser.add_argument("command", nargs="*", help="after --: a command (default: the marked one)")
     args = parser.parse_args()
     command = args.command or ["bash", "-c", f"set -euo pipefail; {marked_command()}"]
     print("command:", " ".join(command))
