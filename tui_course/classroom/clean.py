@@ -14,11 +14,13 @@ import contextlib
 import os
 import shutil
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_course.classroom.report import (
     arrival_time,
+    being_written,
     natural_key,
     owner_name,
     read_capped,
@@ -70,6 +72,8 @@ def files_in_use(dropbox: Path) -> set[str]:
                 if not entry.is_file(follow_symlinks=False):
                     continue
                 data, info = read_capped(dropbox, entry.name)
+                if being_written(entry.name, info.st_ctime_ns, time.time_ns()):
+                    continue
                 submission = parse_submission(data)
                 when = info.st_ctime_ns
                 arrival_time(info)
@@ -83,6 +87,13 @@ def files_in_use(dropbox: Path) -> set[str]:
     for sources in students.values():
         used |= sources.names()
     return used
+
+
+def _being_written(path: Path) -> bool:
+    try:
+        return being_written(path.name, os.lstat(path).st_ctime_ns, time.time_ns())
+    except OSError:
+        return False
 
 
 def _free_name(folder: Path, name: str) -> Path:
@@ -105,6 +116,8 @@ def clean_dropbox(dropbox: Path, archive: Path | None = None, dry_run: bool = Fa
         names = sorted((entry.name for entry in entries), key=natural_key)
     for name in names:
         shown = shown_name(name)
+        if _being_written(dropbox / name):
+            continue  # a student's app links it under its final name in a moment
         if name in keep:
             result.kept.append(shown)
             continue
