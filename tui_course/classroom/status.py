@@ -10,7 +10,7 @@ from pathlib import Path
 from tui_course.classroom.config import load_class_config, load_site_config
 from tui_course.classroom.folder import DROPBOX
 from tui_course.classroom.report import owner_name, shown_name
-from tui_course.classroom.slots import QueueFile, TrainingSlots, class_slots
+from tui_course.classroom.slots import QueueFile, TrainingSlots, class_slots, this_server
 
 RECENT = 10  # submissions shown
 MAX_LISTED = 50_000  # drop-box entries looked at for the recent list
@@ -39,7 +39,7 @@ def slot_lines(slots: TrainingSlots) -> list[str]:
     )
     lines = [
         f"Training slots: {len(view.running)} of {slots.count} in use, {len(view.waiting)}"
-        f" waiting ({slots.runs_per_user} per student{limit})"
+        f" waiting ({slots.runs_per_user} per student{limit}; this server's line: {this_server()})"
     ]
     for number, entry in enumerate(view.running, 1):
         if entry.starting:
