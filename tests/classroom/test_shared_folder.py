@@ -209,3 +209,27 @@ def test_two_servers_as_two_processes_with_their_own_host_names(queue: Path) -> 
     assert (queue / answer["took"]).exists()
     assert one_slot(queue).state().in_use == 1
     mine.release()
+
+
+def test_clean_archives_across_file_systems_without_opening_a_fifo(
+    class_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The class folder on NFS and the teacher's archive in a local home: rename(2) says
+    # EXDEV. Regular files are copied then removed; a FIFO or a link is only removed.
+    import errno
+
+    dropbox = class_dir / "dropbox"
+    (dropbox / "junk.txt").write_bytes(b"not a submission\n")
+    os.mkfifo(dropbox / "fifo")
+    os.symlink("/etc/passwd", dropbox / "link")
+    archive = tmp_path / "archive"
+
+    def other_file_system(source: object, target: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "rename", other_file_system)
+    result = clean_dropbox(dropbox, archive)
+    assert sorted(result.removed) == ["fifo", "junk.txt", "link"] and result.failed == []
+    assert os.listdir(dropbox) == []
+    assert os.listdir(archive) == ["junk.txt"]
+    assert (archive / "junk.txt").read_bytes() == b"not a submission\n"

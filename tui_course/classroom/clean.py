@@ -11,6 +11,7 @@ so only its owner (the teacher `class init --owner` named) or root may do this.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -96,6 +97,40 @@ def _being_written(path: Path) -> bool:
         return False
 
 
+def _move(path: Path, target: Path) -> None:
+    """rename(2), or where the archive is on another file system (an NFS class folder, a
+    local home: EXDEV) a copy of a regular file, then the original removed. Anything else
+    (a FIFO, a link, a folder) is removed, never opened: a FIFO would block the copy."""
+    try:
+        os.rename(path, target)
+        return
+    except OSError as error:
+        if error.errno != errno.EXDEV:
+            raise
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        source = os.open(path, flags)
+    except OSError:
+        source = None  # a link (ELOOP) or a folder: not archived
+    if source is not None:
+        try:
+            if stat.S_ISREG(os.fstat(source).st_mode):
+                out_flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                destination = os.open(target, out_flags, 0o600)
+                try:
+                    while chunk := os.read(source, 1 << 20):
+                        os.write(destination, chunk)
+                    os.fsync(destination)
+                finally:
+                    os.close(destination)
+        finally:
+            os.close(source)
+    if stat.S_ISDIR(os.lstat(path).st_mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
 def _free_name(folder: Path, name: str) -> Path:
     target = folder / name
     number = 1
@@ -127,7 +162,7 @@ def clean_dropbox(dropbox: Path, archive: Path | None = None, dry_run: bool = Fa
         path = dropbox / name
         try:
             if archive is not None:
-                os.rename(path, _free_name(archive, name))
+                _move(path, _free_name(archive, name))
             elif stat.S_ISDIR(os.lstat(path).st_mode):
                 shutil.rmtree(path)  # fd-based: links inside are removed, never followed
             else:
