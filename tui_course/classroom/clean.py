@@ -119,7 +119,9 @@ def _move(path: Path, target: Path) -> None:
                 destination = os.open(target, out_flags, 0o600)
                 try:
                     while chunk := os.read(source, 1 << 20):
-                        os.write(destination, chunk)
+                        view = memoryview(chunk)
+                        while view:
+                            view = view[os.write(destination, view) :]
                     os.fsync(destination)
                 finally:
                     os.close(destination)
