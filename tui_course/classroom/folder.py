@@ -6,8 +6,9 @@ CLASS/            0755  the teacher's (--owner); class.toml 0664, the teachers' 
                         not list the folder or read a file; setgid gives every
                         file the teachers' group; sticky keeps a student from
                         deleting or renaming another's file.
-  queue/          1777  waiting and running training runs hold a file here with flock
-                        (sticky; see classroom.slots)
+  queue/          1777  waiting and running training runs hold a file here with flock,
+                        named for their server: each login server sharing the folder
+                        keeps its own line (sticky; see classroom.slots)
 
 Older versions also made slots/slot-1..N, which nothing uses any more (anyone who can
 read a file can flock it); `class init` removes them.
