@@ -29,6 +29,7 @@ from tui_course.classroom import submission as submission_module
 from tui_course.classroom.clean import clean_dropbox
 from tui_course.classroom.report import Rejected, newest_per_owner
 from tui_course.classroom.slots import TrainingSlots, this_server
+from tui_course.classroom.status import recent_lines
 from tui_course.classroom.submission import deliver, in_transit
 
 PAYLOAD = b'{"format": "attn-tui-submission", "padding": "' + b"x" * 4000 + b'"}\n'
@@ -48,6 +49,7 @@ def test_a_submission_is_named_only_once_it_is_whole(
 ) -> None:
     dropbox = class_dir / "dropbox"
     seen_mid_write: list[tuple[list[str], list[Rejected]]] = []
+    status_mid_write: list[str] = []
     real_write = os.write
 
     def half_then_look(fd: int, data: bytes | memoryview) -> int:
@@ -55,6 +57,7 @@ def test_a_submission_is_named_only_once_it_is_whole(
         written = real_write(fd, bytes(data[: max(len(data) // 2, 1)]))
         if not seen_mid_write:
             seen_mid_write.append(listing(dropbox))
+            status_mid_write.extend(recent_lines(dropbox))
         return written
 
     monkeypatch.setattr(os, "write", half_then_look)
@@ -63,6 +66,7 @@ def test_a_submission_is_named_only_once_it_is_whole(
 
     names, odd = seen_mid_write[0]
     assert names == [] and odd == []  # nothing half-written under a name, nothing to warn of
+    assert status_mid_write == ["Recent submissions (0 file(s) in the drop-box):"]
     assert path.read_bytes() == PAYLOAD
     assert path.stat().st_nlink == 1
     assert [p.name for p in dropbox.iterdir()] == [path.name]  # no .part- file left
@@ -172,6 +176,7 @@ TAKE_ONE = """
 import json, sys
 from pathlib import Path
 from tui_course.classroom.slots import TrainingSlots, this_server
+from tui_course.classroom.status import recent_lines
 queue = Path(sys.argv[1])
 slot = TrainingSlots(queue, queue, 1, runs_per_user=1).try_take()
 print(json.dumps({"server": this_server(), "took": None if slot is None else slot.path.name}))
