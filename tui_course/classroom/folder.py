@@ -162,8 +162,15 @@ def init_class(
         if owner is not None:
             done.append(f"owner {owner}: may edit class.toml and clean the drop-box")
     except PermissionError as error:
+        where = error.filename or directory
+        if os.geteuid() == 0:  # root refused: a network file system that maps root to nobody
+            raise ClassFolderError(
+                f"{where}: permission denied to root: the folder is likely on NFS with"
+                " root_squash, where root is nobody; run class init on the file server, or"
+                " on a client the server exports to with no_root_squash while you set up"
+            ) from None
         raise ClassFolderError(
-            f"{error.filename or directory}: permission denied; run as a member of '{group}'"
+            f"{where}: permission denied; run as a member of '{group}'"
             " who owns the folder, or as root"
         ) from None
     except OSError as error:
