@@ -129,3 +129,22 @@ def test_root_must_name_the_owner_who_can_clean_the_drop_box(
     assert main(["class", "init", str(tmp_path / "c"), "--group", own_group()]) == 2
     assert "--owner: as root, name the teacher" in capsys.readouterr().err
     assert not (tmp_path / "c").exists()
+
+
+def test_root_refused_by_the_file_server_is_told_about_root_squash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # NFS's root_squash: root on a login server is nobody on the class folder, so its
+    # chown comes back EPERM. "run ... as root" would send the admin in a circle.
+    def squashed(*args: object, **kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted", str(tmp_path / "class"))
+
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(os, "chown", squashed)
+    with pytest.raises(ClassFolderError) as refused:
+        init_class(tmp_path / "class", own_group(), 2, "Attention 101")
+    assert str(refused.value) == (
+        f"{tmp_path / 'class'}: permission denied to root: the folder is likely on NFS with"
+        " root_squash, where root is nobody; run class init on the file server, or on a"
+        " client the server exports to with no_root_squash while you set up"
+    )

@@ -198,3 +198,68 @@ def test_each_refused_file_is_said_once_and_junk_once_per_owner(
         f"attn-tui: skipped forged.json: names 'someone-else' but belongs to {me}",
         f"attn-tui: skipped {me}: 51 files that are not submissions",
     ]
+
+
+def test_the_entry_point_says_each_skipped_file_once_in_the_reports_order(
+    class_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 29, tried again through `python -m tui_course` (a process of its own, as a
+    teacher runs it): owners whose files are of several kinds (a valid code submission, a
+    quiz-only one, a forgery, junk, a FIFO, a link, one the teacher cannot read), each
+    problem once, owners in natural order (uid 9001 before uid 10001), stdout untouched.
+    The newer quiz-only file (what the app sends after another quiz) keeps the code of
+    the older one in the recheck."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    needs_bwrap()
+    if os.geteuid() != 0:
+        pytest.skip("gives files to other owners: needs root")
+    dropbox = class_dir / DROPBOX
+    drop(class_dir, "sub1", [entry(RIGHT, "passed")])
+    quiz_only = json.loads((dropbox / "sub1.json").read_text())
+    quiz_only["code"] = []
+    (dropbox / "quiz-only2.json").write_text(json.dumps(quiz_only))
+    forged = dict(quiz_only, user="someone-else")
+    for owner, name in ((10001, "b-forged.json"), (9001, "a-forged.json")):
+        (dropbox / name).write_text(json.dumps(forged))
+        os.chown(dropbox / name, owner, -1)
+    for owner in (10001, 9001):
+        for number in range(3):
+            junk = dropbox / f"junk-{owner}-{number}"
+            junk.write_bytes(b"\x00")
+            os.chown(junk, owner, -1)
+    os.mkfifo(dropbox / "fifo")
+    os.symlink("/etc/passwd", dropbox / "link")
+    unreadable = dropbox / "secret.json"
+    unreadable.write_text("{}")
+    unreadable.chmod(0)
+    os.chown(unreadable, 9001, -1)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "ATTN_TUI_CONFIG": "/dev/null",
+        "ATTN_TUI_DATA_DIR": str(tmp_path / "data"),
+    }
+    command = [sys.executable, "-m", "tui_course", "class", "recheck"]
+    ran = subprocess.run(
+        [*command, "--dir", str(class_dir), "--seed", "3"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    me = login_name()
+    assert ran.stderr.splitlines() == [
+        "attn-tui: skipped a-forged.json: names 'someone-else' but belongs to uid 9001",
+        "attn-tui: skipped b-forged.json: names 'someone-else' but belongs to uid 10001",
+        f"attn-tui: skipped {me}: 2 files that are not submissions",
+        "attn-tui: skipped uid 9001: 4 files that are not submissions",
+        "attn-tui: skipped uid 10001: 3 files that are not submissions",
+    ]
+    assert "skipped" not in ran.stdout
+    assert ran.stdout.splitlines()[-1] == "1 solution(s) rechecked, 0 disagree with their claim"

@@ -300,6 +300,7 @@ def test_recheck_runs_as_the_teachers_job(slurm: Cluster, tmp_path: Path) -> Non
 
     class_dir = tmp_path / "class"
     init_class(class_dir, grp.getgrgid(os.getgid()).gr_name, 1, "Attention 101")
+    (class_dir / "dropbox" / "junk.txt").write_text("not a submission")
     site = site_config(tmp_path, f'class_dir = "{class_dir}"')
     env = {**os.environ, "ATTN_TUI_CONFIG": str(site), "ATTN_TUI_DATA_DIR": str(tmp_path / "d")}
     blocker = hog(slurm)
@@ -314,6 +315,10 @@ def test_recheck_runs_as_the_teachers_job(slurm: Cluster, tmp_path: Path) -> Non
         end_hog(slurm, blocker)
     assert run.finish() == 0, run.errors
     assert "held-out seed 7 (again: --seed 7)" in run.lines
+    # issue 29's "skipped twice", through the job: the watcher relays the job's stderr once
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    skipped = [line for line in run.errors if "skipped" in line]
+    assert skipped == [f"attn-tui: skipped junk.txt: not JSON ({me})"]
 
 
 @needs_keras

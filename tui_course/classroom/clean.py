@@ -11,14 +11,17 @@ so only its owner (the teacher `class init --owner` named) or root may do this.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_course.classroom.report import (
     arrival_time,
+    being_written,
     natural_key,
     owner_name,
     read_capped,
@@ -70,6 +73,8 @@ def files_in_use(dropbox: Path) -> set[str]:
                 if not entry.is_file(follow_symlinks=False):
                     continue
                 data, info = read_capped(dropbox, entry.name)
+                if being_written(entry.name, info.st_ctime_ns, time.time_ns()):
+                    continue
                 submission = parse_submission(data)
                 when = info.st_ctime_ns
                 arrival_time(info)
@@ -83,6 +88,49 @@ def files_in_use(dropbox: Path) -> set[str]:
     for sources in students.values():
         used |= sources.names()
     return used
+
+
+def _being_written(path: Path) -> bool:
+    try:
+        return being_written(path.name, os.lstat(path).st_ctime_ns, time.time_ns())
+    except OSError:
+        return False
+
+
+def _move(path: Path, target: Path) -> None:
+    """rename(2), or where the archive is on another file system (an NFS class folder, a
+    local home: EXDEV) a copy of a regular file, then the original removed. Anything else
+    (a FIFO, a link, a folder) is removed, never opened: a FIFO would block the copy."""
+    try:
+        os.rename(path, target)
+        return
+    except OSError as error:
+        if error.errno != errno.EXDEV:
+            raise
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        source = os.open(path, flags)
+    except OSError:
+        source = None  # a link (ELOOP) or a folder: not archived
+    if source is not None:
+        try:
+            if stat.S_ISREG(os.fstat(source).st_mode):
+                out_flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                destination = os.open(target, out_flags, 0o600)
+                try:
+                    while chunk := os.read(source, 1 << 20):
+                        view = memoryview(chunk)
+                        while view:
+                            view = view[os.write(destination, view) :]
+                    os.fsync(destination)
+                finally:
+                    os.close(destination)
+        finally:
+            os.close(source)
+    if stat.S_ISDIR(os.lstat(path).st_mode):
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
 
 
 def _free_name(folder: Path, name: str) -> Path:
@@ -105,6 +153,8 @@ def clean_dropbox(dropbox: Path, archive: Path | None = None, dry_run: bool = Fa
         names = sorted((entry.name for entry in entries), key=natural_key)
     for name in names:
         shown = shown_name(name)
+        if _being_written(dropbox / name):
+            continue  # a student's app links it under its final name in a moment
         if name in keep:
             result.kept.append(shown)
             continue
@@ -114,7 +164,7 @@ def clean_dropbox(dropbox: Path, archive: Path | None = None, dry_run: bool = Fa
         path = dropbox / name
         try:
             if archive is not None:
-                os.rename(path, _free_name(archive, name))
+                _move(path, _free_name(archive, name))
             elif stat.S_ISDIR(os.lstat(path).st_mode):
                 shutil.rmtree(path)  # fd-based: links inside are removed, never followed
             else:

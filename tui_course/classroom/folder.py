@@ -6,8 +6,9 @@ CLASS/            0755  the teacher's (--owner); class.toml 0664, the teachers' 
                         not list the folder or read a file; setgid gives every
                         file the teachers' group; sticky keeps a student from
                         deleting or renaming another's file.
-  queue/          1777  waiting and running training runs hold a file here with flock
-                        (sticky; see classroom.slots)
+  queue/          1777  waiting and running training runs hold a file here with flock,
+                        named for their server: each login server sharing the folder
+                        keeps its own line (sticky; see classroom.slots)
 
 Older versions also made slots/slot-1..N, which nothing uses any more (anyone who can
 read a file can flock it); `class init` removes them.
@@ -161,8 +162,15 @@ def init_class(
         if owner is not None:
             done.append(f"owner {owner}: may edit class.toml and clean the drop-box")
     except PermissionError as error:
+        where = error.filename or directory
+        if os.geteuid() == 0:  # root refused: a network file system that maps root to nobody
+            raise ClassFolderError(
+                f"{where}: permission denied to root: the folder is likely on NFS with"
+                " root_squash, where root is nobody; run class init on the file server, or"
+                " on a client the server exports to with no_root_squash while you set up"
+            ) from None
         raise ClassFolderError(
-            f"{error.filename or directory}: permission denied; run as a member of '{group}'"
+            f"{where}: permission denied; run as a member of '{group}'"
             " who owns the folder, or as root"
         ) from None
     except OSError as error:

@@ -12,12 +12,13 @@ import datetime as dt
 import hashlib
 import io
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from tui_course.classroom.report import (
     arrival_time,
+    natural_key,
     newest_per_owner,
     owner_name,
     read_capped,
@@ -52,11 +53,14 @@ class RecheckRow:
 def latest_submissions(
     dropbox: Path, students: Collection[str] | None = None
 ) -> tuple[dict[str, Submission], list[str]]:
-    """Each student's newest valid submission (only `students`' when given), and the
-    files refused: each forgery once, the rest one line per owner, so a student's
-    thousand junk files cost the teacher one line."""
+    """Each student's newest valid submission (only `students`' when given), its code
+    the newest entry of each question from any of their files, and the files refused:
+    each forgery once, the rest one line per owner, so a student's thousand junk files
+    cost the teacher one line. The app's submission after a quiz carries that quiz's
+    code only, so the newest file alone would drop the code of every earlier quiz."""
     latest: dict[str, Submission] = {}
     arrivals: dict[str, dt.datetime] = {}
+    code: dict[str, dict[tuple[str, int], tuple[dt.datetime, CodeSubmitted]]] = {}
     forged: list[str] = []
     first_problem: dict[str, str] = {}  # per owner, said when it is the only one
     junk_count: dict[str, int] = {}
@@ -92,18 +96,30 @@ def latest_submissions(
             if known is None or arrived > known:
                 latest[submission.user] = submission
                 arrivals[submission.user] = arrived
-    refused = sorted(forged)
-    for owner, count in sorted(junk_count.items()):
+            questions = code.setdefault(submission.user, {})
+            for answer in latest_code(submission.code):
+                key = (answer.quiz_id, answer.question)
+                if key not in questions or arrived > questions[key][0]:
+                    questions[key] = (arrived, answer)
+    for user, questions in code.items():
+        if user in latest:
+            newest = tuple(answer for _, answer in (questions[key] for key in sorted(questions)))
+            latest[user] = replace(latest[user], code=newest)
+    # in the report's order (s2 before s10), each kind of problem together
+    refused = sorted(forged, key=natural_key)
+    for owner, count in sorted(junk_count.items(), key=lambda item: natural_key(item[0])):
         if count == 1:
             refused.append(f"{first_problem[owner]} ({owner})")
         else:
             refused.append(f"{owner}: {count:,} files that are not submissions")
-    for uid, left in sorted(listing.left_out.items()):
+    for uid, left in sorted(
+        listing.left_out.items(), key=lambda item: natural_key(owner_name(item[0]))
+    ):
         refused.append(
             f"{owner_name(uid)}: {left:,} older file(s) not read (past the newest"
             f" {MAX_FILES_PER_OWNER})"
         )
-    for owner, count in sorted(outsiders.items()):
+    for owner, count in sorted(outsiders.items(), key=lambda item: natural_key(item[0])):
         refused.append(f"{owner}: {count} submission(s) of an account outside the students' group")
     return latest, refused
 

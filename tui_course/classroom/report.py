@@ -24,6 +24,7 @@ import os
 import pwd
 import re
 import stat
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,6 +36,7 @@ from tui_course.classroom.submission import (
     QuizResult,
     Submission,
     SubmissionError,
+    in_transit,
     parse_submission,
 )
 from tui_course.content.text import strip_control
@@ -44,6 +46,9 @@ MAX_BYTES_PER_OWNER = 32 * 1024 * 1024
 MAX_LISTED = 200  # files that are not submissions kept by name (JSON); the rest counted
 MAX_UNKNOWN_QUIZZES = 50  # quiz ids not in the course, kept by name
 MAX_EXAMPLES = 3  # file names shown in one owner's summary line
+# a `.part-` file this close to now (either side: another server's clock) is a submission
+# being written; an older one was left by a writer that died, and is shown like junk
+IN_TRANSIT_SECONDS = 600
 
 
 @dataclass(frozen=True)
@@ -213,6 +218,12 @@ def owner_name(uid: int) -> str:
         return f"uid {uid}"
 
 
+def being_written(name: str, ctime_ns: int, now_ns: int) -> bool:
+    """A student's submission still on its way into the drop-box (see submission.deliver):
+    neither read, counted nor removed until it has its final name."""
+    return in_transit(name) and abs(now_ns - ctime_ns) < IN_TRANSIT_SECONDS * 1e9
+
+
 def read_capped(directory: Path, name: str) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file and its fstat; OSError/SubmissionError otherwise."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
@@ -263,9 +274,11 @@ def newest_per_owner(dropbox: Path, per_owner: int, odd: Callable[[Rejected], No
     listing order let one student's million empty files push every file listed after them,
     a forgery or another student's submission, out of the report. Memory stays bounded: of
     each owner only the newest `per_owner` files are kept (a heap), the rest counted. What
-    is not a regular file is passed to `odd` as it is met."""
+    is not a regular file is passed to `odd` as it is met; a submission still being
+    written (its hidden `.part-` name, see submission.deliver) is passed over."""
     heaps: dict[int, list[DropEntry]] = {}
     left_out: dict[int, int] = {}
+    now = time.time_ns()
     with os.scandir(dropbox) as entries:
         for entry in entries:
             try:
@@ -280,6 +293,8 @@ def newest_per_owner(dropbox: Path, per_owner: int, odd: Callable[[Rejected], No
                     else "not a regular file"
                 )
                 odd(Rejected(shown_name(entry.name), reason, owner_name(info.st_uid)))
+                continue
+            if being_written(entry.name, info.st_ctime_ns, now):
                 continue
             heap = heaps.setdefault(info.st_uid, [])
             item = DropEntry(info.st_ctime_ns, entry.name, info.st_size, (info.st_dev, info.st_ino))

@@ -1,11 +1,18 @@
 """Training slots: at most N training children at once on the server, kernel facts only.
 
 Everything lives in the queue folder (sticky, writable by all). A waiting run holds a
-ticket file (`ticket-<random>`) with flock(LOCK_EX); a running run holds a run file
-(`run-<random>`) the same way. Both are made under a hidden name, locked, then renamed
-into place, so their ctime (which no user can set back) is when they joined the line
-or started. The kernel drops a lock when its holder exits, however it exits (kill -9,
-a dropped SSH session), so nothing is ever leaked.
+ticket file (`ticket-<random>.<server>`) with flock(LOCK_EX); a running run holds a run
+file (`run-<random>.<server>`) the same way. Both are made under a hidden name, locked,
+then renamed into place, so their ctime (which no user can set back) is when they joined
+the line or started. The kernel drops a lock when its holder exits, however it exits
+(kill -9, a dropped SSH session), so nothing is ever leaked.
+
+The line is this server's by nature: a slot is a share of this machine's CPU, and who
+holds a lock, and whether its training child lives, is read from this machine's /proc.
+So where login servers share the class folder (NFS), each counts only the files named
+for itself (this_server(): its host name), and removes only its own leftovers: another
+server's runs, whose locks and processes this one cannot see, neither count here nor
+look dead. A name without a server (made by an older version) counts as this server's.
 
 What one student can do is bounded by what the kernel says, never by file names:
 
@@ -73,9 +80,16 @@ MAX_LOCKS_BYTES = 1 << 20  # /proc/locks read per look (about 15,000 locks)
 STARTING_SECONDS = 10.0  # a won run without its training child yet counts this long...
 STARTING_PER_ACCOUNT = 3  # ...for this many runs of one account, per looking process
 PASS_OVER_SECONDS = 5.0  # a waiter that could take a free slot this long and did not
-_NAME = re.compile(r"^(ticket|run)-[0-9a-f]{24}\Z")
+_NAME = re.compile(r"^(ticket|run)-[0-9a-f]{24}(?:\.([A-Za-z0-9-]{1,63}))?\Z")
 _OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _PROC_LOCKS = Path("/proc/locks")
+
+
+def this_server() -> str:
+    """This machine's name as queue file names carry it: the host name, letters, digits
+    and '-' only (each login server sharing a class folder needs its own host name)."""
+    name = re.sub(r"[^A-Za-z0-9-]", "-", os.uname().nodename)[:63]
+    return name or "localhost"
 
 
 def _locked_by_someone(path: Path) -> bool | None:
@@ -320,11 +334,13 @@ class TrainingSlots:
         except OSError:
             listing.files = {}
             return
+        server = this_server()
         with entries:
             for entry in entries:
                 name = entry.name
-                if not _NAME.match(name):
-                    continue  # junk costs no system call
+                match = _NAME.match(name)
+                if not match or match.group(2) not in (None, server):
+                    continue  # junk, or another server's line: no system call
                 inode = entry.inode()
                 known = listing.files.get(name)
                 if known is not None and known[0] == inode:
@@ -498,9 +514,10 @@ class TrainingSlots:
 
     def _make(self, prefix: str) -> tuple[int, QueueFile]:
         """A locked file under its final name; its ctime is the rename's."""
-        name = f"{prefix}{secrets.token_hex(12)}"
+        name = f"{prefix}{secrets.token_hex(12)}.{this_server()}"
         hidden = self.queue_dir / f".{name}"
-        fd = os.open(hidden, os.O_RDONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        # read-write: over NFS an exclusive flock is a POSIX write lock, which needs it
+        fd = os.open(hidden, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
         path = self.queue_dir / name
         try:
             os.fchmod(fd, 0o644)  # readable, so others without /proc/locks can probe it

@@ -5,12 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import os
 import stat
+import time
 from pathlib import Path
 
 from tui_course.classroom.config import load_class_config, load_site_config
 from tui_course.classroom.folder import DROPBOX
-from tui_course.classroom.report import owner_name, shown_name
-from tui_course.classroom.slots import QueueFile, TrainingSlots, class_slots
+from tui_course.classroom.report import being_written, owner_name, shown_name
+from tui_course.classroom.slots import QueueFile, TrainingSlots, class_slots, this_server
 
 RECENT = 10  # submissions shown
 MAX_LISTED = 50_000  # drop-box entries looked at for the recent list
@@ -39,7 +40,7 @@ def slot_lines(slots: TrainingSlots) -> list[str]:
     )
     lines = [
         f"Training slots: {len(view.running)} of {slots.count} in use, {len(view.waiting)}"
-        f" waiting ({slots.runs_per_user} per student{limit})"
+        f" waiting ({slots.runs_per_user} per student{limit}; this server's line: {this_server()})"
     ]
     for number, entry in enumerate(view.running, 1):
         if entry.starting:
@@ -78,6 +79,7 @@ def slurm_lines() -> list[str]:
 
 def recent_lines(dropbox: Path) -> list[str]:
     found: list[tuple[int, str, int, int]] = []
+    now = time.time_ns()
     try:
         with os.scandir(dropbox) as entries:
             for count, entry in enumerate(entries):
@@ -87,7 +89,9 @@ def recent_lines(dropbox: Path) -> list[str]:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                if stat.S_ISREG(info.st_mode):
+                if stat.S_ISREG(info.st_mode) and not being_written(
+                    entry.name, info.st_ctime_ns, now
+                ):
                     found.append((info.st_ctime_ns, entry.name, info.st_uid, info.st_size))
     except PermissionError:
         return [

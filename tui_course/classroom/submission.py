@@ -1,15 +1,19 @@
 """Submissions: a JSON summary of one student's progress, dropped into the class drop-box.
 
-A student's file is created with O_CREAT|O_EXCL under a random name, mode 0640; the
-drop-box's setgid bit gives it the teacher's group. A write that fails (folder
-missing, quota, NFS away) never reaches the student as an error: the payload is
-kept in `pending/` in their data folder and sent again on the next start or finish.
+A student's file is written whole under a hidden name (`.part-<random>`, O_CREAT|O_EXCL,
+mode 0640), then given its final name by link(2), which fails rather than replace a file
+and is atomic on the file server, so a report on another login server sharing the folder
+over NFS never reads half a file; the drop-box's setgid bit gives it the teacher's group.
+A write that fails (folder missing, quota, NFS away) never reaches the student as an
+error: the payload is kept in `pending/` in their data folder and sent again on the next
+start or finish.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import json
 import os
 import pwd
@@ -34,6 +38,9 @@ MAX_SUBMISSION_BYTES = 512 * 1024
 MAX_ITEMS = 1000
 USER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@-]{0,63}\$?\Z")
 ITEM_ID = re.compile(r"^[A-Za-z0-9_.-]{1,80}\Z")
+PART_PREFIX = ".part-"
+PART_NAME = re.compile(r"^\.part-[0-9a-f]{16}\Z")
+_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS}
 
 
 class SubmissionError(ValueError):
@@ -181,15 +188,29 @@ def dropbox_refusal(dropbox: Path) -> str | None:
 
 
 def deliver(dropbox: Path, data: bytes, user: str) -> Path:
-    """Create a new file in the drop-box and write `data`; raise OSError on any failure."""
+    """Write `data` to a hidden file, then link it under a new final name; raise OSError on
+    any failure. No lock is involved, so it holds where login servers share the folder."""
     refusal = dropbox_refusal(dropbox)
     if refusal:
         raise PermissionError(refusal)
+    part = _write_part(dropbox, data)
+    try:
+        for _ in range(5):
+            path = dropbox / _file_name(user)
+            if _linked(part, path):
+                return path
+    finally:
+        _unlink_quietly(part)
+    raise FileExistsError(f"{dropbox}: could not find a free file name")
+
+
+def _write_part(dropbox: Path, data: bytes) -> Path:
+    """A new hidden file holding all of `data`, on disk (fsync) before it gets a name."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     for _ in range(5):
-        path = dropbox / _file_name(user)
+        part = dropbox / f"{PART_PREFIX}{secrets.token_hex(8)}"
         try:
-            fd = os.open(path, flags, SUBMISSION_MODE)
+            fd = os.open(part, flags, SUBMISSION_MODE)
         except FileExistsError:
             continue
         try:
@@ -200,11 +221,34 @@ def deliver(dropbox: Path, data: bytes, user: str) -> Path:
             os.fsync(fd)
         except OSError:
             os.close(fd)
-            _unlink_quietly(path)
+            _unlink_quietly(part)
             raise
         os.close(fd)
-        return path
+        return part
     raise FileExistsError(f"{dropbox}: could not find a free file name")
+
+
+def _linked(part: Path, path: Path) -> bool:
+    """link(part, path): False when `path` is taken. Over NFS a link whose reply was lost
+    is sent again and answers EEXIST although it was made: then `path` is this very file."""
+    try:
+        os.link(part, path, follow_symlinks=False)
+        return True
+    except FileExistsError:
+        try:
+            return os.lstat(path).st_ino == os.lstat(part).st_ino
+        except OSError:
+            return False
+    except OSError as error:
+        if error.errno not in _NO_HARD_LINKS or os.path.lexists(path):
+            raise
+    os.rename(part, path)  # a file system without hard links (CIFS, FAT): still atomic
+    return True
+
+
+def in_transit(name: str) -> bool:
+    """A file a student's app is writing right now (its final name comes by link)."""
+    return bool(PART_NAME.match(name))
 
 
 def _unlink_quietly(path: Path) -> None:
