@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tui_course.classroom.gift import export_gift
+from tui_course.content import kinds
 from tui_course.content.course import load_course
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.session import PassKind, QuizSession
@@ -14,7 +15,6 @@ from tui_course.content.shuffle import (
     option_id,
     option_order,
     shown_answer,
-    shown_question,
     stored_answer,
 )
 
@@ -43,11 +43,11 @@ def test_an_order_is_a_permutation_fixed_by_its_seed() -> None:
 
 def test_the_shown_question_maps_the_key_and_the_mistakes() -> None:
     order = (3, 1, 4, 2)  # shown 1 is the file's 3 ...
-    shown = shown_question(CHOICE, order)
+    shown = kinds.of(CHOICE).shown(CHOICE, order)
     assert shown.options == ("gamma", "alpha", "delta", "beta")
     assert shown.answer == 4 and shown.options[shown.answer - 1] == "beta"
     assert shown.mistakes[0].answer == 3 and shown.options[2] == "delta"
-    multi = shown_question(MULTI, order)
+    multi = kinds.of(MULTI).shown(MULTI, order)
     assert {multi.options[n - 1] for n in multi.answer} == {"alpha", "gamma"}
 
 

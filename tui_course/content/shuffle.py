@@ -2,14 +2,14 @@
 
 A pass keeps one order (resuming it shows the same), a retry or review pass gets a new
 one, and pressing 1 every time no longer follows the file's order. The key and the
-targeted mistakes are mapped to the shown numbers; what is stored names the option
+targeted mistakes are mapped to the shown numbers (by the options kinds, with
+`shown_numbers`); what is stored names the option
 itself (`option_id`, from its text), never the position it happened to be shown at.
 Pure: the session calls it, the quiz view only draws the question it is given.
 """
 
 from __future__ import annotations
 
-from tui_course.content import kinds
 from tui_course.content.models import Question
 
 ID_PREFIX = "o:"
@@ -36,12 +36,6 @@ def option_order(seed: str, count: int) -> tuple[int, ...]:
 def shown_numbers(order: tuple[int, ...]) -> dict[int, int]:
     """The file's option number -> its shown number."""
     return {file_number: shown for shown, file_number in enumerate(order, start=1)}
-
-
-def shown_question(question: Question, order: tuple[int, ...]) -> Question:
-    """The question as shown: options in `order`, the key and the mistakes renumbered
-    (each kind renumbers its own key; one without options is as it is)."""
-    return kinds.of(question).shown(question, order)
 
 
 def stored_answer(raw: str, question: Question, order: tuple[int, ...]) -> str:
