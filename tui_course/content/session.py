@@ -157,8 +157,8 @@ class QuizSession:
             kind,
             read_number=read_number,
             clock=clock,
-            review_of=dict(review_of or {}),
-            review_numbers=dict(review_numbers or {}),
+            review_of=review_of or {},
+            review_numbers=review_numbers or {},
             student_key=student_key,
             shuffle_seed=seed,
         )
