@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import warnings
+from typing import assert_never
 
 import numpy as np
 
@@ -79,8 +80,13 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
     for number, (question, resolved) in enumerate(
         zip(quiz.questions, resolved_questions, strict=True), start=1
     ):
-        if question.kind is Kind.TEXT:
-            problems.extend(_text_key_problems(quiz, number, question))
+        match question.kind:
+            case Kind.TEXT:
+                problems.extend(_text_key_problems(quiz, number, question))
+            case Kind.CHOICE | Kind.MULTI | Kind.NUMERIC | Kind.CODE | Kind.ORDER:
+                pass  # numeric keys below; code keys by content.code_proof; the rest at load
+            case _:
+                assert_never(question.kind)
         if not kinds.of(question).reads_numbers or resolved is None:
             continue
         where = f"question {number}"

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui_course.content.code_model import MATHS_PREFIX, MAX_CODE_BYTES, CodeAttempt, CodeSpec
-from tui_course.content.models import Kind, Question
+from tui_course.content.models import Question
 from tui_course.sandbox.level import Level, LevelReport, forget_probe, sandbox_level
 from tui_course.sandbox.limits import Limits
 from tui_course.sandbox.runner import CaseResult, RunResult, Worker
@@ -163,7 +163,7 @@ def refusal(report: LevelReport | None = None, minimum: Level | None = None) -> 
 
 
 def _spec(question: Question) -> CodeSpec:
-    if question.kind is not Kind.CODE or question.code is None:
+    if question.code is None:  # only a code question has a spec
         raise ValueError("not a code question")
     return question.code
 

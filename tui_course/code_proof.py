@@ -35,7 +35,7 @@ from tui_course.content.code_check import (
 from tui_course.content.code_model import CodeSpec
 from tui_course.content.common_mistakes import common_mistakes
 from tui_course.content.errors import ContentError
-from tui_course.content.models import Kind, Question, Quiz
+from tui_course.content.models import Question, Quiz
 from tui_course.render.code import verdict_text
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level
 from tui_course.sandbox.limits import Limits
@@ -271,7 +271,7 @@ def prove_code_quiz(quiz: Quiz, report: LevelReport | None = None) -> list[Conte
     code = [
         (number, question)
         for number, question in enumerate(quiz.questions, start=1)
-        if question.kind is Kind.CODE and question.code is not None
+        if question.code is not None  # only a code question has a spec
     ]
     with ThreadPoolExecutor(max_workers=PARALLEL_PROOFS) as pool:
         results = list(pool.map(lambda pair: prove(*pair), code))

@@ -24,7 +24,7 @@ def test_an_order_quiz_is_reported_like_any_other(tmp_path: Path, class_dir: Pat
     with ProgressStore(tmp_path / "data") as store:
         recorder = QuizRecorder(store)
         session = QuizSession.start(quiz, quiz.questions, student_key="s1")
-        session.begin()
+        session = session.begin()
         for index in range(3):
             shown = session.question
             right = " ".join(str(n) for n in shown.answer)
@@ -32,12 +32,12 @@ def test_an_order_quiz_is_reported_like_any_other(tmp_path: Path, class_dir: Pat
                 as_shown = " ".join(str(n) for n in range(1, len(shown.options) + 1))
                 verdict, record = session.answer(as_shown)
                 recorder.save(session, record)
-                session.apply(record, verdict)
+                session = session.apply(record, verdict)
             verdict, record = session.answer(right)
             assert verdict.correct
             recorder.save(session, record)
-            session.apply(record, verdict)
-            session.advance()
+            session = session.apply(record, verdict)
+            session = session.advance()
         recorder.finish(session)
         payload = build_submission(progress_report(course, store), ["in-order"], login_name())
     drop(class_dir / "dropbox", "s1.json", payload)

@@ -32,29 +32,32 @@ def verdict(outcome: Outcome, mistake: int | None = None) -> CodeVerdict:
 def first_pass() -> QuizSession:
     quiz = load_quiz(REPO / "quizzes" / "write-the-code.toml", REPO)
     session = QuizSession.start(quiz, quiz.questions)
-    session.begin()
+    session = session.begin()
     return session
 
 
-def check(session: QuizSession, recorder: QuizRecorder, code: str, outcome: Outcome) -> None:
+def check(session: QuizSession, recorder: QuizRecorder, code: str, outcome: Outcome) -> QuizSession:
+    """The session after a check of `code` is saved."""
     judged = verdict(outcome, 3)
     graded, record = session.answer_code(code, judged.passed, "feedback", attempt_of(code, judged))
     recorder.save(session, record)
-    session.apply(record, graded)
+    return session.apply(record, graded)
 
 
 def test_checks_are_stored_with_code_hash_and_verdict(tmp_path: Path) -> None:
     session = first_pass()
     with ProgressStore(tmp_path) as store:
         recorder = QuizRecorder(store)
-        check(session, recorder, "def attention_weights(Q, K):\n    return Q\n", Outcome.FAILED)
+        session = check(
+            session, recorder, "def attention_weights(Q, K):\n    return Q\n", Outcome.FAILED
+        )
         assert session.phase is Phase.ASKING  # a failed check never closes a code question
         assert session.state.message == "feedback"
         with pytest.raises(AnswerFormatError):  # the same code again costs no try
             session.answer_code("def attention_weights(Q, K):\n    return Q   \n\n", False, None)
         huge = "# " + "x" * (MAX_CODE_BYTES * 2)
-        check(session, recorder, huge, Outcome.ERROR)
-        check(session, recorder, "right", Outcome.PASSED)
+        session = check(session, recorder, huge, Outcome.ERROR)
+        session = check(session, recorder, "right", Outcome.PASSED)
         assert session.state.outcome is Closed.RIGHT
         rows = store.code_checks("code")
         stats = store.quiz_stats("code", len(session.questions))
@@ -71,21 +74,21 @@ def test_a_retry_never_raises_first_try(tmp_path: Path) -> None:
     session = first_pass()
     with ProgressStore(tmp_path) as store:
         recorder = QuizRecorder(store)
-        check(session, recorder, "wrong", Outcome.FAILED)
+        session = check(session, recorder, "wrong", Outcome.FAILED)
         reveal = session.reveal()
         assert reveal is not None
         recorder.save(session, reveal)
-        session.apply(reveal)
+        session = session.apply(reveal)
         for _ in range(1, len(session.questions)):
-            session.advance()
+            session = session.advance()
             skip = session.skip()
             assert skip is not None
             recorder.save(session, skip)
-            session.apply(skip)
-        session.advance()
+            session = session.apply(skip)
+        session = session.advance()
         recorder.finish(session)
         retry = session.retry([0])
-        check(retry, recorder, "right", Outcome.PASSED)
+        retry = check(retry, recorder, "right", Outcome.PASSED)
         recorder.finish(retry)
         stats = store.quiz_stats("code", len(session.questions))
     assert stats.first_try == 0
@@ -124,8 +127,8 @@ def test_the_submission_carries_each_questions_final_code(tmp_path: Path) -> Non
     session = first_pass()
     with ProgressStore(tmp_path) as store:
         recorder = QuizRecorder(store)
-        check(session, recorder, "first try", Outcome.FAILED)
-        check(session, recorder, "second try", Outcome.PASSED)
+        session = check(session, recorder, "first try", Outcome.FAILED)
+        session = check(session, recorder, "second try", Outcome.PASSED)
         payload = build_submission(progress_report(load_course(REPO), store), ["code"])
     submitted = parse_submission(encode_submission(payload))
     assert [(c.quiz_id, c.question, c.code, c.outcome) for c in submitted.code] == [

@@ -216,7 +216,7 @@ def test_the_positional_encoding_question_key_is_the_apps_own_function() -> None
 
 def session_for(quiz: Quiz, student: str | None = "s1") -> QuizSession:
     session = QuizSession.start(quiz, quiz.questions, student_key=student)
-    session.begin()
+    session = session.begin()
     return session
 
 
@@ -230,14 +230,15 @@ def test_tries_hints_and_a_repeat_costing_nothing(tmp_path: Path) -> None:
     verdict, record = session.answer(wrong)
     assert not verdict.correct and record.try_number == 1 and not record.final
     assert record.answer.startswith("l:") and record.answer.count(",") == 3
-    session.apply(record, verdict)
+    session = session.apply(record, verdict)
     assert session.state.message == "y must exist before it is returned."
     with pytest.raises(AnswerFormatError, match="tried that one already"):
         session.answer(wrong)
-    assert session.show_hint() == "Names first."
+    session = session.with_hint()
+    assert session.hints() == ("Names first.",)
     verdict, record = session.answer(right)
     assert verdict.correct and record.final and record.try_number == 2
-    session.apply(record, verdict)
+    session = session.apply(record, verdict)
     assert session.state.outcome is Outcome.RIGHT
 
 
@@ -263,7 +264,7 @@ def test_a_resumed_pass_keeps_its_tried_order(tmp_path: Path) -> None:
     shown = first.question
     wrong = " ".join(str(n) for n in reversed(shown.answer))
     verdict, record = first.answer(wrong)
-    first.apply(record, verdict)
+    first = first.apply(record, verdict)
     resumed = QuizSession.start(
         quiz, quiz.questions, done={0: first.states[0]}, student_key="s1"
     )  # the same student's first pass: the same order
@@ -325,7 +326,7 @@ def test_review_brings_a_missed_order_question_back(data_dir: Path, course_root:
             course, store, start + timedelta(minutes=2), resolve, read_number, "s1"
         )
         assert session is not None and session.kind is PassKind.REVIEW
-        session.begin()
+        session = session.begin()
         assert session.question.kind is Kind.ORDER
         right = " ".join(str(n) for n in session.question.answer)
         verdict, record = session.answer(right)

@@ -115,14 +115,14 @@ def test_the_summary_lists_the_misses_and_what_the_store_adds() -> None:
     assert "Since then (going again or in review): 2 of 3" in text
     assert "- 1. p" in text and render.keys(summed)[0] == "r: the 3 missed again"
     retry = summed.again()
-    assert retry.pass_key is not summed.pass_key and retry.phase is Phase.ASKING
+    assert retry.session.pass_id != summed.session.pass_id and retry.phase is Phase.ASKING
     assert len(retry.session.order) == 3
 
 
-def test_the_pass_key_stays_with_every_change_of_one_pass() -> None:
+def test_the_pass_id_stays_with_every_change_of_one_pass() -> None:
     run = started()
     after = submit(run.pick(2)).advanced().pick(1)
-    assert after.pass_key is run.pass_key
+    assert after.session is not run.session and after.session.pass_id == run.session.pass_id
 
 
 def test_a_missed_prompt_is_quoted_by_its_words_without_its_markdown() -> None:

@@ -107,7 +107,7 @@ def test_attempt_and_card_stand_or_fall_together(data_dir: Path, course_root: Pa
     with ProgressStore(data_dir) as store:
         recorder = QuizRecorder(store, Broken(store, lambda: START))
         session = QuizSession.start(quiz, quiz.questions)
-        session.begin()
+        session = session.begin()
         record = session.reveal()
         assert record is not None
         with pytest.raises(RuntimeError, match="disk full"):
@@ -133,7 +133,7 @@ def test_a_write_lock_on_the_first_answer_loses_nothing(data_dir: Path, course_r
     with ProgressStore(data_dir) as store:
         recorder = QuizRecorder(store, ReviewSchedule(store, lambda: START))
         session = QuizSession.start(quiz, quiz.questions)
-        session.begin()
+        session = session.begin()
         record = session.reveal()
         assert record is not None
         other = sqlite3.connect(data_dir / DB_NAME, isolation_level=None)
@@ -166,13 +166,13 @@ def test_answers_after_a_reset_from_another_terminal_start_a_new_pass(
     with ProgressStore(data_dir) as store:
         recorder = QuizRecorder(store, ReviewSchedule(store, lambda: START))
         session = QuizSession.start(quiz, quiz.questions)
-        session.begin()
+        session = session.begin()
         for _ in range(2):
             record = session.reveal()
             assert record is not None
             recorder.save(session, record)
-            session.apply(record)
-            session.advance()
+            session = session.apply(record)
+            session = session.advance()
             if _ == 0:
                 with ProgressStore(data_dir) as other:
                     other.forget_quiz("checkpoint")

@@ -3,9 +3,11 @@ is stored, and that exports keep the file's order."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from tui_course.classroom.gift.export import export_gift
+from tui_course.content import kinds
 from tui_course.content.course import load_course
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.session import PassKind, QuizSession
@@ -13,7 +15,6 @@ from tui_course.content.shuffle import (
     option_id,
     option_order,
     shown_answer,
-    shown_question,
     stored_answer,
 )
 
@@ -42,11 +43,11 @@ def test_an_order_is_a_permutation_fixed_by_its_seed() -> None:
 
 def test_the_shown_question_maps_the_key_and_the_mistakes() -> None:
     order = (3, 1, 4, 2)  # shown 1 is the file's 3 ...
-    shown = shown_question(CHOICE, order)
+    shown = kinds.of(CHOICE).shown(CHOICE, order)
     assert shown.options == ("gamma", "alpha", "delta", "beta")
     assert shown.answer == 4 and shown.options[shown.answer - 1] == "beta"
     assert shown.mistakes[0].answer == 3 and shown.options[2] == "delta"
-    multi = shown_question(MULTI, order)
+    multi = kinds.of(MULTI).shown(MULTI, order)
     assert {multi.options[n - 1] for n in multi.answer} == {"alpha", "gamma"}
 
 
@@ -62,7 +63,7 @@ def test_stored_answers_name_the_options_not_their_positions() -> None:
 
 def pass_of(kind: PassKind, student: str = "s1") -> QuizSession:
     session = QuizSession.start(QUIZ, QUIZ.questions, kind, student_key=student)
-    session.begin()
+    session = session.begin()
     return session
 
 
@@ -85,7 +86,7 @@ def test_the_session_grades_the_shown_numbers_and_stores_the_option() -> None:
     verdict, record = session.answer(str(delta))
     assert not verdict.correct and verdict.feedback == "Not delta."
     assert record.answer == option_id("delta")
-    session.apply(record, verdict)
+    session = session.apply(record, verdict)
     verdict, record = session.answer(str(right))
     assert verdict.correct and record.answer == option_id("beta")
     assert verdict.expected == f"{right}. beta"  # the key as the student saw it
@@ -95,10 +96,9 @@ def test_a_resumed_pass_knows_the_stored_wrong_option_costs_no_new_try() -> None
     session = pass_of(PassKind.FIRST)
     delta = session.question.options.index("delta") + 1
     verdict, record = session.answer(str(delta))
-    session.apply(record, verdict)
-    resumed = QuizSession.start(QUIZ, QUIZ.questions, done={0: session.states[0]}, student_key="s1")
-    resumed.states[0].tried = {record.answer}
-    resumed = QuizSession.start(QUIZ, QUIZ.questions, done={0: resumed.states[0]}, student_key="s1")
+    session = session.apply(record, verdict)
+    stored = replace(session.states[0], tried=frozenset({record.answer}))  # as the store has it
+    resumed = QuizSession.start(QUIZ, QUIZ.questions, done={0: stored}, student_key="s1")
     try:
         resumed.answer(str(delta))
     except ValueError as error:
@@ -109,7 +109,7 @@ def test_a_resumed_pass_knows_the_stored_wrong_option_costs_no_new_try() -> None
 
 def test_without_a_student_key_the_file_order_is_kept() -> None:
     session = QuizSession.start(QUIZ, QUIZ.questions)
-    session.begin()
+    session = session.begin()
     assert session.question.options == OPTIONS
     _, record = session.answer("2")
     assert record.answer == option_id("beta")

@@ -67,17 +67,19 @@ def quiz(course: Course, quiz_id: str) -> Quiz:
     return found
 
 
-def reveal_next(session: QuizSession, recorder: QuizRecorder) -> None:
-    """Close the current question as the views do: save its record, then apply it."""
-    session.begin()
+def reveal_next(session: QuizSession, recorder: QuizRecorder) -> QuizSession:
+    """Close the current question as the views do (save its record, then apply it): the
+    session after it."""
+    session = session.begin()
     record = session.reveal()
     assert record is not None
     recorder.save(session, record)
-    session.apply(record)
+    session = session.apply(record)
     last = session.position == len(session.order) - 1
-    session.advance()
+    session = session.advance()
     if last:
         recorder.finish(session)
+    return session
 
 
 # answer keys
@@ -195,13 +197,13 @@ def test_a_quiz_opens_fresh_then_resumed_then_finished_from_the_store(
     recorder = study.recorder()
     fresh = study.quiz_session(small)
     assert fresh.phase is Phase.INTRO
-    reveal_next(fresh, recorder)
+    fresh = reveal_next(fresh, recorder)
     assert store.review_cards_all()[0][:2] == ("small", 1)  # a reveal comes back for review
     resumed = study.quiz_session(small)
     assert resumed.phase is Phase.ASKING and resumed.index == 1  # question 2, no intro
     assert resumed.states[0].closed
     for _ in range(3):
-        reveal_next(resumed, recorder)
+        resumed = reveal_next(resumed, recorder)
     finished = study.quiz_session(small)
     assert finished.phase is Phase.FINISHED
     assert study.outline().marks["small"] == "[=] 0/4"
@@ -295,13 +297,13 @@ def test_leaving_sends_every_quiz_only_while_one_is_part_way(
     small = quiz(course, "small")
     recorder = QuizRecorder(store)
     session = study.quiz_session(small)
-    reveal_next(session, recorder)
+    session = reveal_next(session, recorder)
     payload = study.part_way(link)
     assert payload is not None
     states = {entry["id"]: entry["state"] for entry in payload["quizzes"]}
     assert states == {"broken": "not started", "small": "in progress", "sums": "not started"}
     for _ in range(3):
-        reveal_next(session, recorder)
+        session = reveal_next(session, recorder)
     assert study.part_way(link) is None  # finished: its result went when it finished
 
 

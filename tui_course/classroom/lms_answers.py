@@ -186,11 +186,11 @@ def without_last_note(html: str) -> str:
 
 
 def prompt_notes(question: MoodleQuestion) -> tuple[str, ...]:
-    return (PLAIN_DECIMAL_NOTE,) if question.kind is Kind.NUMERIC else ()
+    return (PLAIN_DECIMAL_NOTE,) if kinds.kind_of(question.kind).reads_numbers else ()
 
 
 def explanation_notes(question: MoodleQuestion, moodle_tries: int) -> tuple[str, ...]:
-    notes = [MULTI_NOTE] if question.kind is Kind.MULTI else []
+    notes = [MULTI_NOTE] if kinds.kind_of(question.kind).picks_several else []
     return (*notes, tries_note(question.tries, moodle_tries))
 
 
@@ -249,14 +249,16 @@ def moodle_question(question: Question, tries: int = 1) -> MoodleQuestion:
         resolved = resolve(question)
     except ExpressionError as error:
         raise ExportError(f"answer_from: {error}") from None
-    if resolved.kind is Kind.NUMERIC and not math.isfinite(float(resolved.answer)):
-        raise ExportError(f"the key {resolved.answer} is not a finite number")
     answers: list[MoodleAnswer] = []
     unplaced: list[Mistake] = []
     match resolved.kind:
-        case Kind.CHOICE | Kind.MULTI:
-            answers, unplaced = _choice_answers(resolved)
+        case Kind.CHOICE:
+            answers = _choice_answers(resolved)
+        case Kind.MULTI:
+            answers, unplaced = _multi_answers(resolved)
         case Kind.NUMERIC:
+            if not math.isfinite(float(resolved.answer)):
+                raise ExportError(f"the key {resolved.answer} is not a finite number")
             answers = _numeric_answers(resolved)
         case Kind.TEXT:
             answers.extend(MoodleAnswer(variant, 100.0) for variant in text_keys(resolved))
@@ -442,23 +444,30 @@ def moodle_differences(
     named: list[ContentError] = []
     questions = resolved_questions if resolved_questions is not None else quiz.questions
     for number, resolved in enumerate(questions, start=1):
-        if resolved.kind is Kind.NUMERIC and resolved.answer is None:
-            continue  # answer_from, not computed here
         where = f"question {number}: in Moodle"
-        if resolved.kind is Kind.NUMERIC and resolved.answer is not None:
-            key = float(resolved.answer)
-            if not math.isfinite(key):
-                continue
-            for value in (key, *resolved.also_accepted):
-                problem = moodle_number_problem(float(value), moodle_tolerance(resolved, key))
-                if problem:
-                    refused.append(ContentError(quiz.path, resolved.line, f"{where}: {problem}"))
-        elif resolved.kind is Kind.TEXT:
-            beyond = [why for key in resolved.answer for why in text_variants(str(key))[1]]
-            if beyond:
-                reasons = "; ".join(dict.fromkeys(beyond))
-                message = f"{where}, answers the app accepts are wrong: {reasons}"
-                named.append(ContentError(quiz.path, resolved.line, message))
+        match resolved.kind:
+            case Kind.NUMERIC:
+                if resolved.answer is None:
+                    continue  # answer_from, not computed here
+                key = float(resolved.answer)
+                if not math.isfinite(key):
+                    continue
+                for value in (key, *resolved.also_accepted):
+                    problem = moodle_number_problem(float(value), moodle_tolerance(resolved, key))
+                    if problem:
+                        refused.append(
+                            ContentError(quiz.path, resolved.line, f"{where}: {problem}")
+                        )
+            case Kind.TEXT:
+                beyond = [why for key in resolved.answer for why in text_variants(str(key))[1]]
+                if beyond:
+                    reasons = "; ".join(dict.fromkeys(beyond))
+                    message = f"{where}, answers the app accepts are wrong: {reasons}"
+                    named.append(ContentError(quiz.path, resolved.line, message))
+            case Kind.CHOICE | Kind.MULTI | Kind.CODE | Kind.ORDER:
+                pass  # options and lines are given to Moodle as the app has them
+            case _:
+                assert_never(resolved.kind)
     return refused, named
 
 
@@ -467,33 +476,40 @@ def multi_weights(right: int, wrong: int) -> tuple[float, float]:
     return 100.0 / right, (-100.0 / wrong if wrong else 0.0)
 
 
-def _choice_answers(question: Question) -> tuple[list[MoodleAnswer], list[Mistake]]:
+def _multi_answers(
+    question: Question[frozenset[int]],
+) -> tuple[list[MoodleAnswer], list[Mistake[frozenset[int]]]]:
+    """Every option weighted (multi_weights), with the feedback Moodle can place."""
+    key_set = frozenset(question.answer)
     feedback: dict[int, str] = {}
-    unplaced: list[Mistake] = []
-    if question.kind is Kind.CHOICE:
-        key_set = frozenset({int(question.answer)})
-        for mistake in question.mistakes:
-            feedback[int(mistake.answer)] = mistake.feedback
-        right_percent, wrong_percent = 100.0, 0.0
-    else:
-        key_set = frozenset(question.answer)
-        for mistake in question.mistakes:
-            extra = frozenset(mistake.answer) - key_set
-            # Moodle shows an option's feedback whenever it is ticked: that matches the
-            # app's "the key plus this wrong option" and nothing else.
-            if len(extra) == 1 and key_set <= mistake.answer and min(extra) not in feedback:
-                feedback[min(extra)] = mistake.feedback
-            else:
-                unplaced.append(mistake)
-        right_percent, wrong_percent = multi_weights(
-            len(key_set), len(question.options) - len(key_set)
-        )
-    answers = [
-        MoodleAnswer(
-            option,
-            right_percent if number in key_set else wrong_percent,
-            feedback.get(number, ""),
-        )
+    unplaced: list[Mistake[frozenset[int]]] = []
+    for mistake in question.mistakes:
+        extra = frozenset(mistake.answer) - key_set
+        # Moodle shows an option's feedback whenever it is ticked: that matches the
+        # app's "the key plus this wrong option" and nothing else.
+        if len(extra) == 1 and key_set <= mistake.answer and min(extra) not in feedback:
+            feedback[min(extra)] = mistake.feedback
+        else:
+            unplaced.append(mistake)
+    right, wrong = multi_weights(len(key_set), len(question.options) - len(key_set))
+    return _option_answers(question, key_set, (right, wrong), feedback), unplaced
+
+
+def _choice_answers(question: Question[int]) -> list[MoodleAnswer]:
+    """The key at 100 %, the other options at 0 %, each mistake's feedback on its option."""
+    feedback = {mistake.answer: mistake.feedback for mistake in question.mistakes}
+    return _option_answers(question, frozenset({question.answer}), (100.0, 0.0), feedback)
+
+
+def _option_answers(
+    question: Question,
+    key_set: frozenset[int],
+    weights: tuple[float, float],
+    feedback: dict[int, str],
+) -> list[MoodleAnswer]:
+    """One row per option, in the file's order: weighted (right, wrong), with its feedback."""
+    right, wrong = weights
+    return [
+        MoodleAnswer(option, right if number in key_set else wrong, feedback.get(number, ""))
         for number, option in enumerate(question.options, start=1)
     ]
-    return answers, unplaced

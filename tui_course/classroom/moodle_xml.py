@@ -74,18 +74,24 @@ def _question(name: str, question: MoodleQuestion) -> ET.Element:
     ET.SubElement(element, "hidden").text = "0"
     for tag, value in kinds.kind_of(question.kind).moodle_fields().items():
         ET.SubElement(element, tag).text = value
-    if question.kind in (Kind.CHOICE, Kind.MULTI):
-        single = "true" if question.kind is Kind.CHOICE else "false"
-        ET.SubElement(element, "single").text = single
-        # The app shows options in an order of its own for each student (content/shuffle.py).
-        ET.SubElement(element, "shuffleanswers").text = "true"
-        ET.SubElement(element, "answernumbering").text = "123"
-        for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
-            _text_element(element, tag, "")
-    elif question.kind is Kind.TEXT:
-        ET.SubElement(element, "usecase").text = "0"
+    match question.kind:
+        case Kind.CHOICE | Kind.MULTI:
+            several = kinds.kind_of(question.kind).picks_several
+            ET.SubElement(element, "single").text = "false" if several else "true"
+            # The app shows options in an order of its own for each student (content/shuffle.py).
+            ET.SubElement(element, "shuffleanswers").text = "true"
+            ET.SubElement(element, "answernumbering").text = "123"
+            for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
+                _text_element(element, tag, "")
+        case Kind.TEXT:
+            ET.SubElement(element, "usecase").text = "0"
+        case Kind.NUMERIC | Kind.ORDER | Kind.CODE:
+            pass  # numeric: its unit fields follow the answers; order: moodle_fields above
+        case _:
+            assert_never(question.kind)
     for answer in question.answers:
         attributes = {"fraction": percent_text(answer.percent)}
+        tolerance = None
         match question.kind:
             case Kind.TEXT:
                 # Compared as typed: plain text, with Moodle's * wildcard escaped.
@@ -94,6 +100,7 @@ def _question(name: str, question: MoodleQuestion) -> ET.Element:
             case Kind.NUMERIC:
                 row = _text_element(element, "answer", answer.text, "moodle_auto_format")
                 row.attrib.update(attributes)
+                tolerance = number_text(answer.tolerance)
             case Kind.CHOICE | Kind.MULTI | Kind.ORDER:  # text shown as it is: escaped HTML
                 row = _text_element(element, "answer", plain_html(answer.text))
                 row.attrib.update(attributes)
@@ -102,9 +109,9 @@ def _question(name: str, question: MoodleQuestion) -> ET.Element:
             case _:
                 assert_never(question.kind)
         _text_element(row, "feedback", html(answer.feedback) if answer.feedback else "")
-        if question.kind is Kind.NUMERIC:
-            ET.SubElement(row, "tolerance").text = number_text(answer.tolerance)
-    if question.kind is Kind.NUMERIC:
+        if tolerance is not None:
+            ET.SubElement(row, "tolerance").text = tolerance
+    if kinds.kind_of(question.kind).reads_numbers:  # Moodle's units, none asked for
         for tag, value in (("unitgradingtype", "0"), ("unitpenalty", "0"), ("showunits", "3")):
             ET.SubElement(element, tag).text = value
         ET.SubElement(element, "unitsleft").text = "0"

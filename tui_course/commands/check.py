@@ -174,7 +174,7 @@ def _record(
     question is open there, else a retry pass of that one question."""
     from tui_course.code_check_service import attempt_of
     from tui_course.content.grading import AnswerFormatError
-    from tui_course.content.session import Phase, QuizSession
+    from tui_course.content.session import QuizSession
     from tui_course.progress.recorder import QuizRecorder, first_pass_states
     from tui_course.progress.store import ProgressStore, StoreError
 
@@ -186,17 +186,15 @@ def _record(
             if states.get(index) is not None and states[index].closed:
                 session = session.retry([index])
             else:
-                session.phase = Phase.ASKING
-                session.position = session.order.index(index)
+                session = session.at_question(index)
             try:
-                graded, record = session.answer_code(
+                _, record = session.answer_code(
                     code, verdict.passed, None, attempt_of(code, verdict)
                 )
             except AnswerFormatError:
                 return  # the same code checked twice in a row: no new try
             recorder = QuizRecorder(store)
             recorder.save(session, record)
-            session.apply(record, graded)
     except (StoreError, OSError) as error:
         print(f"{PROG}: warning: this check was not saved: {error}", file=sys.stderr)
 

@@ -8,6 +8,7 @@ an exported quiz (GIFT, Moodle XML) keeps the file's order, and "pick the longes
 from __future__ import annotations
 
 from collections import Counter
+from typing import assert_never
 
 from tui_course.content.models import Kind, Quiz
 
@@ -18,12 +19,8 @@ SHARE = 0.5  # more than this share of keys on one position (longest, shortest) 
 def key_warnings(quiz: Quiz) -> list[str]:
     """One line per pattern: keys clustered on one option number, mostly the longest, or
     mostly the shortest."""
-    keys = [
-        (question.answer, question.options)
-        for question in quiz.questions
-        if question.kind is Kind.CHOICE
-    ]
-    warnings = _multi_warnings(quiz)
+    keys, multi_keys = _option_keys(quiz)
+    warnings = _multi_warnings(multi_keys)
     if len(keys) < MIN_QUESTIONS:
         return warnings
     position, count = Counter(answer for answer, _ in keys).most_common(1)[0]
@@ -62,8 +59,27 @@ def leading(answer: frozenset[int] | set[int] | tuple[int, ...]) -> bool:
     return set(answer) == set(range(1, len(set(answer)) + 1))
 
 
-def _multi_warnings(quiz: Quiz) -> list[str]:
-    keys = [question.answer for question in quiz.questions if question.kind is Kind.MULTI]
+def _option_keys(
+    quiz: Quiz,
+) -> tuple[list[tuple[int, tuple[str, ...]]], list[frozenset[int]]]:
+    """The single-choice keys with their options, and the multi-select keys: the ones a
+    position or a length could give away."""
+    single: list[tuple[int, tuple[str, ...]]] = []
+    several: list[frozenset[int]] = []
+    for question in quiz.questions:
+        match question.kind:
+            case Kind.CHOICE:
+                single.append((question.answer, question.options))
+            case Kind.MULTI:
+                several.append(question.answer)
+            case Kind.NUMERIC | Kind.TEXT | Kind.CODE | Kind.ORDER:
+                pass  # no options picked (an order's lines are shuffled per student)
+            case _:
+                assert_never(question.kind)
+    return single, several
+
+
+def _multi_warnings(keys: list[frozenset[int]]) -> list[str]:
     count = sum(1 for answer in keys if leading(answer))
     if len(keys) < 2 or count <= SHARE * len(keys):
         return []

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 from tui_course.content.models import Question
 
@@ -92,7 +91,7 @@ def _closes_at_end(text: str) -> bool:
     return False
 
 
-def matches_text(answer: str, variants: Any) -> bool:
+def matches_text(answer: str, variants: Iterable[str]) -> bool:
     return normalise_text(answer) in {normalise_text(v) for v in variants}
 
 
@@ -100,7 +99,7 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-def other_form(raw: str, question: Question) -> str | None:
+def other_form(raw: str, question: Question[tuple[str, ...]]) -> str | None:
     """The form to write a text answer in, when it holds the same numbers, in the same order,
     as the key or a known mistake but is written another way ("2 x 10 x 256" for
     "(2, 10, 256)"): the key's shape with letters for its numbers, "(a, b, c)". Else None."""
@@ -182,13 +181,13 @@ def expected_text(question: Question) -> str:
     return kinds.of(question).expected_text(question)
 
 
-def _numeric_key(question: Question) -> float:
+def _numeric_key(question: Question[float | None]) -> float:
     if question.answer is None:
         raise ValueError("numeric key not resolved: pass the question through answers.resolve")
     return float(question.answer)
 
 
-def numeric_keys(question: Question) -> tuple[float, ...]:
+def numeric_keys(question: Question[float | None]) -> tuple[float, ...]:
     """The key first, then any other reading the quiz also accepts."""
     return (_numeric_key(question), *question.also_accepted)
 

@@ -6,7 +6,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic
+
+from typing_extensions import TypeVar
 
 from tui_course.content.code_model import CodeSpec
 from tui_course.content.errors import ContentError
@@ -24,30 +26,36 @@ class Kind(StrEnum):
     ORDER = "order"  # lines to put in order (a Parsons problem); see content.kinds.order
 
 
-@dataclass(frozen=True)
-class Mistake:
-    """A typical wrong answer and the feedback aimed at it."""
+# A kind's key, as its module in content/kinds reads and grades it: choice int (an option
+# number), multi frozenset[int], numeric float | None (None: answer_from computes it),
+# text tuple[str, ...] (accepted variants), order tuple[int, ...] (line numbers in the right
+# order), code None (its CodeSpec). A bare Question is Question[Any]: what holds any kind.
+Key = TypeVar("Key", default=Any)
 
-    answer: Any
+
+@dataclass(frozen=True)
+class Mistake(Generic[Key]):
+    """A typical wrong answer (in the form of its kind's key) and the feedback aimed at it."""
+
+    answer: Key
     feedback: str
     answer_from: str | None = None  # numeric only: computed like the key
 
 
 @dataclass(frozen=True)
-class Question:
+class Question(Generic[Key]):
     kind: Kind
     prompt: str
     explanation: str
     line: int
     options: tuple[str, ...] = ()
-    # choice: 1-based option number; multi: frozenset of option numbers;
-    # numeric: float or None when answer_from computes it; text: accepted variants.
-    answer: Any = None
+    # The key, typed by the kind (see Key); None for a kind without one (code).
+    answer: Key = None  # type: ignore[assignment]
     answer_from: str | None = None
     tolerance: float = 0.0
     rel_tolerance: float = 0.0
     hints: tuple[str, ...] = ()
-    mistakes: tuple[Mistake, ...] = ()
+    mistakes: tuple[Mistake[Key], ...] = ()
     tries: int | None = None  # None: the quiz's setting
     also_accepted: tuple[float, ...] = ()  # numeric: other readings graded right
     code: CodeSpec | None = None  # code questions only

@@ -4,16 +4,17 @@ The rules live here, free of UI, so they are tested directly: a wrong answer
 teaches before it tells (targeted feedback, else the next hint), the key and
 explanation appear only once a question is closed (right, out of tries, or
 revealed on request), and every change the store must keep comes out as an
-AttemptRecord that the caller saves before applying it.
+AttemptRecord that the caller saves before applying it. A session is a frozen value:
+each change returns the next one.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import itertools
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from tui_course.content import kinds
@@ -68,7 +69,7 @@ class AttemptRecord:
     code: CodeAttempt | None = None  # a code question's check
 
 
-@dataclass
+@dataclass(frozen=True)
 class QuestionState:
     tries_used: int = 0
     hints_seen: int = 0
@@ -77,7 +78,7 @@ class QuestionState:
     last_answer: str = ""
     verdict: Verdict | None = None  # the last graded answer
     message: str | None = None  # what the last wrong answer taught (feedback or hint)
-    tried: set[str] = field(default_factory=set)  # wrong answers given, as graded
+    tried: frozenset[str] = frozenset()  # wrong answers given, as graded
 
     @property
     def closed(self) -> bool:
@@ -85,11 +86,22 @@ class QuestionState:
 
 
 Clock = Callable[[], float]
+FIRST_PASS_SEED = "first"  # the first pass keeps one order however often it is resumed
+_pass_ids = itertools.count(1)
 
 
-@dataclass
+def new_pass_id() -> int:
+    """A token naming one pass, never given twice in this process (the recorder keeps
+    one stored run per token)."""
+    return next(_pass_ids)
+
+
+# eq=False: a session is a new object exactly when something changed, so it compares by
+# identity (field by field would compare every question for nothing).
+@dataclass(frozen=True, eq=False)
 class QuizSession:
-    """The state of one pass; the widget holds it and redraws after each change."""
+    """The state of one pass. Every change is a method returning the next session, so an
+    old one stays as it was (the widget compares them by identity and redraws)."""
 
     quiz: Quiz
     questions: tuple[Question, ...]  # the quiz's questions with numeric keys resolved
@@ -97,16 +109,20 @@ class QuizSession:
     kind: PassKind = PassKind.FIRST
     phase: Phase = Phase.ASKING
     position: int = 0
-    states: dict[int, QuestionState] = field(default_factory=dict)
+    states: Mapping[int, QuestionState] = field(default_factory=dict)
     read_number: NumberReader = parse_number
     clock: Clock = time.monotonic
-    _since: float = 0.0  # clock reading when the current question's timer last restarted
+    since: float = 0.0  # clock reading when the current question's timer last restarted
     # a review pass mixes quizzes: each index maps back to its quiz and question number
-    review_of: dict[int, str] = field(default_factory=dict)
-    review_numbers: dict[int, int] = field(default_factory=dict)
-    # Options are shown in an order drawn from (student, pass, question); None: file order.
+    review_of: Mapping[int, str] = field(default_factory=dict)
+    review_numbers: Mapping[int, int] = field(default_factory=dict)
+    # Options are shown in an order drawn from (student, shuffle seed, question); None:
+    # file order.
     student_key: str | None = None
-    pass_key: str = "first"  # the first pass keeps one order however often it is resumed
+    shuffle_seed: str = FIRST_PASS_SEED
+    # Which pass this is: the same for every session one pass's changes make, another for
+    # every new pass (even one with the same seed).
+    pass_id: int = field(default_factory=new_pass_id)
 
     @classmethod
     def start(
@@ -119,6 +135,8 @@ class QuizSession:
         read_number: NumberReader = parse_number,
         clock: Clock = time.monotonic,
         student_key: str | None = None,
+        review_of: Mapping[int, str] | None = None,
+        review_numbers: Mapping[int, int] | None = None,
     ) -> QuizSession:
         """A new pass; `done` holds questions already closed in it (a resumed first pass).
 
@@ -127,28 +145,39 @@ class QuizSession:
         the same way, every other pass anew.
         """
         asked = tuple(range(len(questions)) if order is None else order)
-        states = {index: QuestionState() for index in asked}
-        states.update(done or {})
-        session = cls(quiz, questions, asked, kind, states=states, read_number=read_number)
-        session.clock = clock
-        session.student_key = student_key
+        seed = FIRST_PASS_SEED
         if kind is not PassKind.FIRST:
             import secrets  # here: a first pass (what a returning student reopens) needs none
 
-            session.pass_key = secrets.token_hex(8)
+            seed = secrets.token_hex(8)
+        session = cls(
+            quiz,
+            questions,
+            asked,
+            kind,
+            read_number=read_number,
+            clock=clock,
+            review_of=review_of or {},
+            review_numbers=review_numbers or {},
+            student_key=student_key,
+            shuffle_seed=seed,
+        )
+        states = {index: QuestionState() for index in asked}
         for index, state in (done or {}).items():  # resumed: the stored wrong answers, as graded
             if 0 <= index < len(questions):
-                state.tried = {session._regraded(index, raw) for raw in state.tried}
+                state = replace(
+                    state, tried=frozenset(session._regraded(index, raw) for raw in state.tried)
+                )
+            states[index] = state
         open_positions = [p for p, index in enumerate(asked) if not states[index].closed]
+        phase, position = Phase.ASKING, 0
         if not open_positions:
-            session.phase = Phase.FINISHED
-            session.position = len(asked) - 1
+            phase, position = Phase.FINISHED, len(asked) - 1
         elif kind is PassKind.FIRST and not done:
-            session.phase = Phase.INTRO
+            phase = Phase.INTRO
         else:
-            session.position = open_positions[0]
-        session._since = clock()
-        return session
+            position = open_positions[0]
+        return replace(session, states=states, phase=phase, position=position, since=clock())
 
     # where we are
 
@@ -167,7 +196,7 @@ class QuizSession:
         quiz_id = self.review_of.get(index, self.quiz.id)
         seed = None
         if self.student_key is not None:
-            seed = f"{self.student_key}|{self.pass_key}|{quiz_id}|{self.review_number(index)}"
+            seed = f"{self.student_key}|{self.shuffle_seed}|{quiz_id}|{self.review_number(index)}"
         return kinds.of(question).item_order(question, seed)
 
     def shown(self, index: int) -> Question:
@@ -212,23 +241,26 @@ class QuizSession:
         """The hints seen so far for the current question."""
         return self.question.hints[: self.state.hints_seen]
 
-    # changes: each returns the record to save first (or None), then apply() it
+    # changes: records come first (save them), then apply() returns the next session
 
-    def begin(self) -> None:
+    def begin(self) -> QuizSession:
         """Leave the intro for question 1."""
-        if self.phase is Phase.INTRO:
-            self.phase = Phase.ASKING
-            self._since = self.clock()
+        if self.phase is not Phase.INTRO:
+            return self
+        return replace(self, phase=Phase.ASKING, since=self.clock())
 
-    def show_hint(self) -> str | None:
-        """The next hint, or None when there is none left (or the question is closed)."""
-        if self.phase is not Phase.ASKING:
-            return None
-        state = self.state
-        if state.hints_seen >= len(self.question.hints):
-            return None
-        state.hints_seen += 1
-        return self.question.hints[state.hints_seen - 1]
+    def with_hint(self) -> QuizSession:
+        """The next hint shown (see `hints()`); no change when none is left or the
+        question is closed (`hint_left` says which)."""
+        if not self.hint_left:
+            return self
+        state = replace(self.state, hints_seen=self.state.hints_seen + 1)
+        return replace(self, states={**self.states, self.index: state})
+
+    def at_question(self, index: int) -> QuizSession:
+        """Question `index` of this pass open for answers (an answer given outside the
+        quiz screen, as `attn-tui check` does)."""
+        return replace(self, phase=Phase.ASKING, position=self.order.index(index))
 
     def answer(self, raw: str) -> tuple[Verdict, AttemptRecord]:
         """Grade an answer without changing anything; raises AnswerFormatError."""
@@ -261,7 +293,7 @@ class QuizSession:
         verdict = Verdict(passed, expected="the model solution", feedback=feedback)
         outcome = Outcome.RIGHT if passed else Outcome.WRONG
         record = self._record(key, outcome, self.state.tries_used + 1, final=passed)
-        return verdict, dataclasses.replace(record, code=attempt)
+        return verdict, replace(record, code=attempt)
 
     def reveal(self) -> AttemptRecord | None:
         """The record for asking to see the key (None when it already shows)."""
@@ -275,24 +307,38 @@ class QuizSession:
             return None
         return self._record("", Outcome.SKIPPED, self.state.tries_used, final=True)
 
-    def apply(self, record: AttemptRecord, verdict: Verdict | None = None) -> None:
-        """Take in a saved record: count the try, teach or close the question."""
+    def apply(self, record: AttemptRecord, verdict: Verdict | None = None) -> QuizSession:
+        """The session after a saved record: the try counted, the question taught or closed."""
         state = self.state
-        self._since = self.clock()
         if record.verdict in (Outcome.RIGHT, Outcome.WRONG):
+            tried = state.tried
             if verdict is not None and record.verdict is Outcome.WRONG:
-                state.tried.add(self._as_graded(record.answer, verdict, stored=True))
-            state.tries_used = record.try_number
-            state.last_answer = record.answer
-            state.verdict = verdict
+                tried = tried | {self._as_graded(record.answer, verdict, stored=True)}
+            first_try_right = state.first_try_right
             if record.try_number == 1:
-                state.first_try_right = record.verdict is Outcome.RIGHT
-        state.message = None
+                first_try_right = record.verdict is Outcome.RIGHT
+            state = replace(
+                state,
+                tried=tried,
+                tries_used=record.try_number,
+                last_answer=record.answer,
+                verdict=verdict,
+                first_try_right=first_try_right,
+            )
+        state = replace(state, message=None)
+        phase = self.phase
         if record.final:
-            state.outcome = record.verdict
-            self.phase = Phase.CLOSED
+            state, phase = replace(state, outcome=record.verdict), Phase.CLOSED
         elif verdict is not None:
-            state.message = verdict.feedback or self.show_hint()
+            if verdict.feedback:
+                state = replace(state, message=verdict.feedback)
+            elif phase is Phase.ASKING and state.hints_seen < len(self.question.hints):
+                hints_seen = state.hints_seen + 1  # nothing aimed at it: the next hint teaches
+                message = self.question.hints[hints_seen - 1]
+                state = replace(state, hints_seen=hints_seen, message=message)
+        return replace(
+            self, states={**self.states, self.index: state}, phase=phase, since=self.clock()
+        )
 
     def _as_graded(
         self, raw: str, verdict: Verdict, index: int | None = None, stored: bool = False
@@ -321,15 +367,12 @@ class QuizSession:
             return raw
         return self._as_graded(typed, verdict, index)
 
-    def advance(self) -> None:
+    def advance(self) -> QuizSession:
         """On to the next open question, or to the end."""
         for position in range(self.position + 1, len(self.order)):
             if not self.states[self.order[position]].closed:
-                self.position = position
-                self.phase = Phase.ASKING
-                self._since = self.clock()
-                return
-        self.phase = Phase.FINISHED
+                return replace(self, position=position, phase=Phase.ASKING, since=self.clock())
+        return replace(self, phase=Phase.FINISHED)
 
     def _record(self, answer: str, outcome: Outcome, try_number: int, final: bool) -> AttemptRecord:
         quiz_id = self.review_of.get(self.index, self.quiz.id)
@@ -341,7 +384,7 @@ class QuizSession:
             try_number=try_number,
             hints_seen=self.state.hints_seen,
             revealed=outcome is Outcome.REVEALED,
-            seconds=round(max(0.0, self.clock() - self._since), 3),
+            seconds=round(max(0.0, self.clock() - self.since), 3),
             pass_kind=self.kind,
             final=final,
         )

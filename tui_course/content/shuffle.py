@@ -2,16 +2,15 @@
 
 A pass keeps one order (resuming it shows the same), a retry or review pass gets a new
 one, and pressing 1 every time no longer follows the file's order. The key and the
-targeted mistakes are mapped to the shown numbers; what is stored names the option
+targeted mistakes are mapped to the shown numbers (by the options kinds, with
+`shown_numbers`); what is stored names the option
 itself (`option_id`, from its text), never the position it happened to be shown at.
 Pure: the session calls it, the quiz view only draws the question it is given.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from tui_course.content.models import Kind, Mistake, Question
+from tui_course.content.models import Question
 
 ID_PREFIX = "o:"
 
@@ -34,32 +33,9 @@ def option_order(seed: str, count: int) -> tuple[int, ...]:
     return tuple(numbers)
 
 
-def _shown_numbers(order: tuple[int, ...]) -> dict[int, int]:
+def shown_numbers(order: tuple[int, ...]) -> dict[int, int]:
     """The file's option number -> its shown number."""
     return {file_number: shown for shown, file_number in enumerate(order, start=1)}
-
-
-def _remap(answer: object, where: dict[int, int]) -> object:
-    if isinstance(answer, frozenset):
-        return frozenset(where[number] for number in answer)
-    if isinstance(answer, int) and not isinstance(answer, bool):
-        return where[answer]
-    return answer
-
-
-def shown_question(question: Question, order: tuple[int, ...]) -> Question:
-    """The question as shown: options in `order`, the key and the mistakes renumbered."""
-    if question.kind not in (Kind.CHOICE, Kind.MULTI):
-        return question
-    where = _shown_numbers(order)
-    return replace(
-        question,
-        options=tuple(question.options[number - 1] for number in order),
-        answer=_remap(question.answer, where),
-        mistakes=tuple(
-            Mistake(_remap(m.answer, where), m.feedback, m.answer_from) for m in question.mistakes
-        ),
-    )
 
 
 def stored_answer(raw: str, question: Question, order: tuple[int, ...]) -> str:
@@ -72,7 +48,7 @@ def shown_answer(stored: str, question: Question, order: tuple[int, ...]) -> str
     """A stored answer as shown numbers for this order; "" when an option is gone.
 
     Plain numbers (rows saved before options were shuffled) are the file's numbers."""
-    where = _shown_numbers(order)
+    where = shown_numbers(order)
     ids = {option_id(text): number for number, text in enumerate(question.options, start=1)}
     shown = []
     for part in (p for p in stored.replace(" ", "").split(",") if p):

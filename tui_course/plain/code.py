@@ -48,28 +48,32 @@ def too_long(code: str) -> bool:
 
 
 class PlainCode:
-    """One code question's conversation. `save` stores an attempt before it is applied
-    (PlainQuiz.save); `hint`, `reveal` and `skip` are the quiz's own h, v and s."""
+    """One code question's conversation. `session` gives the pass as it stands (each
+    change makes a new one), `save` stores an attempt and then applies it
+    (PlainQuiz.save); `answer_word` is the quiz's own h, v and s."""
 
     def __init__(
         self,
         console: Console,
         ask: Callable[[str], str],
         data_dir: Path,
-        save: Callable[[QuizSession, AttemptRecord | None, Verdict | None], bool],
-        answer_word: Callable[[QuizSession, str], str | None],
+        session: Callable[[], QuizSession],
+        save: Callable[[AttemptRecord | None, Verdict | None], bool],
+        answer_word: Callable[[str], str | None],
     ) -> None:
         self.console = console
         self.ask = ask  # a prompt's line, course words (n, q, l) handled first
         self.data_dir = data_dir
+        self.session = session
         self.save = save
         self.answer_word = answer_word  # h, v or s: said, and which it was
 
-    def run(self, session: QuizSession, spec: CodeSpec) -> None:
+    def run(self, spec: CodeSpec) -> None:
         """Until the question closes (right, out of tries, revealed) or is skipped."""
         from tui_course.progress.drafts import read_draft
 
         say = self.console.say
+        session = self.session()
         key = (session.review_of.get(session.index, session.quiz.id), session.number)
         try:
             saved = read_draft(self.data_dir, *key)
@@ -84,7 +88,7 @@ class PlainCode:
             said = f"Your code starts as the starter code, {count} lines."
         say(f"Write the function {spec.entry}. {said} Type ? for what you can type.")
         say(CODE_WORDS)
-        while session.phase is Phase.ASKING:
+        while self.session().phase is Phase.ASKING:
             line = self.ask("code, read, line N, check, h, v or s")
             lowered = line.lower()
             word, _, rest = line.partition(" ")
@@ -102,10 +106,10 @@ class PlainCode:
                 self.console.say_all(["Starter code:", *numbered(spec.starter)])
                 say("Type code to write yours (it replaces your draft).")
             elif lowered == "check":
-                self.check(session, draft)
+                self.check(draft)
             elif word.lower() == "check" and rest.strip():
-                self.check_file(session, rest.strip())
-            elif (said_word := self.answer_word(session, lowered)) is not None:
+                self.check_file(rest.strip())
+            elif (said_word := self.answer_word(lowered)) is not None:
                 if said_word == "skip":
                     return  # the session is on its next question (or asks this one again)
             else:
@@ -174,7 +178,7 @@ class PlainCode:
         )
         return code
 
-    def check_file(self, session: QuizSession, name: str) -> None:
+    def check_file(self, name: str) -> None:
         from tui_course.code_file import CodeFileError, read_code_file
 
         try:
@@ -182,9 +186,9 @@ class PlainCode:
         except CodeFileError as error:
             self.console.say(f"{clean(name)}: {error}.")
             return
-        self.check(session, code)
+        self.check(code)
 
-    def check(self, session: QuizSession, code: str) -> None:
+    def check(self, code: str) -> None:
         """The same check, verdict and stored attempt as the app's editor."""
         from tui_course.code_check_service import attempt_of, check
         from tui_course.render.code import verdict_lines
@@ -193,6 +197,7 @@ class PlainCode:
             self.console.say("Your code is empty: type code to write it first.")
             return
         self.console.say("Checking...")
+        session = self.session()
         verdict = check(session.question, code, data_dir=self.data_dir)
         self.console.say_all(verdict_lines(verdict, self.console.width))
         try:
@@ -202,5 +207,5 @@ class PlainCode:
         except AnswerFormatError as problem:
             self.console.say(str(problem))
             return
-        if self.save(session, record, graded) and session.phase is Phase.ASKING:
-            self.console.say(words.verdict(QuizRun.of(session))[0], "bad")
+        if self.save(record, graded) and self.session().phase is Phase.ASKING:
+            self.console.say(words.verdict(QuizRun.of(self.session()))[0], "bad")

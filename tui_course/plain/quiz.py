@@ -2,8 +2,9 @@
 
 The session (content/session.py) holds every rule and the recorder stores every
 attempt before the verdict is said, exactly as the quiz screen does; this module
-only turns typed lines into the session's changes and says its state in lines,
-worded by render/quiz.py (the quiz screen's own words, from a views.quiz.QuizRun).
+only turns typed lines into the session's changes (each a new session, kept in
+`PlainQuiz.session`) and says its state in lines, worded by render/quiz.py (the quiz
+screen's own words, from a views.quiz.QuizRun).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ QUIZ_HELP = (
 
 
 class PlainQuiz:
-    """Drives one session; `on_finished` is told when a pass ends (the class drop-box)."""
+    """Drives one pass at a time; `on_finished` is told when a pass ends (the class
+    drop-box). `session` is the pass as it stands: each change replaces it."""
 
     def __init__(
         self,
@@ -52,10 +54,18 @@ class PlainQuiz:
         self.recorder = recorder
         self.course_words = course_words  # raises Command for n, q, l... typed anywhere
         self.on_finished = on_finished
+        self.session: QuizSession | None = None
+
+    @property
+    def current(self) -> QuizSession:
+        """The pass being played (run() sets it first)."""
+        assert self.session is not None, "run() starts a pass"
+        return self.session
 
     def run(self, session: QuizSession) -> None:
         """Until the student leaves the pass's summary (Enter goes on in the course)."""
         say = self.console.say
+        self.session = session
         if session.phase is Phase.INTRO:
             say(f"Quiz: {session.quiz.title}, {len(session.order)} questions.", "heading")
             self.say_markdown(words.prompt(QuizRun.of(session)))
@@ -63,14 +73,14 @@ class PlainQuiz:
                 line = self.ask("Enter: start the quiz, n: next item, q: quit")
                 if line == "":
                     break
-            session.begin()
+            self.session = session.begin()
         while True:
-            while session.phase is not Phase.FINISHED:
-                self.question(session)
-            again = self.summary(session)
+            while self.current.phase is not Phase.FINISHED:
+                self.question()
+            again = self.summary(self.current)
             if again is None:
                 return
-            session = again
+            self.session = again
 
     def ask(self, prompt: str) -> str:
         """A line, with course-wide words (n, q, l, ?) handled first."""
@@ -83,8 +93,9 @@ class PlainQuiz:
     def say_markdown(self, text: str) -> None:
         self.console.say_all(markdown_lines(text))
 
-    def question(self, session: QuizSession) -> None:
+    def question(self) -> None:
         say = self.console.say
+        session = self.current
         question = session.question
         say()
         say(_sentence(words.title(QuizRun.of(session)).replace(" | ", ". ")), "heading")
@@ -93,35 +104,30 @@ class PlainQuiz:
             say(f"  {number}. {option}")
         kind = kinds.of(question)
         if kind.plain_prompt is None:  # a code question: typed here or from a file
-            self.code_question(session)
+            self.code_question()
             return
         say(f"{kind.plain_prompt}. h: hint, v: show the answer, s: skip.")
-        asked_hints = 0
-        while session.phase is Phase.ASKING:
+        while self.current.phase is Phase.ASKING:
+            session = self.current
             left = session.tries_left
             line = self.ask(f"Answer, {left} {'try' if left == 1 else 'tries'} left")
             if line in ("?", "help"):
                 continue  # said by ask()
             word = ANSWER_WORDS.get(line.lower())
             if word == "hint":
-                hint = session.show_hint()
-                if hint is None:
-                    say(
-                        "No more hints for this question."
-                        if question.hints
-                        else "This question has no hints."
-                    )
-                else:
-                    asked_hints = session.state.hints_seen
-                    self.say_markdown(f"Hint {asked_hints} of {len(question.hints)}: {hint}")
+                self.hint(
+                    "No more hints for this question."
+                    if question.hints
+                    else "This question has no hints."
+                )
                 continue
             if word == "reveal":
-                self.save(session, session.reveal())
+                self.save(session.reveal())
                 continue
             if word == "skip":
-                if self.save(session, session.skip()):
+                if self.save(session.skip()):
                     say("Skipped.")
-                    self._advance(session)
+                    self._advance()
                 return
             if line.startswith("="):
                 line = line[1:]
@@ -142,68 +148,74 @@ class PlainQuiz:
                 say(str(problem))
                 continue
             before = session.state.hints_seen
-            if self.save(session, record, verdict) and session.phase is Phase.ASKING:
-                say(words.verdict(QuizRun.of(session))[0], "bad")
-                message = session.state.message
+            if self.save(record, verdict) and self.current.phase is Phase.ASKING:
+                after = self.current
+                say(words.verdict(QuizRun.of(after))[0], "bad")
+                message = after.state.message
                 if message:
-                    if session.state.hints_seen > before:  # the lesson was the next hint
+                    if after.state.hints_seen > before:  # the lesson was the next hint
                         total = len(question.hints)
-                        message = f"Hint {session.state.hints_seen} of {total}: {message}"
+                        message = f"Hint {after.state.hints_seen} of {total}: {message}"
                     self.say_markdown(message)
-        if session.phase is Phase.CLOSED:
-            self.closed(session)
+        if self.current.phase is Phase.CLOSED:
+            self.closed()
 
-    def code_question(self, session: QuizSession) -> None:
+    def hint(self, none_left: str) -> None:
+        """The next hint said, or `none_left` when there is none."""
+        session = self.current
+        if not session.hint_left:
+            self.console.say(none_left)
+            return
+        self.session = session = session.with_hint()
+        seen = session.state.hints_seen
+        total = len(session.question.hints)
+        self.say_markdown(f"Hint {seen} of {total}: {session.hints()[-1]}")
+
+    def code_question(self) -> None:
         """A question answered by a program, typed here or read from a file (plain/code.py);
         once closed, the model solution as the app's editor shows it."""
         from tui_course.plain.code import PlainCode
 
-        spec = getattr(session.question, "code", None)
+        spec = getattr(self.current.question, "code", None)
         if spec is None:
             self.console.say("This question cannot be answered in plain mode.")
             self.ask("Enter: next question")
-            self._advance(session)
+            self._advance()
             return
-        PlainCode(self.console, self.ask, self.data_dir, self.save, self.answer_word).run(
-            session, spec
-        )
-        if session.phase is Phase.CLOSED:
+        PlainCode(
+            self.console, self.ask, self.data_dir, lambda: self.current, self.save, self.answer_word
+        ).run(spec)
+        if self.current.phase is Phase.CLOSED:
             self.console.say_all(["A model solution:", *clean(spec.solution.rstrip()).split("\n")])
-            self.closed(session)
+            self.closed()
 
-    def answer_word(self, session: QuizSession, line: str) -> str | None:
+    def answer_word(self, line: str) -> str | None:
         """h, v or s typed at a code question: the hint, the answer, a skip (then the next
         question is the session's). Which of the three it was; None for any other line."""
         word = ANSWER_WORDS.get(line.lower())
         if word == "hint":
-            hint = session.show_hint()
-            if hint is None:
-                self.console.say("No more hints for this question.")
-            else:
-                total = len(session.question.hints)
-                self.say_markdown(f"Hint {session.state.hints_seen} of {total}: {hint}")
+            self.hint("No more hints for this question.")
         elif word == "reveal":
-            self.save(session, session.reveal())
-        elif word == "skip" and self.save(session, session.skip()):
+            self.save(self.current.reveal())
+        elif word == "skip" and self.save(self.current.skip()):
             self.console.say("Skipped.")
-            self._advance(session)
+            self._advance()
         return word
 
-    def save(
-        self, session: QuizSession, record: AttemptRecord | None, verdict: Verdict | None = None
-    ) -> bool:
+    def save(self, record: AttemptRecord | None, verdict: Verdict | None = None) -> bool:
         """Stored first, then applied: nothing is said that is not on disk."""
         if record is None:
             return False
         try:
-            self.recorder.save(session, record)
+            self.recorder.save(self.current, record)
         except Exception as error:  # the store failed: say so, change nothing
             self.console.say(f"Your answer could not be saved ({error}). Try again.")
             return False
-        session.apply(record, verdict)
+        self.session = self.current.apply(record, verdict)
         return True
 
-    def closed(self, session: QuizSession) -> None:
+    def closed(self) -> None:
+        session = self.current
         state = session.state
         said, *rest = words.closed_text(QuizRun.of(session)).split("\n")
         self.console.say(said, "good" if state.outcome is Outcome.RIGHT else "bad")
@@ -213,10 +225,10 @@ class PlainQuiz:
         self.say_markdown(words.teach(QuizRun.of(session)))
         while self.ask("Enter: next question, q: quit") != "":
             self.console.say("Press Enter to go on.")
-        self._advance(session)
+        self._advance()
 
-    def _advance(self, session: QuizSession) -> None:
-        session.advance()
+    def _advance(self) -> None:
+        self.session = session = self.current.advance()
         if session.phase is Phase.FINISHED:
             try:
                 self.recorder.finish(session)

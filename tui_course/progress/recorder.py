@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from tui_course.content.session import (
     AttemptRecord,
@@ -29,17 +30,16 @@ class QuizRecorder:
     def __init__(self, store: ProgressStore, schedule: ReviewSchedule | None = None) -> None:
         self.store = store
         self.schedule = schedule
-        # id(pass) -> (pass, run id); the pass is kept so its id is never reused. A pass is
-        # the session, or the key its copies share (views.quiz.QuizRun.pass_key).
-        self._runs: dict[int, tuple[object, int]] = {}
+        # the pass's token (QuizSession.pass_id) -> its stored run's id
+        self._runs: dict[int, int] = {}
 
-    def _run(self, session: QuizSession, key: object) -> int:
+    def _run(self, session: QuizSession) -> int:
         """The session's run, made now if it has none. Called inside the attempt's
         transaction: a run that cannot be made fails the answer, and a run rolled back
         with its attempt is not remembered."""
-        known = self._runs.get(id(key))
-        if known is not None and known[0] is key and self.store.run_exists(known[1]):
-            return known[1]  # (`attn-tui reset` in another terminal may have removed it)
+        known = self._runs.get(session.pass_id)
+        if known is not None and self.store.run_exists(known):
+            return known  # (`attn-tui reset` in another terminal may have removed it)
         first = self.store.first_run(session.quiz.id)
         if session.kind is PassKind.FIRST and first is not None and not first[1]:
             return first[0]
@@ -47,16 +47,14 @@ class QuizRecorder:
         quiz_id = REVIEW_RUN if session.kind is PassKind.REVIEW else session.quiz.id
         return self.store.start_run(quiz_id, len(session.order), str(kind), essential=True)
 
-    def save(
-        self, session: QuizSession, record: AttemptRecord, pass_key: object | None = None
-    ) -> None:
+    def save(self, session: QuizSession, record: AttemptRecord) -> None:
         """The attempt, its review card and (for a pass's first answer) its run are one
-        transaction: all on disk, or none."""
-        key = session if pass_key is None else pass_key
+        transaction: all on disk, or none. Every session of one pass (same `pass_id`)
+        writes to the same run."""
         with self.store.transaction():
-            run_id = self._run(session, key)
+            run_id = self._run(session)
             self._write(run_id, record)
-        self._runs[id(key)] = (key, run_id)
+        self._runs[session.pass_id] = run_id
 
     def _write(self, run_id: int, record: AttemptRecord) -> None:
         self.store.record_attempt(
@@ -90,11 +88,10 @@ class QuizRecorder:
         """Questions right without a reveal, in any pass (retries and reviews included)."""
         return len(self.store.quiz_stats(quiz_id, question_count).mastered)
 
-    def finish(self, session: QuizSession, pass_key: object | None = None) -> None:
-        key = session if pass_key is None else pass_key
-        known = self._runs.pop(id(key), None)
-        if known is not None and known[0] is key:
-            self.store.finish_run(known[1])
+    def finish(self, session: QuizSession) -> None:
+        known = self._runs.pop(session.pass_id, None)
+        if known is not None:
+            self.store.finish_run(known)
 
 
 def first_pass_states(
@@ -114,22 +111,26 @@ def first_pass_states(
         index = row.question_index - 1
         if not 0 <= index < question_count:
             continue
-        state = states.setdefault(index, QuestionState())
+        state = states.get(index, QuestionState())
         if row.verdict in ("right", "wrong"):
-            state.tries_used = max(state.tries_used, row.try_number)
-            state.last_answer = row.answer
+            state = replace(
+                state,
+                tries_used=max(state.tries_used, row.try_number),
+                last_answer=row.answer,
+            )
             if row.verdict == "wrong":  # as typed; the session keeps them as graded
-                state.tried.add(row.answer)
+                state = replace(state, tried=state.tried | {row.answer})
             if row.try_number == 1:
-                state.first_try_right = row.verdict == "right"
-        state.hints_seen = max(state.hints_seen, row.hints_seen)
+                state = replace(state, first_try_right=row.verdict == "right")
+        state = replace(state, hints_seen=max(state.hints_seen, row.hints_seen))
         if row.final and state.outcome is None:
-            state.outcome = Outcome(row.verdict)
+            state = replace(state, outcome=Outcome(row.verdict))
+        states[index] = state
     if finished:
         for index in range(question_count):
-            state = states.setdefault(index, QuestionState())
+            state = states.get(index, QuestionState())
             if state.outcome is None:
-                state.outcome = Outcome.SKIPPED
+                states[index] = replace(state, outcome=Outcome.SKIPPED)
     return states
 
 

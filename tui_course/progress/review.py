@@ -135,8 +135,12 @@ def review_session(
     if not questions:
         return None
     review = Quiz(id=REVIEW_ID, title="Review", path="", questions=tuple(questions))
-    session = QuizSession.start(
-        review, review.questions, PassKind.REVIEW, read_number=read_number, student_key=student_key
+    return QuizSession.start(
+        review,
+        review.questions,
+        PassKind.REVIEW,
+        read_number=read_number,
+        student_key=student_key,
+        review_of=quiz_of,
+        review_numbers=number_of,
     )
-    session.review_of, session.review_numbers = quiz_of, number_of
-    return session

@@ -2,16 +2,16 @@
 
 The rules (tries, hints, when the key shows, what is saved) stay in content/session.py;
 a QuizRun adds only what used to live in the widget (the picked options, the highlighted
-one, the typed answer, a problem said in words, the summary's store reads) and never
-changes a session in place: each change works on a copy, so an old run stays as drawn.
+one, the typed answer, a problem said in words, the summary's store reads). Both are
+frozen: each change is a new run holding the session the rules returned, so an old run
+stays as drawn.
 Saving stays with the caller: `graded`, `reveal_record` and `skip_record` give the record
 to save, and `saved` applies it afterwards (the screen never runs ahead of the disk).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from tui_course.content import kinds
 from tui_course.content.code_model import CodeAttempt
@@ -19,14 +19,6 @@ from tui_course.content.grading import AnswerFormatError, Verdict
 from tui_course.content.kinds.base import Draft
 from tui_course.content.models import Question
 from tui_course.content.session import AttemptRecord, PassKind, Phase, QuizSession
-
-
-def _copy(session: QuizSession) -> QuizSession:
-    """The session with its own question states, so the rules can change the copy."""
-    states = {
-        index: replace(state, tried=set(state.tried)) for index, state in session.states.items()
-    }
-    return replace(session, states=states)
 
 
 # eq=False: a run is a new object exactly when something changed (the reactive compares
@@ -44,13 +36,10 @@ class QuizRun:
     # Read from the store when the pass finished (None: it could not say).
     mastered: int | None = None
     first_try_score: int | None = None
-    # The pass this run belongs to, the same for every run made from it: the recorder
-    # keeps one stored run per pass (the session itself is copied at each change).
-    pass_key: object = field(default_factory=object)
 
     @classmethod
     def of(cls, session: QuizSession) -> QuizRun:
-        return cls(_copy(session))
+        return cls(session)
 
     # what the view asks
 
@@ -136,20 +125,14 @@ class QuizRun:
 
     # changes
 
-    def _with_session(self, change: Callable[[QuizSession], object]) -> QuizSession:
-        """A copy of the session with one of its own rules applied."""
-        session = _copy(self.session)
-        change(session)
-        return session
-
     def _fresh(self, session: QuizSession) -> QuizRun:
         """A new question: nothing picked or typed yet."""
-        return QuizRun(session, pass_key=self.pass_key)
+        return QuizRun(session)
 
     def begin(self) -> QuizRun:
         if self.phase is not Phase.INTRO:
             return self
-        return self._fresh(self._with_session(QuizSession.begin))
+        return self._fresh(self.session.begin())
 
     def pick(self, number: int) -> QuizRun:
         """Choose option `number` (toggle it in a multiple choice), or a row to arrange;
@@ -191,11 +174,9 @@ class QuizRun:
 
     def hint(self) -> QuizRun:
         """The next hint shown; no change when there is none left."""
-        if self.phase is not Phase.ASKING or self.session.state.hints_seen >= len(
-            self.question.hints
-        ):
+        if not self.session.hint_left:
             return self
-        return replace(self, session=self._with_session(QuizSession.show_hint))
+        return replace(self, session=self.session.with_hint())
 
     def with_problem(self, problem: str) -> QuizRun:
         return replace(self, problem=problem)
@@ -205,13 +186,11 @@ class QuizRun:
 
     def saved(self, record: AttemptRecord, verdict: Verdict | None = None) -> QuizRun:
         """Take in a record the store has kept."""
-        return replace(
-            self, session=self._with_session(lambda s: s.apply(record, verdict)), problem=""
-        )
+        return replace(self, session=self.session.apply(record, verdict), problem="")
 
     def advanced(self) -> QuizRun:
         """On to the next open question, or to the end."""
-        return self._fresh(self._with_session(QuizSession.advance))
+        return self._fresh(self.session.advance())
 
     def finished(self, mastered: int | None, first_try_score: int | None) -> QuizRun:
         """The end of the pass, with what the store says beyond it (for the summary)."""

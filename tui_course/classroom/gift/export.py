@@ -115,7 +115,8 @@ def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
         meta["mistakes"] = [
             {"answer": sorted(m.answer), "feedback": m.feedback} for m in moodle.unplaced
         ]
-    if moodle.kind is Kind.NUMERIC and question.tolerance == question.rel_tolerance == 0:
+    numeric = kinds.of(question).reads_numbers
+    if numeric and question.tolerance == question.rel_tolerance == 0:
         meta[EXACT_ENTRY] = True  # the tolerance written is lms_answers.exact_tolerance
     meta[MARKDOWN_ENTRY] = {
         "prompt": moodle.prompt,
@@ -132,11 +133,9 @@ def _question_block(quiz: Quiz, number: int, question: Question, moodle: MoodleQ
     lines = [f"{QUESTION_META} {_json(_carried(question, moodle))}"]
     name = escape(f"{quiz.id} q{number}")
     lines.append(f"::{name}::{_text(moodle.prompt, prompt_notes(moodle))}{{")
-    if moodle.kind is Kind.NUMERIC:
+    if kinds.of(question).reads_numbers:
         lines[-1] += "#"
     answers = [f"\t{_answer(moodle.kind, answer)}" for answer in moodle.answers]
-    if moodle.kind is Kind.TEXT and any("->" in answer for answer in answers):
-        raise ExportError("'->' in a text answer or its feedback reads as matching in Moodle")
     # GIFT has no hints: Moodle's interactive mode gives such a question one try.
     general = _text(moodle.explanation, explanation_notes(moodle, 1))
     lines += [*answers, f"\t####{general}", "}"]
@@ -150,7 +149,12 @@ def _answer(kind: Kind, answer: MoodleAnswer) -> str:
             value = f"{answer.text}:{number_text(answer.tolerance)}"
             return f"=%{percent_text(answer.percent)}%{value}{feedback}"
         case Kind.TEXT:
-            return f"=%{percent_text(answer.percent)}%{_plain_answer(answer.text)}{feedback}"
+            written = f"=%{percent_text(answer.percent)}%{_plain_answer(answer.text)}{feedback}"
+            if "->" in written:
+                raise ExportError(
+                    "'->' in a text answer or its feedback reads as matching in Moodle"
+                )
+            return written
         case Kind.CHOICE:
             mark = "=" if answer.percent == 100 else "~"
             return f"{mark}{_option(answer.text)}{feedback}"

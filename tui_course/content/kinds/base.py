@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
 
+from tui_course.content.models import Key as K
 from tui_course.content.models import Kind, Question
 
 if TYPE_CHECKING:
@@ -57,7 +58,10 @@ class LmsRow:
     feedback: str = ""
 
 
-class QuestionKind:
+class QuestionKind(Generic[K]):
+    """A kind, generic in its key's type (models.Key): its methods see `question.answer`
+    and each mistake's `answer` as that type, so mypy checks each kind's use of them."""
+
     kind: ClassVar[Kind]
     # The quiz screen's key line while the question is open.
     screen_keys: ClassVar[str]
@@ -83,7 +87,7 @@ class QuestionKind:
 
     # reading the file
 
-    def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
+    def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question[K]:
         """A [[question]] table read by the shared reader of kinds keyed by `answer`
         (choice, multi, numeric, text); code and order read their own."""
         from tui_course.content.quizzes import keyed_question
@@ -102,72 +106,73 @@ class QuestionKind:
         whose key is written in `answer` (`several`: a key may list more than one)."""
         raise NotImplementedError(f"a {self.kind} question has no 'answer' key")
 
-    def mistake_problem(self, wrong: Any, key: Any) -> str | None:
+    def mistake_problem(self, wrong: K, key: K) -> str | None:
         """Why a [[question.mistake]]'s answer (graded form) cannot be one, or None."""
         return "this mistake's answer is the correct answer" if wrong == key else None
 
-    def problems(self, question: Question) -> list[str]:
+    def problems(self, question: Question[K]) -> list[str]:
         """What `attn-tui validate` proves beyond loading (each a line; none: sound)."""
         return []
 
     # grading and session rules
 
-    def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
+    def grade(self, question: Question[K], raw: str, read_number: NumberReader) -> Verdict:
         raise NotImplementedError
 
-    def expected_text(self, question: Question) -> str:
-        return str(question.answer[0])
+    def expected_text(self, question: Question[K]) -> str:
+        """The key in words, as the verdict says it."""
+        raise NotImplementedError
 
-    def max_tries(self, question: Question, tries: int) -> int:
+    def max_tries(self, question: Question[K], tries: int) -> int:
         """The tries a question allows, given the quiz's setting."""
         return tries
 
-    def item_order(self, question: Question, seed: str | None) -> tuple[int, ...]:
+    def item_order(self, question: Question[K], seed: str | None) -> tuple[int, ...]:
         """Shown position -> the file's item number (of question.options), drawn from `seed`
         (student, pass, question); None: there is no student to shuffle for."""
         return tuple(range(1, len(question.options) + 1))
 
-    def shown(self, question: Question, order: tuple[int, ...]) -> Question:
+    def shown(self, question: Question[K], order: tuple[int, ...]) -> Question[K]:
         """The question as shown in `order` (its key and mistakes renumbered)."""
         return question
 
-    def stored_answer(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+    def stored_answer(self, raw: str, question: Question[K], order: tuple[int, ...]) -> str:
         """An answer as stored: what it names, never where it was shown."""
         return raw.strip()
 
-    def shown_answer(self, stored: str, question: Question, order: tuple[int, ...]) -> str:
+    def shown_answer(self, stored: str, question: Question[K], order: tuple[int, ...]) -> str:
         """A stored answer as it would be typed in this order ("" when it cannot be)."""
         return stored
 
-    def as_graded(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+    def as_graded(self, raw: str, question: Question[K], order: tuple[int, ...]) -> str:
         """An answer in the form a repeated try is recognised by."""
         return raw.replace(" ", "")
 
-    def stored_as_graded(self, stored: str, question: Question) -> str:
+    def stored_as_graded(self, stored: str, question: Question[K]) -> str:
         """A stored answer (a saved record's) in the form as_graded gives."""
         return self.as_graded(stored, question, ())
 
-    def draft(self, question: Question) -> Draft | None:
+    def draft(self, question: Question[K]) -> Draft | None:
         """A fresh answer put together with keys, for kinds answered by arranging rows."""
         return None
 
     # words
 
-    def plain_answer(self, line: str, question: Question) -> str:
+    def plain_answer(self, line: str, question: Question[K]) -> str:
         """A line typed in plain mode as the answer the grader reads."""
         return line
 
-    def key_lines(self, question: Question) -> tuple[str, ...]:
+    def key_lines(self, question: Question[K]) -> tuple[str, ...]:
         """Said once the question is closed, after the verdict (the screen's and plain mode's)."""
         return (f"The answer: {self.expected_text(question)}",) if self.typed else ()
 
-    def plain_key_lines(self, question: Question) -> tuple[str, ...]:
+    def plain_key_lines(self, question: Question[K]) -> tuple[str, ...]:
         """Plain mode's extra words about the key (beyond key_lines)."""
         return ()
 
     # LMS export
 
-    def lms_rows(self, question: Question) -> tuple[LmsRow, ...] | None:
+    def lms_rows(self, question: Question[K]) -> tuple[LmsRow, ...] | None:
         """The Moodle answer rows of a kind that lays them out itself (classroom.lms_answers
         lays out choice, multi, numeric and text: their text forms and margins live there)."""
         return None

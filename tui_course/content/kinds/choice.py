@@ -10,12 +10,12 @@ from tui_course.content.models import Kind, Question
 from tui_course.content.tomlfile import TableCheck
 
 
-class ChoiceKind(OptionsKind):
+class ChoiceKind(OptionsKind[int]):
     kind = Kind.CHOICE
     screen_keys = "pick one (1-9, arrows), Enter"
     plain_prompt = "Type the number of one option"
 
-    def picked(self, question: Question, raw: str) -> Any:
+    def picked(self, question: Question[int], raw: str) -> int:
         picked = options_picked(raw, question)
         if len(picked) != 1:
             raise AnswerFormatError("Pick exactly one option.")
@@ -38,10 +38,13 @@ class ChoiceKind(OptionsKind):
             )
         return option_number(check, value, options, key)
 
-    def _key(self, question: Question) -> list[int]:
-        return [int(question.answer)]
+    def _key(self, question: Question[int]) -> list[int]:
+        return [question.answer]
 
-    def max_tries(self, question: Question, tries: int) -> int:
+    def renumbered(self, key: int, where: dict[int, int]) -> int:
+        return where[key]
+
+    def max_tries(self, question: Question[int], tries: int) -> int:
         # Trying every option (2 options: a second try) would make the last try a sure thing.
         return min(tries, len(question.options) - 1)
 

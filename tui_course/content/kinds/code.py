@@ -13,7 +13,7 @@ from tui_course.content.models import Kind, Question
 from tui_course.content.tomlfile import TableCheck
 
 
-class CodeKind(QuestionKind):
+class CodeKind(QuestionKind[None]):
     kind = Kind.CODE
     screen_keys = "write the function, ctrl+r (or F5) checks it"
     checked = True
@@ -21,18 +21,20 @@ class CodeKind(QuestionKind):
     no_moodle = "Moodle cannot run a student's function in attn-tui's sandbox"
     no_gift = no_moodle
 
-    def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
+    def parse(
+        self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None
+    ) -> Question[None]:
         from tui_course.content.quizzes import code_question
 
         return code_question(table, check, quiz_dir)
 
-    def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
+    def grade(self, question: Question[None], raw: str, read_number: NumberReader) -> Verdict:
         raise ValueError("a code question is graded by its check (QuizSession.answer_code)")
 
-    def expected_text(self, question: Question) -> str:
+    def expected_text(self, question: Question[None]) -> str:
         return "the model solution"
 
-    def as_graded(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+    def as_graded(self, raw: str, question: Question[None], order: tuple[int, ...]) -> str:
         from tui_course.content.session import code_key
 
         return code_key(raw)

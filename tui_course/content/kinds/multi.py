@@ -9,13 +9,13 @@ from tui_course.content.models import Kind, Question
 from tui_course.content.tomlfile import TableCheck
 
 
-class MultiKind(OptionsKind):
+class MultiKind(OptionsKind[frozenset[int]]):
     kind = Kind.MULTI
     screen_keys = "pick all that apply (1-9, Space), Enter"
     picks_several = True
     plain_prompt = "Type the numbers of all that apply, with commas or spaces (1, 3)"
 
-    def picked(self, question: Question, raw: str) -> Any:
+    def picked(self, question: Question[frozenset[int]], raw: str) -> frozenset[int]:
         return options_picked(raw, question)
 
     def read_key(
@@ -35,8 +35,11 @@ class MultiKind(OptionsKind):
             raise check.error(f"'{key}' names an option twice", key)
         return chosen
 
-    def _key(self, question: Question) -> list[int]:
+    def _key(self, question: Question[frozenset[int]]) -> list[int]:
         return sorted(question.answer)
+
+    def renumbered(self, key: frozenset[int], where: dict[int, int]) -> frozenset[int]:
+        return frozenset(where[number] for number in key)
 
 
 KIND = MultiKind()

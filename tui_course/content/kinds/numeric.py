@@ -19,7 +19,7 @@ from tui_course.content.tomlfile import TableCheck
 NUMBER = (int, float)
 
 
-class NumericKind(QuestionKind):
+class NumericKind(QuestionKind[float | None]):
     kind = Kind.NUMERIC
     screen_keys = "a number, 2/3 or 1/sqrt(2), Enter"
     plain_prompt = "Type a number (0.5, 0,5, 2/3 or 1/sqrt(2) work)"
@@ -54,17 +54,19 @@ class NumericKind(QuestionKind):
             raise check.error(f"'{key}' must be a finite number, not {value}", key)
         return float(value)
 
-    def mistake_problem(self, wrong: Any, key: Any) -> str | None:
+    def mistake_problem(self, wrong: float | None, key: float | None) -> str | None:
         return None  # within the tolerance of a computed key: proved in answers.py
 
-    def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
+    def grade(
+        self, question: Question[float | None], raw: str, read_number: NumberReader
+    ) -> Verdict:
         number = read_number(raw)
         correct = any(numbers_close(number, key, question) for key in numeric_keys(question))
         feedback = next(
             (
                 m.feedback
                 for m in question.mistakes
-                if m.answer is not None and numbers_close(number, float(m.answer), question)
+                if m.answer is not None and numbers_close(number, m.answer, question)
             ),
             None,
         )
@@ -72,7 +74,7 @@ class NumericKind(QuestionKind):
             correct, self.expected_text(question), None if correct else feedback, read_as=number
         )
 
-    def expected_text(self, question: Question) -> str:
+    def expected_text(self, question: Question[float | None]) -> str:
         return format_number(numeric_keys(question)[0], question)
 
 

@@ -4,6 +4,7 @@ their own per student (content/shuffle.py), graded as the set of options picked.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from tui_course.content.grading import (
@@ -14,6 +15,7 @@ from tui_course.content.grading import (
     parse_options,
 )
 from tui_course.content.kinds.base import QuestionKind
+from tui_course.content.models import Key as K
 from tui_course.content.models import Question
 from tui_course.content.tomlfile import TableCheck
 
@@ -24,62 +26,74 @@ def choice_answer(line: str) -> str:
     return ",".join(str(number) for number in numbers)
 
 
-class OptionsKind(QuestionKind):
+class OptionsKind(QuestionKind[K]):
     picks_options = True
     empty_answer = "Pick an option first (keys 1-9)."
     moodle_type = "multichoice"
 
-    def picked(self, question: Question, raw: str) -> Any:
+    def picked(self, question: Question[K], raw: str) -> K:
         """The graded form of the picks: an option number (choice) or a set (multi)."""
         raise NotImplementedError
 
-    def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
+    def grade(self, question: Question[K], raw: str, read_number: NumberReader) -> Verdict:
         value = self.picked(question, raw)
         correct = value == question.answer
         feedback = next((m.feedback for m in question.mistakes if m.answer == value), None)
         return Verdict(correct, expected_text(question), None if correct else feedback)
 
-    def expected_text(self, question: Question) -> str:
+    def expected_text(self, question: Question[K]) -> str:
         return "; ".join(f"{n}. {question.options[n - 1]}" for n in self._key(question))
 
-    def _key(self, question: Question) -> list[int]:
+    def _key(self, question: Question[K]) -> list[int]:
         raise NotImplementedError
 
-    def item_order(self, question: Question, seed: str | None) -> tuple[int, ...]:
+    def item_order(self, question: Question[K], seed: str | None) -> tuple[int, ...]:
         if seed is None:
             return super().item_order(question, seed)
         from tui_course.content.shuffle import option_order
 
         return option_order(seed, len(question.options))
 
-    def shown(self, question: Question, order: tuple[int, ...]) -> Question:
-        from tui_course.content.shuffle import shown_question
+    def shown(self, question: Question[K], order: tuple[int, ...]) -> Question[K]:
+        from tui_course.content.shuffle import shown_numbers
 
-        return shown_question(question, order)
+        where = shown_numbers(order)
+        return replace(
+            question,
+            options=tuple(question.options[number - 1] for number in order),
+            answer=self.renumbered(question.answer, where),
+            mistakes=tuple(
+                replace(m, answer=self.renumbered(m.answer, where)) for m in question.mistakes
+            ),
+        )
 
-    def stored_answer(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+    def renumbered(self, key: K, where: dict[int, int]) -> K:
+        """A key (or a mistake's answer) with each option number as shown (`where`)."""
+        raise NotImplementedError
+
+    def stored_answer(self, raw: str, question: Question[K], order: tuple[int, ...]) -> str:
         from tui_course.content.shuffle import stored_answer
 
         return stored_answer(raw.strip(), question, order)
 
-    def shown_answer(self, stored: str, question: Question, order: tuple[int, ...]) -> str:
+    def shown_answer(self, stored: str, question: Question[K], order: tuple[int, ...]) -> str:
         from tui_course.content.shuffle import shown_answer
 
         return shown_answer(stored, question, order)
 
-    def as_graded(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+    def as_graded(self, raw: str, question: Question[K], order: tuple[int, ...]) -> str:
         return self.stored_answer(raw, question, order)
 
-    def stored_as_graded(self, stored: str, question: Question) -> str:
+    def stored_as_graded(self, stored: str, question: Question[K]) -> str:
         return stored.replace(" ", "")
 
-    def plain_answer(self, line: str, question: Question) -> str:
+    def plain_answer(self, line: str, question: Question[K]) -> str:
         raw = choice_answer(line)
         if not raw:
             raise AnswerFormatError(f"Type an option's number, 1 to {len(question.options)}.")
         return raw
 
-    def plain_key_lines(self, question: Question) -> tuple[str, ...]:
+    def plain_key_lines(self, question: Question[K]) -> tuple[str, ...]:
         right = self._key(question)
         named = "; ".join(f"option {n}, {question.options[n - 1]}" for n in right)
         said = f"The {'answers' if len(right) > 1 else 'answer'}: {named}"

@@ -118,7 +118,7 @@ class OrderDraft:
         and costs no try)."""
         return " ".join(str(number) for number in self.arranged) if self.moved else ""
 
-    def rows(self, question: Question, closed: bool) -> tuple[Row, ...]:
+    def rows(self, question: Question[tuple[int, ...]], closed: bool) -> tuple[Row, ...]:
         rows = []
         for position, number in enumerate(self.arranged, start=1):
             pointer = ">" if position == self.cursor and not closed else " "
@@ -131,7 +131,7 @@ class OrderDraft:
         return tuple(rows)
 
 
-class OrderKind(QuestionKind):
+class OrderKind(QuestionKind[tuple[int, ...]]):
     kind = Kind.ORDER
     screen_keys = "1-9 pick a line, 1-9 again puts it there (or shift+Up/Down), Enter"
     plain_prompt = "Type the line numbers in the right order, e.g. 3 1 2"
@@ -141,7 +141,9 @@ class OrderKind(QuestionKind):
 
     # reading the file
 
-    def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question:
+    def parse(
+        self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None
+    ) -> Question[tuple[int, ...]]:
         from tui_course.content.quizzes import nonempty, tries_of
 
         check.check(table, FIELDS)
@@ -165,7 +167,7 @@ class OrderKind(QuestionKind):
             tries=tries_of(check, table),
         )
 
-    def problems(self, question: Question) -> list[str]:
+    def problems(self, question: Question[tuple[int, ...]]) -> list[str]:
         """The key proved: the lines are fit to order, and no student starts from it."""
         found = [p for p in [lines_problem(question.options)] if p]
         if self.item_order(question, None) == question.answer:
@@ -174,19 +176,21 @@ class OrderKind(QuestionKind):
 
     # grading and session rules
 
-    def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
+    def grade(
+        self, question: Question[tuple[int, ...]], raw: str, read_number: NumberReader
+    ) -> Verdict:
         arranged = read_order(raw, len(question.options))
-        key = tuple(question.answer)
+        key = question.answer
         expected = self.expected_text(question)
         if arranged == key:
             return Verdict(True, expected)
         mistake = next((m.feedback for m in question.mistakes if m.answer == arranged), None)
         return Verdict(False, expected, mistake or first_misplaced(question, arranged))
 
-    def expected_text(self, question: Question) -> str:
+    def expected_text(self, question: Question[tuple[int, ...]]) -> str:
         return " ".join(str(number) for number in question.answer)
 
-    def item_order(self, question: Question, seed: str | None) -> tuple[int, ...]:
+    def item_order(self, question: Question[tuple[int, ...]], seed: str | None) -> tuple[int, ...]:
         """The student's order, never the key: with no student, one drawn from the lines."""
         from tui_course.content.shuffle import option_order
 
@@ -196,7 +200,9 @@ class OrderKind(QuestionKind):
             order = (*order[1:], order[0])  # a draw that is the key: one place round
         return order
 
-    def shown(self, question: Question, order: tuple[int, ...]) -> Question:
+    def shown(
+        self, question: Question[tuple[int, ...]], order: tuple[int, ...]
+    ) -> Question[tuple[int, ...]]:
         where = {file_number: shown for shown, file_number in enumerate(order, start=1)}
         return replace(
             question,
@@ -207,12 +213,16 @@ class OrderKind(QuestionKind):
             ),
         )
 
-    def stored_answer(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+    def stored_answer(
+        self, raw: str, question: Question[tuple[int, ...]], order: tuple[int, ...]
+    ) -> str:
         """The lines' ids, top to bottom: the same order whatever the shuffle showed."""
         shown = read_order(raw, len(order))
         return ",".join(line_id(question.options[order[number - 1] - 1]) for number in shown)
 
-    def shown_answer(self, stored: str, question: Question, order: tuple[int, ...]) -> str:
+    def shown_answer(
+        self, stored: str, question: Question[tuple[int, ...]], order: tuple[int, ...]
+    ) -> str:
         where = {file_number: shown for shown, file_number in enumerate(order, start=1)}
         ids = {line_id(text): number for number, text in enumerate(question.options, start=1)}
         shown = []
@@ -223,27 +233,29 @@ class OrderKind(QuestionKind):
             shown.append(str(where[number]))
         return " ".join(shown)
 
-    def as_graded(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+    def as_graded(
+        self, raw: str, question: Question[tuple[int, ...]], order: tuple[int, ...]
+    ) -> str:
         return self.stored_answer(raw, question, order)
 
-    def stored_as_graded(self, stored: str, question: Question) -> str:
+    def stored_as_graded(self, stored: str, question: Question[tuple[int, ...]]) -> str:
         return stored
 
-    def draft(self, question: Question) -> OrderDraft:
+    def draft(self, question: Question[tuple[int, ...]]) -> OrderDraft:
         return OrderDraft(tuple(range(1, len(question.options) + 1)))
 
     # words
 
-    def plain_answer(self, line: str, question: Question) -> str:
+    def plain_answer(self, line: str, question: Question[tuple[int, ...]]) -> str:
         read_order(line, len(question.options))  # a one-line help when it is not an order
         return line
 
-    def key_lines(self, question: Question) -> tuple[str, ...]:
+    def key_lines(self, question: Question[tuple[int, ...]]) -> tuple[str, ...]:
         return ("The right order:", *(question.options[n - 1] for n in question.answer))
 
     # LMS export
 
-    def lms_rows(self, question: Question) -> tuple[LmsRow, ...]:
+    def lms_rows(self, question: Question[tuple[int, ...]]) -> tuple[LmsRow, ...]:
         """Moodle's ordering question lists the items in the right order, each with its
         position where other types keep a grade; leading spaces as no-break spaces, so
         HTML keeps the indentation."""
@@ -269,9 +281,9 @@ def _kept_indent(line: str) -> str:
     return "\u00a0" * (len(line) - len(body)) + body
 
 
-def first_misplaced(question: Question, arranged: tuple[int, ...]) -> str:
+def first_misplaced(question: Question[tuple[int, ...]], arranged: tuple[int, ...]) -> str:
     """Feedback on the first position out of place: which line belongs there instead."""
-    key = tuple(question.answer)
+    key = question.answer
     for position, (given, wanted) in enumerate(zip(arranged, key, strict=True), start=1):
         if given != wanted:
             there = _quoted(question.options[given - 1])
@@ -302,7 +314,7 @@ def lines_problem(lines: tuple[str, ...]) -> str | None:
     return None
 
 
-def _mistake(check: TableCheck, entry: dict[str, Any], count: int) -> Mistake:
+def _mistake(check: TableCheck, entry: dict[str, Any], count: int) -> Mistake[tuple[int, ...]]:
     check.check(entry, MISTAKE_FIELDS)
     if "answer" not in entry:
         raise check.error("a mistake needs 'answer' (the wrong order, as line numbers)")

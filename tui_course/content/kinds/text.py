@@ -17,7 +17,7 @@ from tui_course.content.models import Kind, Question
 from tui_course.content.tomlfile import TableCheck
 
 
-class TextKind(QuestionKind):
+class TextKind(QuestionKind[tuple[str, ...]]):
     kind = Kind.TEXT
     screen_keys = "type the answer, Enter"
     plain_prompt = "Type the answer"
@@ -38,7 +38,7 @@ class TextKind(QuestionKind):
             raise check.error(f"'{key}' must be a non-empty string or list of strings", key)
         return tuple(v.strip() for v in variants)
 
-    def mistake_problem(self, wrong: Any, key: Any) -> str | None:
+    def mistake_problem(self, wrong: tuple[str, ...], key: tuple[str, ...]) -> str | None:
         for variant in wrong:
             if matches_text(variant, key):
                 return (
@@ -46,7 +46,9 @@ class TextKind(QuestionKind):
                 )
         return None
 
-    def grade(self, question: Question, raw: str, read_number: NumberReader) -> Verdict:
+    def grade(
+        self, question: Question[tuple[str, ...]], raw: str, read_number: NumberReader
+    ) -> Verdict:
         correct = matches_text(raw, question.answer)
         feedback = next(
             (m.feedback for m in question.mistakes if matches_text(raw, m.answer)), None
@@ -57,7 +59,12 @@ class TextKind(QuestionKind):
                 raise AnswerFormatError(f"Write the answer in the form {form}: this costs no try.")
         return Verdict(correct, self.expected_text(question), None if correct else feedback)
 
-    def as_graded(self, raw: str, question: Question, order: tuple[int, ...]) -> str:
+    def expected_text(self, question: Question[tuple[str, ...]]) -> str:
+        return question.answer[0]
+
+    def as_graded(
+        self, raw: str, question: Question[tuple[str, ...]], order: tuple[int, ...]
+    ) -> str:
         return normalise_text(raw)
 
 

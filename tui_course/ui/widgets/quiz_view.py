@@ -64,10 +64,8 @@ class Recorder(Protocol):
     `save` must have written durably when it returns, and raise when it could not.
     """
 
-    def save(
-        self, session: QuizSession, record: AttemptRecord, pass_key: object | None = None
-    ) -> None: ...
-    def finish(self, session: QuizSession, pass_key: object | None = None) -> None: ...
+    def save(self, session: QuizSession, record: AttemptRecord) -> None: ...
+    def finish(self, session: QuizSession) -> None: ...
     def first_try_score(self, quiz_id: str, question_count: int) -> int | None: ...
     def mastered_count(self, quiz_id: str, question_count: int) -> int: ...
 
@@ -246,7 +244,7 @@ class QuizView(VerticalScroll, can_focus=True):
 
     @property
     def session(self) -> QuizSession | None:
-        """The pass on screen (a copy: change it through the run)."""
+        """The pass on screen (a frozen value: the run holds the next one)."""
         return None if self.run is None else self.run.session
 
     async def start(self, session: QuizSession) -> None:
@@ -476,7 +474,7 @@ class QuizView(VerticalScroll, can_focus=True):
     ) -> QuizRun:
         """Save first, then change the run: the screen never runs ahead of the disk."""
         try:
-            self.recorder.save(run.session, record, run.pass_key)
+            self.recorder.save(run.session, record)
         except Exception as error:  # the store failed: say so, change nothing else
             return run.unsaved(error)
         if record.final:
@@ -546,7 +544,7 @@ class QuizView(VerticalScroll, can_focus=True):
     def _finish(self, run: QuizRun) -> QuizRun:
         """Mark the pass finished in the store, and sum it up."""
         try:
-            self.recorder.finish(run.session, run.pass_key)
+            self.recorder.finish(run.session)
         except Exception as error:  # every answer is saved already; only the end mark is not
             self.notify(
                 f"The end of this pass could not be saved ({error}).", timeout=8, markup=False
