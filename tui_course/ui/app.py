@@ -30,7 +30,6 @@ from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.safe_text import clean, markup_line, one_line, path_text
 from tui_course.study import OutlineState, Study
 from tui_course.terminal import locale_is_utf8
-from tui_course.ui.messages import LessonFinished, QuizFinished, QuizSaved, TrainingFinished
 from tui_course.ui.textual_compat import clear_exit_renderables
 from tui_course.ui.widgets.footer import CourseFooter
 from tui_course.ui.widgets.lesson_view import LessonView
@@ -473,16 +472,16 @@ class CourseApp(App[None]):
             self._close_overlay()
             await self.open_item(event.option.id, focus_content=True)
 
-    @on(LessonFinished)
-    def _lesson_finished(self, event: LessonFinished) -> None:
+    @on(LessonView.Finished)
+    def _lesson_finished(self, event: LessonView.Finished) -> None:
         newly_read = self.study.lesson_read(event.lesson_id)
         self.refresh_outline()
         if newly_read:
             self._submit(())  # the report's lessons count follows reading, not only quizzes
 
-    @on(QuizFinished)
-    def _quiz_finished(self, event: QuizFinished) -> None:
-        """A run ended, so a score in the outline may have changed."""
+    def on_quiz_view_finished(self, event: QuizView.Finished) -> None:
+        """A run ended, so a score in the outline may have changed. (The quiz's messages
+        are caught by name: its module loads when a quiz first opens.)"""
         self.refresh_outline()
         self._submit(self.study.sent_after(event.quiz_id))
 
@@ -541,8 +540,7 @@ class CourseApp(App[None]):
 
         self.query_one(Outline).show_notice(PENDING_LABEL if outcome.pending else "")
 
-    @on(QuizSaved)
-    def _quiz_saved(self) -> None:
+    def on_quiz_view_saved(self) -> None:
         """A question closed, so a mark or the review count may have changed."""
         self.refresh_outline()
 
@@ -844,9 +842,9 @@ class CourseApp(App[None]):
 
         return list(self.query(TrainingPanel))
 
-    @on(TrainingFinished)
-    def _training_finished(self, message: TrainingFinished) -> None:
-        """Say so wherever the student is: training runs on while they read."""
+    def on_training_panel_finished(self, message: TrainingPanel.Finished) -> None:
+        """Say so wherever the student is: training runs on while they read. (Caught by
+        name: the panel's module loads when the training lab first opens.)"""
         from tui_course.render.training import finished_notice
 
         self.notify(finished_notice(message.record), title="Training lab", markup=False)

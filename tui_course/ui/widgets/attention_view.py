@@ -20,7 +20,6 @@ from tui_course.maths.explore import AttentionResult, AttentionSetup
 from tui_course.render.attention import controls
 from tui_course.render.blocks import attention_extras, attention_summary, head_title
 from tui_course.terminal import locale_is_utf8
-from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
 from tui_course.ui.widgets.text_box import TextBox
@@ -233,8 +232,8 @@ class AttentionView(Vertical, can_focus=True):
         answer = typed_sentence_result(self.explorer.setup, attention, query)
         self.explorer = self.explorer.with_model(sentence, answer)
 
-    @on(HeatmapRowClicked)
-    def _row_clicked(self, event: HeatmapRowClicked) -> None:
+    @on(HeatmapView.RowClicked)
+    def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
         event.stop()
         self.focus()
         self.explorer = self.explorer.select_row(event.row)

@@ -22,7 +22,6 @@ from tui_course.render.positional import (
     position_labels,
     similarity_title,
 )
-from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
 from tui_course.views.pe import PEExplorer
@@ -163,8 +162,8 @@ class PEView(Vertical, can_focus=True):
     def action_select(self, step: int) -> None:
         self.state = self.state.select(step)
 
-    @on(HeatmapRowClicked)
-    def _row_clicked(self, event: HeatmapRowClicked) -> None:
+    @on(HeatmapView.RowClicked)
+    def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
         event.stop()
         self.focus()
         self.state = self.state.select_row(event.row)

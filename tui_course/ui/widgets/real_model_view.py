@@ -33,7 +33,6 @@ from tui_course.render.real_model import (
     query_bars,
 )
 from tui_course.terminal import locale_is_utf8
-from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.text_box import TextBox
 from tui_course.views.real_model import RealModelLab
@@ -234,8 +233,8 @@ class RealModelView(Vertical, can_focus=True):
     def action_toggle_merge(self) -> None:
         self.lab = self.lab.toggle_merge()
 
-    @on(HeatmapRowClicked)
-    def _row_clicked(self, event: HeatmapRowClicked) -> None:
+    @on(HeatmapView.RowClicked)
+    def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
         event.stop()
         self.focus()
         self.lab = self.lab.select_row(event.row)
