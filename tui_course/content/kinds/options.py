@@ -10,7 +10,6 @@ from tui_course.content.grading import (
     AnswerFormatError,
     NumberReader,
     Verdict,
-    expected_text,
     parse_options,
 )
 from tui_course.content.kinds.base import QuestionKind
@@ -37,7 +36,7 @@ class OptionsKind(QuestionKind):
         value = self.picked(question, raw)
         correct = value == question.answer
         feedback = next((m.feedback for m in question.mistakes if m.answer == value), None)
-        return Verdict(correct, expected_text(question), None if correct else feedback)
+        return Verdict(correct, self.expected_text(question), None if correct else feedback)
 
     def expected_text(self, question: Question) -> str:
         return "; ".join(f"{n}. {question.options[n - 1]}" for n in self._key(question))
