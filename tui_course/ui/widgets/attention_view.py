@@ -220,7 +220,8 @@ class AttentionView(Vertical, can_focus=True):
         typist on a shared server starts one forward pass, not one per key."""
         import asyncio
 
-        from tui_course.render.real_model import attention_of, typed_sentence_result
+        from tui_course.realmodel.attention import attention_of
+        from tui_course.render.real_model import typed_sentence_result
         from tui_course.ui.widgets.real_model_view import model_cache_dir, run_real_model
 
         await asyncio.sleep(TYPING_PAUSE)

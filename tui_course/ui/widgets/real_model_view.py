@@ -23,19 +23,12 @@ from textual.reactive import var
 from textual.widgets import Input, Static
 
 from tui_course import specs
-from tui_course.render.real_model import (
-    LabState,
-    ModelAttention,
-    ModelViewMap,
-    attention_of,
-    lab_notes,
-    lab_status,
-    query_bars,
-)
+from tui_course.realmodel.attention import ModelAttention, attention_of
+from tui_course.render.real_model import ModelViewMap, lab_notes, lab_status, query_bars
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.text_box import TextBox
-from tui_course.views.real_model import RealModelLab
+from tui_course.views.real_model import LabState, RealModelLab
 
 if TYPE_CHECKING:
     from tui_course.realmodel.loading import RealAttention
