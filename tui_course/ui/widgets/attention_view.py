@@ -57,6 +57,9 @@ class AttentionView(Vertical, can_focus=True):
         margin-bottom: 1;
     }
     """
+    # its section in the help (screens/help.py)
+    HELP_TITLE = "Attention figure (in lessons and the attention lab)"
+    HELP_RANK = 60
     BINDINGS = [
         Binding(
             "up,k", "move(-1)", "Query up", show=False, tooltip="Make the word above the query"

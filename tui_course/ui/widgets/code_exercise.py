@@ -92,6 +92,9 @@ class CodeExerciseView(Vertical, can_focus=True):
         display: none;
     }
     """
+    # its section in the help (screens/help.py)
+    HELP_TITLE = "Code question (the editor: ctrl and F keys work while you type)"
+    HELP_RANK = 40
     BINDINGS = [
         Binding("ctrl+r,f5", "check", "Check", tooltip="Check your code (it runs in the sandbox)"),
         Binding("ctrl+n", "reset", "Reset", tooltip="Reset to the starter code (asks first)"),

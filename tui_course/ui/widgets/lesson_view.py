@@ -58,6 +58,8 @@ class LessonView(VerticalScroll):
         def control(self) -> LessonView:
             return self.view
 
+    HELP_TITLE = "Lesson"  # its section in the help (screens/help.py)
+    HELP_RANK = 20
     # Not Space: Space toggles a quiz option (one meaning per key); PgDn/PgUp page.
     BINDINGS = [
         Binding("j", "scroll_down", "Scroll down", show=False),

@@ -49,6 +49,9 @@ class PEView(Vertical, can_focus=True):
     """
     POSITIONS_KEYS = Binding.Group("Positions")
     DIM_KEYS = Binding.Group("d_model")
+    # its section in the help (screens/help.py)
+    HELP_TITLE = "Positional-encoding figure (in lessons and the PE lab)"
+    HELP_RANK = 70
     BINDINGS = [
         Binding(
             "plus,equals_sign",

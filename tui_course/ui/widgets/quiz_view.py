@@ -188,6 +188,8 @@ class QuizView(VerticalScroll, can_focus=True):
     }
     """
 
+    HELP_TITLE = "Quiz"  # its section in the help (screens/help.py)
+    HELP_RANK = 30
     BINDINGS = [
         # One key, one binding per phase: the footer names what Enter and Right do now
         # ("Start", "Submit", "Next question"), and help merges them by their tooltip.

@@ -64,6 +64,8 @@ class RealModelView(Vertical, can_focus=True):
     RealModelView .real-links { margin-bottom: 1; }
     """
 
+    HELP_TITLE = "Real-model lab"  # its section in the help (screens/help.py)
+    HELP_RANK = 80
     BINDINGS = [
         Binding("up,k", "move_query(-1)", "Query up", show=False, tooltip="The word above"),
         Binding("down,j", "move_query(1)", "Query down", show=False, tooltip="The word below"),

@@ -88,6 +88,8 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         margin-top: 1;
     }
     """
+    HELP_TITLE = "Training lab"  # its section in the help (screens/help.py)
+    HELP_RANK = 90
     BINDINGS = [
         Binding("ctrl+t", "start", "Train", tooltip="Start training with the options above"),
         # priority: a number box would otherwise take ctrl+x as "cut" and the run go on;
