@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui_course.content.code_parse import CODE_FIELDS
 from tui_course.content.grading import normalise_text
 from tui_course.content.tomlfile import Field, TableCheck
 
@@ -27,11 +26,6 @@ QUESTION_FIELDS = {
     "tries": Field((int,), f"a whole number of tries, 1 to {MAX_TRIES}"),
     "mistake": Field((list,), "[[question.mistake]] tables", items=dict),
 }
-CODE_QUESTION_FIELDS = {
-    **{key: spec for key, spec in QUESTION_FIELDS.items() if key not in ("options", "answer")},
-    **CODE_FIELDS,
-}
-del CODE_QUESTION_FIELDS["answer_from"]
 MISTAKE_FIELDS = {
     "answer": Field((int, float, str, list), "the wrong answer this feedback is for"),
     "answer_from": Field((str,), "an expression over tui_course.maths"),

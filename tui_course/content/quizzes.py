@@ -12,21 +12,26 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tui_course.content.code_parse import parse_code
+from tui_course.content.code_parse import CODE_FIELDS, parse_code
 from tui_course.content.errors import ContentError, display_path
 from tui_course.content.lessons import blocks_problem
 from tui_course.content.models import Kind, Question, Quiz
-from tui_course.content.question_fields import CODE_QUESTION_FIELDS, MAX_TRIES, nonempty, tries_of
-
-# Still read from here by classroom/gift.py and answers.py (they moved to question_fields).
 from tui_course.content.question_fields import MAX_OPTIONS as MAX_OPTIONS
+from tui_course.content.question_fields import MAX_TRIES, nonempty, tries_of
 from tui_course.content.question_fields import QUESTION_FIELDS as QUESTION_FIELDS
 from tui_course.content.question_fields import tolerance_problem as tolerance_problem
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
 from tui_course.safe_text import one_line
 
+# (MAX_OPTIONS, QUESTION_FIELDS and tolerance_problem are still read from here by
+# classroom/gift.py and answers.py.)
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]*\Z")  # \Z: `$` also matches before a final newline
+CODE_QUESTION_FIELDS = {
+    **{key: spec for key, spec in QUESTION_FIELDS.items() if key not in ("options", "answer")},
+    **CODE_FIELDS,
+}
+del CODE_QUESTION_FIELDS["answer_from"]
 QUIZ_FIELDS = {
     "id": Field((str,), "a quiz id (lowercase letters, digits, dashes)", required=True),
     "title": Field((str,), "a string", required=True),
