@@ -12,14 +12,19 @@ from textual.widgets import Static
 
 from tests.ui.conftest import running, shown, until
 from tui_course.ui.app import CourseApp
+from tui_course.ui.screens.course import CourseScreen
 from tui_course.ui.screens.help import (
+    EVERYWHERE,
     HelpScreen,
     column_count,
+    help_panes,
     key_label,
     split_columns,
 )
 from tui_course.ui.widgets.attention_view import AttentionView
+from tui_course.ui.widgets.code_exercise import CodeExerciseView
 from tui_course.ui.widgets.lesson_view import LessonView
+from tui_course.ui.widgets.listing_view import ListingView
 from tui_course.ui.widgets.outline import Outline
 from tui_course.ui.widgets.pe_view import PEView
 from tui_course.ui.widgets.quiz_view import QuizView
@@ -189,6 +194,7 @@ async def test_help_has_every_binding_and_closes_with_each_of_its_keys(
     async with running(app, size=(80, 24)) as pilot:
         panes = (
             CourseApp,
+            CourseScreen,
             Outline,
             LessonView,
             QuizView,
@@ -196,6 +202,8 @@ async def test_help_has_every_binding_and_closes_with_each_of_its_keys(
             PEView,
             RealModelView,
             TrainingPanel,
+            CodeExerciseView,
+            ListingView,
         )
         await pilot.press("escape")  # out of the lab's text box, onto the figure
         for close in ("escape", "q", "f1", "question_mark"):
@@ -211,6 +219,8 @@ async def test_help_has_every_binding_and_closes_with_each_of_its_keys(
                     if binding.action.startswith("pick("):
                         assert "1-9" in listed
                         continue
+                    if binding.action == "external_editor":
+                        continue  # listed only where $EDITOR can open (the test below)
                     label = key_label(binding.key)
                     assert all(key in listed for key in label.split(" / ")), label
                     assert (binding.tooltip or binding.description) in screen.text
@@ -233,3 +243,35 @@ async def test_ctrl_o_is_listed_only_where_it_opens_an_editor(
         screen = await open_help(pilot)
         assert editor_line not in screen.text
         assert "Reset to the starter code" in screen.text  # the rest of the pane is still there
+
+
+def test_every_class_with_keys_of_its_own_has_a_help_section() -> None:
+    """The help lists the panes that name a section (HELP_TITLE beside their BINDINGS):
+    a widget given keys without one would have keys no help shows."""
+    from tests.ui.test_keys import project_classes
+
+    panes = help_panes()
+    modals = {"HelpScreen", "DoctorScreen"}  # their keys close them, and they say so
+    with_keys = {
+        cls
+        for cls in project_classes()
+        if cls.__module__.startswith("tui_course.")
+        and cls.__dict__.get("BINDINGS")
+        and cls.__name__ not in modals
+    }
+    assert with_keys - set(panes) == {CourseApp, CourseScreen}  # the "Everywhere" keys
+    titles = [pane.__dict__["HELP_TITLE"] for pane in panes]
+    assert len(set(titles)) == len(titles) and EVERYWHERE not in titles
+    assert titles[:3] == ["Outline", "Lesson", "Quiz"]  # in the order the course meets them
+
+
+async def test_everywhere_is_the_app_and_course_screen_keys_in_order(
+    build_app: Callable[..., CourseApp],
+) -> None:
+    app = build_app("word-by-word")
+    async with running(app, size=(80, 24)) as pilot:
+        await pilot.press("o")  # the outline has focus: its section first, then Everywhere
+        screen = await open_help(pilot)
+        assert [title for title, _ in screen.sections[:2]] == ["Outline (focused)", EVERYWHERE]
+        keys = [keys for keys, _ in screen.sections[1][1]]
+        assert keys == ["q / ctrl+q", "f1 / ?", "Esc", "n", "p", "o", "tab", "shift+tab"]

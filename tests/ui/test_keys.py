@@ -162,7 +162,7 @@ def test_the_keys_that_used_to_clash_now_mean_one_thing() -> None:
     meanings = key_meanings(project_classes())
     assert dict(meanings["space"]) == {"toggle_option": {"QuizView"}}
     assert dict(meanings["v"]) == {"reveal": {"QuizView"}}
-    assert dict(meanings["n"]) == {"next_item": {"CourseApp"}}
+    assert dict(meanings["n"]) == {"next_item": {"CourseScreen"}}
     assert dict(meanings["left_square_bracket"]) == {"dim(-2)": {"PEView"}}
     assert dict(meanings["greater_than_sign"]) == {"move_layer(1)": {"RealModelView"}}
 

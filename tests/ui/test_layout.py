@@ -71,7 +71,9 @@ async def test_narrowing_the_terminal_moves_focus_off_the_hidden_outline(
         assert app.query_one(LessonView).has_focus
         await pilot.press("o")  # the overlay, then wide again: it sits beside, and stays put
         await pilot.resize_terminal(120, 30)
-        await until(pilot, lambda: app.query_one(Outline).display and not app.overlay_open)
+        await until(
+            pilot, lambda: app.query_one(Outline).display and not app.main_screen.overlay_open
+        )
         await pilot.resize_terminal(80, 24)
         await until(pilot, lambda: app.size.width == 80 and not app.query_one(Outline).display)
         assert not app.query_one(Outline).display
@@ -227,14 +229,14 @@ async def test_widening_puts_the_overlay_away_at_once(build_app: Callable[..., C
     app = build_app("attend")
     async with running(app, size=(80, 24)) as pilot:
         await pilot.press("o")
-        assert app.overlay_open
+        assert app.main_screen.overlay_open
         await pilot.resize_terminal(200, 60)
         await until(pilot, lambda: app.query_one(LessonView).region.x == 30)
-        assert not app.overlay_open
+        assert not app.main_screen.overlay_open
         assert app.query_one(Outline).region.x == 0 and app.query_one(LessonView).region.x == 30
         await pilot.resize_terminal(80, 24)
         await until(pilot, lambda: app.size.width == 80 and not app.query_one(Outline).display)
-        assert not app.overlay_open and not app.query_one(Outline).display
+        assert not app.main_screen.overlay_open and not app.query_one(Outline).display
 
 
 async def test_a_text_box_with_the_focus_still_shows_how_to_quit(

@@ -133,10 +133,10 @@ async def test_start_up_objects_are_frozen_before_cyclic_gc_comes_back(
     collections walk all of them (a returning student's quiz opened before the first
     frame: 2.5-4.5% of the session's instructions, bench/start_instructions.py). Frozen
     first, they walk only what came after."""
-    import tui_course.ui.app as app_module
+    import tui_course.ui.startup_gc as startup_gc
 
     watch = _GcWatch()
-    monkeypatch.setattr(app_module, "gc", watch)
+    monkeypatch.setattr(startup_gc, "gc", watch)
     app = build_app(open_id)
     gc.disable()
     try:

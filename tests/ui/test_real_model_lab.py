@@ -377,7 +377,8 @@ async def test_128_tokens_fit_the_width_and_never_wrap(
         view = app.query_one(RealModelView)
         await settled(pilot, view)
         if size[0] < 60:
-            app.action_toggle_outline()  # what a student on a narrow terminal does first
+            # what a student on a narrow terminal does first
+            app.main_screen.action_toggle_outline()
         await enter_sentence(pilot, view, " ".join(["word"] * 126))
         await pilot.pause()
         assert view.state.attention is not None

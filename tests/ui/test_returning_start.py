@@ -115,7 +115,7 @@ async def test_a_lesson_check_ending_after_the_app_closed_writes_nothing(
         pass
     problems: list[str] = []
     app.store.on_problem = problems.append
-    app._lesson_blocks_passed("a fingerprint")
+    app.lesson_check.passed("a fingerprint")
     assert problems == []
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tui_course.answers import resolve
 from tui_course.content.course import load_course
-from tui_course.content.grading import grade
+from tui_course.content.kinds import grade
 from tui_course.content.lessons import load_lesson
 from tui_course.content.models import Kind, Lesson, Quiz
 from tui_course.content.quizzes import load_quiz

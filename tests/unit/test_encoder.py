@@ -149,6 +149,7 @@ def test_ranking_heads_and_strongest_links() -> None:
         "tui_course.maths.encoder",
         "tui_course.realmodel.loading",
         "tui_course.realmodel.service",
+        "tui_course.realmodel.attention",
         "tui_course.render.real_model",
     ],
 )

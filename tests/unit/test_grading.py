@@ -6,10 +6,10 @@ from tui_course.answers import read_number
 from tui_course.content.grading import (
     AmbiguousNumber,
     AnswerFormatError,
-    grade,
     normalise_text,
     parse_number,
 )
+from tui_course.content.kinds import grade
 from tui_course.content.models import Kind, Mistake, Question
 
 

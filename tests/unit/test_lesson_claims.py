@@ -23,8 +23,8 @@ from tui_course.maths.attention import (
 from tui_course.maths.encoder import preference_flips, preference_shifts
 from tui_course.maths.explore import AttentionSetup, explore_attention
 from tui_course.maths.model_size import attention_parameters
+from tui_course.realmodel.attention import ModelAttention
 from tui_course.render.blocks import render_block
-from tui_course.render.real_model import ModelAttention
 
 ROOT = Path(__file__).resolve().parents[2]
 

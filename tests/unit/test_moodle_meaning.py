@@ -38,7 +38,8 @@ from tui_course.classroom.lms_answers import (
 from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content import kinds
 from tui_course.content.errors import ContentError
-from tui_course.content.grading import grade, normalise_text
+from tui_course.content.grading import normalise_text
+from tui_course.content.kinds import grade
 from tui_course.content.models import Kind, Question, Quiz
 from tui_course.content.quizzes import load_quiz
 

@@ -21,7 +21,8 @@ from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content import kinds
 from tui_course.content.course import load_course
 from tui_course.content.errors import ContentError
-from tui_course.content.grading import AnswerFormatError, grade
+from tui_course.content.grading import AnswerFormatError
+from tui_course.content.kinds import grade
 from tui_course.content.kinds.order import OrderDraft
 from tui_course.content.models import Kind, Question, Quiz
 from tui_course.content.quizzes import load_quiz

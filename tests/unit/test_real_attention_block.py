@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tui_course.realmodel.attention import ModelAttention
 from tui_course.render.blocks import BlockError, real_attention_lines
-from tui_course.render.real_model import ModelAttention
 from tui_course.validate import validate
 
 LESSON = """+++

@@ -5,13 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tui_course.render.real_model import (
-    LabState,
-    ModelAttention,
-    QueryError,
-    model_view_lines,
-    top_lines,
-)
+from tui_course.realmodel.attention import ModelAttention, QueryError
+from tui_course.render.real_model import model_view_lines, top_lines
+from tui_course.views.real_model import LabState
 
 LABELS = ("[CLS]", "the", "animal", "was", "tired", "it", "[SEP]")
 

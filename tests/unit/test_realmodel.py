@@ -18,7 +18,7 @@ from tests.tiny_bert import TINY, write_tiny_bert
 from tui_course.maths.encoder import encode, mean_pooled
 from tui_course.realmodel import ModelError, find_model, load_model
 from tui_course.realmodel import loading as realmodel
-from tui_course.render.real_model import ModelAttention
+from tui_course.realmodel.attention import ModelAttention
 
 pytest.importorskip("safetensors", reason="needs the 'real' extra (safetensors)")
 pytest.importorskip("tokenizers", reason="needs the 'real' extra (tokenizers)")

@@ -20,8 +20,9 @@ from tui_course.maths.explore import (
     toy_words_line,
 )
 from tui_course.realmodel import loading as realmodel
+from tui_course.realmodel.attention import ModelAttention
 from tui_course.render.heatmap import heatmap_cells, heatmap_text
-from tui_course.render.real_model import ModelAttention, typed_sentence_result
+from tui_course.render.real_model import typed_sentence_result
 
 HAS_MINILM = all(
     importlib.util.find_spec(name) is not None

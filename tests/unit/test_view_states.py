@@ -59,14 +59,9 @@ def test_pe_explorer_stays_in_bounds_and_keeps_the_compared_row_within() -> None
 
 
 def test_a_pass_for_an_older_sentence_is_never_shown() -> None:
-    from tui_course.render.real_model import (
-        EMPTY_SENTENCE,
-        LabState,
-        attention_of,
-        lab_notes,
-        lab_status,
-    )
-    from tui_course.views.real_model import RealModelLab
+    from tui_course.realmodel.attention import attention_of
+    from tui_course.render.real_model import EMPTY_SENTENCE, lab_notes, lab_status
+    from tui_course.views.real_model import LabState, RealModelLab
 
     lab = RealModelLab("a b", None, LabState(), attention_of).started().typed("a b c")
     stale = lab.computed(lab.generation - 1, "no model here")

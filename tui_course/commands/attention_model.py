@@ -15,8 +15,8 @@ from tui_course import specs
 from tui_course.commands.common import ascii_only, colour_console, data_dir, fail
 
 if TYPE_CHECKING:
+    from tui_course.realmodel.attention import ModelAttention
     from tui_course.realmodel.loading import RealModel
-    from tui_course.render.real_model import ModelAttention
 
 MODEL_FLAGS = ("model_view", "top", "json")
 
@@ -99,7 +99,7 @@ def _numbered(value: int | None, count: int, flag: str) -> int | None:
 
 def run_model(args: argparse.Namespace, default_sentence: str) -> int:
     from tui_course.realmodel import ModelError, load_model
-    from tui_course.render.real_model import QueryError, attention_of
+    from tui_course.realmodel.attention import QueryError, attention_of
 
     toy = toy_only_flags(args)
     if toy is not None:

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 
 def run_app(content: Path, data: Path, open_id: str | None) -> int:
     """The full-screen app (tui_course.plain.run.start_course decides whether it can run)."""
-    # Start-up builds a few hundred thousand objects (Textual's, the course's) that all
-    # stay alive, so cyclic garbage collection before the first frame only re-scans them:
-    # about a tenth of the time to the outline. CourseApp turns it back on once the first
-    # item is open (CourseApp._after_start); the finally covers every way out before that.
-    gc.disable()
-    try:
+    from tui_course.ui.startup_gc import paused_for_start_up
+
+    with paused_for_start_up():
         return _run_app(content, data, open_id)
-    finally:
-        gc.enable()
 
 
 def _run_app(content: Path, data: Path, open_id: str | None) -> int:

@@ -175,12 +175,6 @@ def format_number(value: float, question: Question) -> str:
     return f"{value:.6g}"
 
 
-def expected_text(question: Question) -> str:
-    from tui_course.content import kinds
-
-    return kinds.of(question).expected_text(question)
-
-
 def _numeric_key(question: Question[float | None]) -> float:
     if question.answer is None:
         raise ValueError("numeric key not resolved: pass the question through answers.resolve")
@@ -190,17 +184,3 @@ def _numeric_key(question: Question[float | None]) -> float:
 def numeric_keys(question: Question[float | None]) -> tuple[float, ...]:
     """The key first, then any other reading the quiz also accepts."""
     return (_numeric_key(question), *question.also_accepted)
-
-
-def grade(question: Question, raw: str, read_number: NumberReader = parse_number) -> Verdict:
-    """Verdict for one answer; raises AnswerFormatError when the input is unreadable.
-
-    `read_number` turns a typed numeric answer into a number; the app passes one that also
-    reads small expressions (tui_course.answers.read_number), which needs NumPy.
-    """
-    from tui_course.content import kinds
-
-    kind = kinds.of(question)
-    if not raw.strip():
-        raise AnswerFormatError(kind.empty_answer)
-    return kind.grade(question, raw, read_number)

@@ -23,10 +23,9 @@ from tui_course.content.grading import (
     AnswerFormatError,
     NumberReader,
     Verdict,
-    grade,
     parse_number,
 )
-from tui_course.content.kinds import tries_allowed
+from tui_course.content.kinds import grade, tries_allowed
 from tui_course.content.models import Question, Quiz
 
 MAX_ANSWER_CHARS = 200  # an answer is stored as typed, up to this length

@@ -10,7 +10,7 @@ from tui_course.content.segments import BlockSegment
 
 if TYPE_CHECKING:
     from tui_course.plain.console import Console
-    from tui_course.render.real_model import ModelAttention
+    from tui_course.realmodel.attention import ModelAttention
 
 WORDS_FOR_ALL_ROWS = 6  # up to this many words, every row is said; beyond, the query's
 # Where a lesson's live figure can be changed in plain mode (the lesson's own text says

@@ -196,7 +196,7 @@ def real_model_lab(course: PlainCourse) -> None:
 def _real_words(course: PlainCourse, args: argparse.Namespace) -> list[str]:
     """The query's weights in the head the CLI chose, in a sentence."""
     from tui_course.plain.figures import model_attention
-    from tui_course.render.real_model import QueryError
+    from tui_course.realmodel.attention import QueryError
     from tui_course.render.spoken import weights_in_words
 
     if args.json or args.model_view or args.top:

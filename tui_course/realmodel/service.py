@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from tui_course.realmodel.attention import ModelAttention
     from tui_course.realmodel.loading import RealAttention
-    from tui_course.render.real_model import ModelAttention
 
 
 def run_real_model(
@@ -36,7 +36,7 @@ def attend_or_problem(
 ) -> ModelAttention | str:
     """The model's weights over whole words (`merge`) or word pieces, as every figure and
     lab shows them, or the one line that says why not."""
-    from tui_course.render.real_model import attention_of
+    from tui_course.realmodel.attention import attention_of
 
     outcome = run_real_model(sentence, cache_dir, model_dir)
     return outcome if isinstance(outcome, str) else attention_of(outcome, merge)

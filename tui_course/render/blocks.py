@@ -22,10 +22,11 @@ from tui_course.maths.explore import (
     explore_attention,
 )
 from tui_course.maths.model_size import transformer_classifier_parameters
+from tui_course.realmodel.attention import ModelAttention, QueryError
 from tui_course.render.heads import head_split_lines, key_dim_lines, spread_lines
 from tui_course.render.heatmap import format_vector, heatmap_cells, heatmap_text, weight_bars
 from tui_course.render.positional import pe_report
-from tui_course.render.real_model import ModelAttention, QueryError, contrast_lines, pair_lines
+from tui_course.render.real_model import contrast_lines, pair_lines
 from tui_course.render.tables import two_column_table
 
 

@@ -9,112 +9,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from tui_course.content.text import strip_control
 from tui_course.maths.encoder import (
-    merge_pieces,
     preference_flips,
     preference_shifts,
-    rank_heads,
     strongest_links,
 )
 from tui_course.maths.explore import AttentionResult, AttentionSetup, toy_words_line
+from tui_course.realmodel.attention import QueryError
 from tui_course.render.heatmap import RAMP, Piece, heatmap_cells, shade, weight_bars, window
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.measure import Measurement
 
-    from tui_course.realmodel.loading import RealAttention
+    from tui_course.realmodel.attention import ModelAttention
+    from tui_course.views.real_model import LabState
 
-SPECIAL = ("[CLS]", "[SEP]", "[PAD]")
 THUMBNAIL_TOKENS = 24  # a model-view map shows at most this many tokens (windowed on the query)
-
-
-class QueryError(ValueError):
-    """A word the sentence does not have; the message lists the ones it does."""
-
-
-@dataclass(frozen=True)
-class ModelAttention:
-    """What the views draw: labels (pieces or words) and weights[layer, head, query, key]."""
-
-    labels: tuple[str, ...]
-    weights: NDArray[np.float32]
-    merged: bool = False
-    # Unmerged only: the typed word of each piece, so a query may name a word the tokenizer split.
-    piece_words: tuple[str, ...] = ()
-
-    @classmethod
-    def of(
-        cls,
-        pieces: Sequence[str],
-        words: Sequence[str],
-        word_of_piece: Sequence[int],
-        attentions: NDArray[np.float32],
-        merge: bool,
-    ) -> ModelAttention:
-        if not merge:
-            typed = tuple(words[index] for index in word_of_piece)
-            return cls(tuple(pieces), attentions, False, typed)
-        return cls(tuple(words), merge_pieces(attentions, list(word_of_piece)), True)
-
-    @property
-    def layers(self) -> int:
-        return int(self.weights.shape[0])
-
-    @property
-    def heads(self) -> int:
-        return int(self.weights.shape[1])
-
-    def find(self, word: str, flag: str = "--query") -> int:
-        """The first label equal to `word` (ignoring case); else QueryError naming the flag."""
-        wanted = word.casefold().strip()
-        for index, label in enumerate(self.labels):
-            if label.casefold() == wanted:
-                return index
-        for index, typed in enumerate(self.piece_words):  # its first piece
-            if typed.casefold() == wanted:
-                return index
-        shown = ", ".join(dict.fromkeys(self.labels))
-        if len(shown) > 300:
-            shown = shown[:300] + "..."
-        kind = "word" if self.merged else "word piece"
-        shown_word = strip_control(word).replace("\n", " ")
-        raise QueryError(
-            f"{flag}: '{shown_word}' is not a {kind} of the sentence (they are: {shown})"
-        )
-
-    def default_query(self) -> int:
-        """The first token that is not [CLS] (a plain word is a better start than a marker)."""
-        return next((i for i, label in enumerate(self.labels) if label not in SPECIAL), 0)
-
-    def others(self, query: int) -> list[int]:
-        """Keys worth naming for a query: not itself and not [CLS]/[SEP], which soak up weight
-        in many heads without telling much."""
-        return [i for i, label in enumerate(self.labels) if i != query and label not in SPECIAL]
-
-    def telling_head(
-        self, query: int, layer: int | None = None, head: int | None = None
-    ) -> tuple[int, int]:
-        """The head (among those allowed) giving `query` its strongest link to a word that is
-        not its neighbour: many heads only look one word back or ahead, which shows little."""
-        keys = [key for key in self.others(query) if abs(key - query) > 1]
-        keys = keys or self.others(query) or list(range(len(self.labels)))
-        rows = self.weights[:, :, query, :][:, :, keys].max(axis=-1)
-        allowed = np.full(rows.shape, -1.0)
-        layers = range(self.layers) if layer is None else [layer]
-        heads = range(self.heads) if head is None else [head]
-        for chosen_layer in layers:
-            for chosen_head in heads:
-                allowed[chosen_layer, chosen_head] = rows[chosen_layer, chosen_head]
-        best_layer, best_head = divmod(int(np.argmax(allowed)), self.heads)
-        return best_layer, best_head
 
 
 def head_cells(
@@ -207,96 +124,6 @@ def top_lines(attention: ModelAttention, query: int) -> list[str]:
             f"  {label}  layer {layer + 1:>2} head {head + 1:>2}  {weight:.2f} {bar}".rstrip()
         )
     return lines
-
-
-def linking_lines(attention: ModelAttention, query: int, key: int, limit: int = 5) -> list[str]:
-    """The heads that link `query` to `key` most strongly (the lab's "which heads?")."""
-    ranked = rank_heads(attention.weights, query, key)[:limit]
-    labels = attention.labels
-    lines = [f"heads that link '{labels[query]}' to '{labels[key]}' most:"]
-    for layer, head, weight in ranked:
-        strongest = int(np.argmax(attention.weights[layer, head, query]))
-        note = "" if strongest == key else f" (its strongest is '{labels[strongest]}')"
-        lines.append(f"  layer {layer + 1} head {head + 1}: {weight:.2f}{note}")
-    return lines
-
-
-@dataclass(frozen=True)
-class LabState:
-    """Everything the Real-model lab shows, changed only through its methods."""
-
-    attention: ModelAttention | None = None
-    notes: tuple[str, ...] = ()
-    problem: str | None = None
-    layer: int = 0
-    head: int = 0
-    query: int = 0
-    link_to: int | None = None
-    model_view: bool = False
-    merge: bool = False
-    links: tuple[str, ...] = field(default=())
-
-    def with_attention(
-        self, attention: ModelAttention, notes: Sequence[str], query_word: str | None = None
-    ) -> LabState:
-        """A new sentence: keep the head, pick a query word, choose a telling head if new."""
-        query = min(self.query, len(attention.labels) - 1)
-        if self.attention is None or attention.labels[query] in SPECIAL:
-            query = attention.default_query()
-        if query_word is not None:
-            with suppress(QueryError):
-                query = attention.find(query_word)
-        layer, head = self.layer, self.head
-        if self.attention is None:
-            layer, head = attention.telling_head(query)
-        return replace(
-            self,
-            attention=attention,
-            notes=tuple(notes),
-            problem=None,
-            query=query,
-            layer=layer,
-            head=head,
-            link_to=None,
-            links=(),
-        )
-
-    def with_problem(self, problem: str) -> LabState:
-        return replace(self, attention=None, problem=problem, links=(), link_to=None)
-
-    def move_layer(self, step: int) -> LabState:
-        if self.attention is None:
-            return self
-        return replace(self, layer=(self.layer + step) % self.attention.layers)
-
-    def move_head(self, step: int) -> LabState:
-        if self.attention is None:
-            return self
-        return replace(self, head=(self.head + step) % self.attention.heads)
-
-    def move_query(self, step: int) -> LabState:
-        if self.attention is None:
-            return self
-        return replace(self, query=(self.query + step) % len(self.attention.labels))
-
-    def toggle_view(self) -> LabState:
-        return replace(self, model_view=not self.model_view)
-
-    def with_links(self, lines: Sequence[str]) -> LabState:
-        return replace(self, links=tuple(lines), link_to=None)
-
-    def link(self, first: str, second: str) -> LabState:
-        """Answer "which heads link A to B?"; a word not in the sentence is a problem line."""
-        if self.attention is None:
-            return self
-        try:
-            query = self.attention.find(first, "from")
-            key = self.attention.find(second, "to")
-        except QueryError as error:
-            return replace(self, links=(str(error),), link_to=None)
-        layer, head, _ = rank_heads(self.attention.weights, query, key)[0]
-        lines = linking_lines(self.attention, query, key)
-        return replace(self, query=query, link_to=key, layer=layer, head=head, links=tuple(lines))
 
 
 def contrast_lines(
@@ -525,11 +352,3 @@ class ModelViewMap:
 
         widest = max((len(line) for line in self.lines(options.max_width)), default=1)
         return Measurement(min(widest, MODEL_VIEW_COLUMNS), widest)
-
-
-def attention_of(result: RealAttention, merge: bool) -> ModelAttention:
-    """The model's weights for the lab's figure: per word piece, or merged per word."""
-    tokens = result.tokens
-    return ModelAttention.of(
-        tokens.pieces, tokens.words, tokens.word_of_piece, result.attentions, merge
-    )

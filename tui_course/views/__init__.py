@@ -9,8 +9,8 @@ lab and training states follow it):
    who applies their outcome as one more change.
 3. The widget holds its state in one reactive (`run`, `state`) and has one watcher that
    draws it; the text comes from tui_course.render (render/quiz.py for quiz.py, ...), the
-   same functions the CLI uses where it prints the same thing. A view state may use
-   render's data (render.real_model.LabState); render reads view states for types only.
+   same functions the CLI uses where it prints the same thing. Views never import render;
+   render reads view states for types only.
 4. Each action is one state change: `self.state = self.state.move(1)`. Held keys coalesce:
    the watcher draws the latest state only, and skips a part whose text did not change.
 

@@ -8,13 +8,108 @@ when it is for the newest sentence: typing during a pass never shows a stale fig
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # given by the widget (render.real_model): views do not import render
+import numpy as np
+
+from tui_course.maths.encoder import rank_heads
+from tui_course.realmodel.attention import SPECIAL, ModelAttention, QueryError
+
+if TYPE_CHECKING:
     from tui_course.realmodel.loading import RealAttention
-    from tui_course.render.real_model import LabState, ModelAttention
+
+
+@dataclass(frozen=True)
+class LabState:
+    """Everything the Real-model lab shows, changed only through its methods."""
+
+    attention: ModelAttention | None = None
+    notes: tuple[str, ...] = ()
+    problem: str | None = None
+    layer: int = 0
+    head: int = 0
+    query: int = 0
+    link_to: int | None = None
+    model_view: bool = False
+    merge: bool = False
+    links: tuple[str, ...] = field(default=())
+
+    def with_attention(
+        self, attention: ModelAttention, notes: Sequence[str], query_word: str | None = None
+    ) -> LabState:
+        """A new sentence: keep the head, pick a query word, choose a telling head if new."""
+        query = min(self.query, len(attention.labels) - 1)
+        if self.attention is None or attention.labels[query] in SPECIAL:
+            query = attention.default_query()
+        if query_word is not None:
+            with suppress(QueryError):
+                query = attention.find(query_word)
+        layer, head = self.layer, self.head
+        if self.attention is None:
+            layer, head = attention.telling_head(query)
+        return replace(
+            self,
+            attention=attention,
+            notes=tuple(notes),
+            problem=None,
+            query=query,
+            layer=layer,
+            head=head,
+            link_to=None,
+            links=(),
+        )
+
+    def with_problem(self, problem: str) -> LabState:
+        return replace(self, attention=None, problem=problem, links=(), link_to=None)
+
+    def move_layer(self, step: int) -> LabState:
+        if self.attention is None:
+            return self
+        return replace(self, layer=(self.layer + step) % self.attention.layers)
+
+    def move_head(self, step: int) -> LabState:
+        if self.attention is None:
+            return self
+        return replace(self, head=(self.head + step) % self.attention.heads)
+
+    def move_query(self, step: int) -> LabState:
+        if self.attention is None:
+            return self
+        return replace(self, query=(self.query + step) % len(self.attention.labels))
+
+    def toggle_view(self) -> LabState:
+        return replace(self, model_view=not self.model_view)
+
+    def with_links(self, lines: Sequence[str]) -> LabState:
+        return replace(self, links=tuple(lines), link_to=None)
+
+    def link(self, first: str, second: str) -> LabState:
+        """Answer "which heads link A to B?"; a word not in the sentence is a problem line."""
+        if self.attention is None:
+            return self
+        try:
+            query = self.attention.find(first, "from")
+            key = self.attention.find(second, "to")
+        except QueryError as error:
+            return replace(self, links=(str(error),), link_to=None)
+        layer, head, _ = rank_heads(self.attention.weights, query, key)[0]
+        lines = linking_lines(self.attention, query, key)
+        return replace(self, query=query, link_to=key, layer=layer, head=head, links=tuple(lines))
+
+
+def linking_lines(attention: ModelAttention, query: int, key: int, limit: int = 5) -> list[str]:
+    """The heads that link `query` to `key` most strongly (the lab's "which heads?")."""
+    ranked = rank_heads(attention.weights, query, key)[:limit]
+    labels = attention.labels
+    lines = [f"heads that link '{labels[query]}' to '{labels[key]}' most:"]
+    for layer, head, weight in ranked:
+        strongest = int(np.argmax(attention.weights[layer, head, query]))
+        note = "" if strongest == key else f" (its strongest is '{labels[strongest]}')"
+        lines.append(f"  layer {layer + 1} head {head + 1}: {weight:.2f}{note}")
+    return lines
 
 
 @dataclass(frozen=True, eq=False)

@@ -19,6 +19,7 @@ import importlib
 from functools import cache
 from typing import TYPE_CHECKING
 
+from tui_course.content.grading import AnswerFormatError, NumberReader, Verdict, parse_number
 from tui_course.content.models import DEFAULT_TRIES, Kind, Question, Quiz
 
 if TYPE_CHECKING:
@@ -59,3 +60,16 @@ def tries_allowed(quiz: Quiz, question: Question) -> int:
     single choice never allows trying every option)."""
     tries = question.tries or quiz.tries or DEFAULT_TRIES
     return max(1, of(question).max_tries(question, tries))
+
+
+def grade(question: Question, raw: str, read_number: NumberReader = parse_number) -> Verdict:
+    """Verdict for one answer, by its kind; raises AnswerFormatError when the input is
+    unreadable.
+
+    `read_number` turns a typed numeric answer into a number; the app passes one that also
+    reads small expressions (tui_course.answers.read_number), which needs NumPy.
+    """
+    kind = of(question)
+    if not raw.strip():
+        raise AnswerFormatError(kind.empty_answer)
+    return kind.grade(question, raw, read_number)

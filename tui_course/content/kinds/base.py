@@ -6,12 +6,21 @@ does differently; the rest of the tree calls these methods and never tests the k
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
 
 from tui_course.content.models import Key as K
-from tui_course.content.models import Kind, Question
+from tui_course.content.models import Kind, Mistake, Question
+from tui_course.content.question_fields import (
+    MISTAKE_FIELDS,
+    QUESTION_FIELDS,
+    check_options,
+    nonempty,
+    tolerance_problem,
+    tries_of,
+)
 
 if TYPE_CHECKING:
     from tui_course.content.grading import NumberReader, Verdict
@@ -90,9 +99,86 @@ class QuestionKind(Generic[K]):
     def parse(self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None) -> Question[K]:
         """A [[question]] table read by the shared reader of kinds keyed by `answer`
         (choice, multi, numeric, text); code and order read their own."""
-        from tui_course.content.quizzes import keyed_question
+        check.check(table, QUESTION_FIELDS)
+        prompt = nonempty(check, table, "prompt")
+        explanation = nonempty(check, table, "explanation")
+        options = tuple(option.strip() for option in table.get("options", []))
+        if self.picks_options:
+            check_options(check, options)
+        elif "options" in table:
+            raise check.error(
+                f"'options' is only for choice and multi questions, not {self.kind}", "options"
+            )
+        if not self.reads_numbers:
+            for key in ("answer_from", "tolerance", "rel_tolerance"):
+                if key in table:
+                    raise check.error(f"'{key}' is only for numeric questions", key)
+        answer = self._answer(check, table, options, "answer", several=True)
+        also_accepted: tuple[float, ...] = ()
+        if self.reads_numbers and isinstance(answer, tuple):
+            answer, also_accepted = answer[0], answer[1:]
+        tolerance = float(table.get("tolerance", 0.0))
+        rel_tolerance = float(table.get("rel_tolerance", 0.0))
+        for key, value in (("tolerance", tolerance), ("rel_tolerance", rel_tolerance)):
+            if not math.isfinite(value) or value < 0:
+                raise check.error(f"'{key}' must be a finite number, not negative", key)
+        if (
+            self.reads_numbers
+            and answer is not None
+            and (problem := tolerance_problem(answer, tolerance, rel_tolerance))
+        ):
+            raise check.error(problem, "tolerance" if "tolerance" in table else "rel_tolerance")
+        mistakes = []
+        for index, entry in enumerate(table.get("mistake", [])):
+            mistake_check = check.entry("mistake", index)
+            mistakes.append(self._mistake(mistake_check, entry, options, answer))
+        return Question(
+            kind=self.kind,
+            prompt=prompt,
+            explanation=explanation,
+            line=check.lines.line_of(check.path) or 1,
+            options=options,
+            answer=answer,
+            answer_from=table.get("answer_from"),
+            tolerance=tolerance,
+            rel_tolerance=rel_tolerance,
+            hints=tuple(hint.strip() for hint in table.get("hints", [])),
+            mistakes=tuple(mistakes),
+            tries=tries_of(check, table),
+            also_accepted=also_accepted,
+        )
 
-        return keyed_question(self.kind, table, check)
+    def _answer(
+        self,
+        check: TableCheck,
+        table: dict[str, Any],
+        options: tuple[str, ...],
+        key: str,
+        several: bool = False,
+    ) -> Any:
+        """The answer key in its graded form (numeric's may be None when answer_from
+        gives it)."""
+        if table.get(key) is None and not self.reads_numbers:
+            raise check.error(f"missing required key '{key}'")
+        return self.read_key(check, table, options, key, several)
+
+    def _mistake(
+        self, check: TableCheck, entry: dict[str, Any], options: tuple[str, ...], key: Any
+    ) -> Mistake:
+        check.check(entry, MISTAKE_FIELDS)
+        if not self.reads_numbers and "answer_from" in entry:
+            raise check.error("'answer_from' is only for numeric questions", "answer_from")
+        if "answer" not in entry and "answer_from" not in entry:
+            raise check.error("a mistake needs 'answer' (or 'answer_from' for numeric)")
+        wrong = self._answer(check, entry, options, "answer") if "answer" in entry else None
+        problem = None if wrong is None else self.mistake_problem(wrong, key)
+        if problem:
+            raise check.error(problem, "answer")
+        return Mistake(
+            answer=wrong,
+            feedback=nonempty(check, entry, "feedback"),
+            answer_from=entry.get("answer_from"),
+        )
 
     def read_key(
         self,

@@ -11,7 +11,6 @@ from tui_course.content.grading import (
     AnswerFormatError,
     NumberReader,
     Verdict,
-    expected_text,
     parse_options,
 )
 from tui_course.content.kinds.base import QuestionKind
@@ -39,7 +38,7 @@ class OptionsKind(QuestionKind[K]):
         value = self.picked(question, raw)
         correct = value == question.answer
         feedback = next((m.feedback for m in question.mistakes if m.answer == value), None)
-        return Verdict(correct, expected_text(question), None if correct else feedback)
+        return Verdict(correct, self.expected_text(question), None if correct else feedback)
 
     def expected_text(self, question: Question[K]) -> str:
         return "; ".join(f"{n}. {question.options[n - 1]}" for n in self._key(question))

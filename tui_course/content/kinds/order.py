@@ -144,7 +144,7 @@ class OrderKind(QuestionKind[tuple[int, ...]]):
     def parse(
         self, table: dict[str, Any], check: TableCheck, quiz_dir: Path | None
     ) -> Question[tuple[int, ...]]:
-        from tui_course.content.quizzes import nonempty, tries_of
+        from tui_course.content.question_fields import nonempty, tries_of
 
         check.check(table, FIELDS)
         lines = tuple(line.rstrip() for line in table["lines"])
@@ -323,7 +323,7 @@ def _mistake(check: TableCheck, entry: dict[str, Any], count: int) -> Mistake[tu
         raise check.error(f"'answer' must name each line 1 to {count} once", "answer")
     if numbers == tuple(range(1, count + 1)):
         raise check.error("this mistake's answer is the correct answer", "answer")
-    from tui_course.content.quizzes import nonempty
+    from tui_course.content.question_fields import nonempty
 
     return Mistake(answer=numbers, feedback=nonempty(check, entry, "feedback"))
 

@@ -1,15 +1,19 @@
-"""The help screen: every key, gathered from the bindings themselves so it cannot drift."""
+"""The help screen: every key, gathered from the bindings themselves so it cannot drift:
+each pane says its section's title beside its BINDINGS (HELP_TITLE), each binding what
+it does (its tooltip, else its description)."""
 
 from __future__ import annotations
 
+import importlib
 import io
-from collections.abc import Iterable
+import pkgutil
+from collections.abc import Iterable, Iterator
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.dom import DOMNode
@@ -68,21 +72,56 @@ def binding_lines(
 Rows = list[tuple[str, str]]
 
 
+# Keys of Textual's own widgets (the outline's list, a scrolling lesson), and the few words
+# no binding can say.
+OTHER_KEYS: Rows = [
+    ("Up / Down", "Move in the outline, scroll a lesson, move between options"),
+    ("Enter", "Open the highlighted outline item"),
+    ("PgUp / PgDn", "Scroll a page"),
+    ("Left / Right", "Scroll a figure wider than the lesson (Tab to it first)"),
+    ("ctrl+p", "Command palette: open any lesson or quiz by name"),
+]
+FOOTNOTE = (
+    "While typing (an answer, a sentence), letters go into the box: press Esc once "
+    "to leave it, then the keys above work. Tab moves into a lesson's live figure. "
+    "Below 100 columns the outline opens over the lesson (o or Esc). "
+    "The mouse works too: click outline items, quiz options and heatmap rows."
+)
+EVERYWHERE = "Everywhere"
+
+
+def _subclasses(cls: type[DOMNode]) -> Iterator[type[DOMNode]]:
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def help_panes() -> list[type[DOMNode]]:
+    """Every pane that names its own help section (HELP_TITLE beside its BINDINGS), in
+    HELP_RANK order (where the course meets it first). The widget modules are imported
+    here: most load only when their pane first opens, and help lists every pane."""
+    import tui_course.ui.widgets as widgets
+
+    for module in pkgutil.iter_modules(widgets.__path__):
+        importlib.import_module(f"{widgets.__name__}.{module.name}")
+    panes = {cls for cls in _subclasses(DOMNode) if "HELP_TITLE" in cls.__dict__}
+    return sorted(panes, key=lambda cls: (getattr(cls, "HELP_RANK", 0), cls.__name__))
+
+
 def focused_first(
-    panes: list[tuple[str, type[DOMNode]]], focused: Widget | None
+    panes: list[type[DOMNode]], everywhere: Iterable[BindingType], focused: Widget | None
 ) -> list[tuple[str, Iterable[BindingType]]]:
-    """Each pane's (title, bindings) in the given order, except that the focused pane comes
-    first and says so: the keys that work right now are the ones wanted above the fold."""
-    sections: list[tuple[str, Iterable[BindingType]]] = [
-        (title, pane.BINDINGS) for title, pane in panes
-    ]
+    """Each pane's (title, bindings) after the keys that work everywhere, except that the
+    focused pane comes first and says so: the keys that work right now are the ones
+    wanted above the fold."""
+    sections = [(str(pane.__dict__["HELP_TITLE"]), pane.BINDINGS) for pane in panes]
     nodes = [] if focused is None else list(focused.ancestors_with_self)
     for node in nodes:
-        for index, (title, pane) in enumerate(panes):
-            if isinstance(node, pane) and not isinstance(node, App):
-                sections.pop(index)
-                return [(f"{title} (focused)", pane.BINDINGS), *sections]
-    return sections
+        for index, pane in enumerate(panes):
+            if isinstance(node, pane):
+                title, bindings = sections.pop(index)
+                return [(f"{title} (focused)", bindings), (EVERYWHERE, everywhere), *sections]
+    return [(EVERYWHERE, everywhere), *sections]
 
 
 def help_sections(
@@ -92,6 +131,20 @@ def help_sections(
 ) -> list[tuple[str, Rows]]:
     """Each section's (keys, what they do) rows: the bindings' own, then the notes."""
     return [(title, binding_lines(bindings, hidden)) for title, bindings in sections] + notes
+
+
+def course_help(everywhere: Iterable[DOMNode], focused: Widget | None) -> HelpScreen:
+    """The help for the course: the keys of `everywhere` (the app, its screen) and of
+    every pane, read from their BINDINGS, then the outline's marks."""
+    from tui_course.shell_access import editor_available
+    from tui_course.ui.widgets.outline import MARKS_LEGEND
+
+    keys = [binding for node in everywhere for binding in type(node).BINDINGS]
+    sections = focused_first(help_panes(), keys, focused)
+    # ctrl+o opens $EDITOR only where the student has a shell anyway: listed only there
+    hidden = frozenset() if editor_available() else frozenset({"external_editor"})
+    notes = [("Other keys", OTHER_KEYS), ("Outline marks", list(MARKS_LEGEND))]
+    return HelpScreen(help_sections(sections, notes, hidden), FOOTNOTE)
 
 
 def help_text(sections: list[tuple[str, Rows]], footnote: str = "") -> str:

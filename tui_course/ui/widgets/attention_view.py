@@ -20,7 +20,6 @@ from tui_course.maths.explore import AttentionResult, AttentionSetup
 from tui_course.render.attention import controls
 from tui_course.render.blocks import attention_extras, attention_summary, head_title
 from tui_course.terminal import locale_is_utf8
-from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
 from tui_course.ui.widgets.text_box import TextBox
@@ -58,6 +57,9 @@ class AttentionView(Vertical, can_focus=True):
         margin-bottom: 1;
     }
     """
+    # its section in the help (screens/help.py)
+    HELP_TITLE = "Attention figure (in lessons and the attention lab)"
+    HELP_RANK = 60
     BINDINGS = [
         Binding(
             "up,k", "move(-1)", "Query up", show=False, tooltip="Make the word above the query"
@@ -221,7 +223,8 @@ class AttentionView(Vertical, can_focus=True):
         typist on a shared server starts one forward pass, not one per key."""
         import asyncio
 
-        from tui_course.render.real_model import attention_of, typed_sentence_result
+        from tui_course.realmodel.attention import attention_of
+        from tui_course.render.real_model import typed_sentence_result
         from tui_course.ui.widgets.real_model_view import model_cache_dir, run_real_model
 
         await asyncio.sleep(TYPING_PAUSE)
@@ -233,8 +236,8 @@ class AttentionView(Vertical, can_focus=True):
         answer = typed_sentence_result(self.explorer.setup, attention, query)
         self.explorer = self.explorer.with_model(sentence, answer)
 
-    @on(HeatmapRowClicked)
-    def _row_clicked(self, event: HeatmapRowClicked) -> None:
+    @on(HeatmapView.RowClicked)
+    def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
         event.stop()
         self.focus()
         self.explorer = self.explorer.select_row(event.row)

@@ -5,7 +5,7 @@ one watcher; the words come from render/ (the verdict from the judge's renderer,
 from render/code_exercise.py). Two things happen off the UI thread so typing never waits:
 a check (a worker thread calls the checker, which runs the code in the sandbox) and the
 draft's save (debounced, an atomic 0600 write in the data folder, progress/drafts.py).
-The quiz hears of every finished check (CodeChecked) and records it like an answer.
+The quiz hears of every finished check (CodeExerciseView.Checked) and records it like an answer.
 
 The editor is built after the view's first frame: the first one takes most of a second
 (TextArea, tree-sitter), and until it takes keys the view says it is opening and that keys
@@ -30,6 +30,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import ScrollableContainer, Vertical
 from textual.geometry import Region
+from textual.message import Message
 from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
@@ -37,7 +38,6 @@ from textual.widgets import Static, TextArea
 from tui_course.progress.drafts import MAX_DRAFT_BYTES, read_draft, write_draft
 from tui_course.render.code_exercise import solution_text, status_text
 from tui_course.safe_text import clean
-from tui_course.ui.messages import CodeChecked
 from tui_course.ui.widgets.code_editor import CodeEditor, python_highlighting
 from tui_course.views.code_exercise import CodeExercise, CodePhase, Judged
 
@@ -54,6 +54,19 @@ Describe = Callable[[Any], RenderableType]
 
 
 class CodeExerciseView(Vertical, can_focus=True):
+    class Checked(Message):
+        """A check finished: the quiz records it as an attempt."""
+
+        def __init__(self, exercise: CodeExerciseView, code: str, verdict: Any) -> None:
+            super().__init__()
+            self.exercise = exercise
+            self.code = code
+            self.verdict = verdict
+
+        @property
+        def control(self) -> CodeExerciseView:
+            return self.exercise
+
     DEFAULT_CSS = """
     CodeExerciseView {
         height: auto;
@@ -79,6 +92,9 @@ class CodeExerciseView(Vertical, can_focus=True):
         display: none;
     }
     """
+    # its section in the help (screens/help.py)
+    HELP_TITLE = "Code question (the editor: ctrl and F keys work while you type)"
+    HELP_RANK = 40
     BINDINGS = [
         Binding("ctrl+r,f5", "check", "Check", tooltip="Check your code (it runs in the sandbox)"),
         Binding("ctrl+n", "reset", "Reset", tooltip="Reset to the starter code (asks first)"),
@@ -283,7 +299,7 @@ class CodeExerciseView(Vertical, can_focus=True):
         before = self.state
         self.state = before.check_finished(number, code, verdict)
         if self.state is not before:
-            self.post_message(CodeChecked(self, code, verdict))
+            self.post_message(self.Checked(self, code, verdict))
 
     def _check_failed(self, number: int, problem: str) -> None:
         if self.state is not None and self.is_mounted:

@@ -9,15 +9,27 @@ import numpy as np
 from numpy.typing import NDArray
 from textual import events
 from textual.geometry import Size
+from textual.message import Message
 from textual.widget import Widget
 
 from tui_course.render.heatmap import Heatmap, heatmap_rich, window
-from tui_course.ui.messages import HeatmapRowClicked
 
 
 class HeatmapView(Widget):
     """Thin: holds weights and labels, shows them as a render.heatmap.Heatmap (which lays
     itself out in the widget's width), reports clicks."""
+
+    class RowClicked(Message):
+        """A click on a row: the figure around it makes that word the query."""
+
+        def __init__(self, view: HeatmapView, row: int) -> None:
+            super().__init__()
+            self.view = view
+            self.row = row
+
+        @property
+        def control(self) -> HeatmapView:
+            return self.view
 
     DEFAULT_CSS = """
     HeatmapView {
@@ -111,4 +123,4 @@ class HeatmapView(Widget):
         line = event.y - 1  # the first line holds the column labels
         if 0 <= line < len(rows):
             event.stop()
-            self.post_message(HeatmapRowClicked(self, rows[line]))
+            self.post_message(self.RowClicked(self, rows[line]))

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 from textual import events
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import Lesson
 from tui_course.safe_text import one_line
-from tui_course.ui.messages import LessonFinished
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -46,6 +46,20 @@ class Figure(HorizontalScroll):
 
 
 class LessonView(VerticalScroll):
+    class Finished(Message):
+        """The student reached the end of a lesson."""
+
+        def __init__(self, view: LessonView, lesson_id: str) -> None:
+            super().__init__()
+            self.view = view
+            self.lesson_id = lesson_id
+
+        @property
+        def control(self) -> LessonView:
+            return self.view
+
+    HELP_TITLE = "Lesson"  # its section in the help (screens/help.py)
+    HELP_RANK = 20
     # Not Space: Space toggles a quiz option (one meaning per key); PgDn/PgUp page.
     BINDINGS = [
         Binding("j", "scroll_down", "Scroll down", show=False),
@@ -144,11 +158,11 @@ class LessonView(VerticalScroll):
 
     @property
     def finish_reported(self) -> bool:
-        """LessonFinished has been posted for the lesson on show (once per showing)."""
+        """LessonView.Finished has been posted for the lesson on show (once per showing)."""
         return self._finished_sent
 
     def check_finished(self) -> None:
-        """Post LessonFinished once the lesson's end is on screen; run by a timer after it is
+        """Post LessonView.Finished once the lesson's end is on screen; run by a timer after it is
         shown and on every scroll."""
         if self.lesson is None or self._finished_sent:
             return
@@ -158,7 +172,7 @@ class LessonView(VerticalScroll):
             at_end = self._end_laid_out_on_screen()
         if at_end:
             self._finished_sent = True
-            self.post_message(LessonFinished(self, self.lesson.id))
+            self.post_message(self.Finished(self, self.lesson.id))
 
 
 def _listing(segment: ListingSegment) -> Widget:

@@ -52,6 +52,9 @@ class ListingView(Vertical, can_focus=True):
         display: none;
     }
     """
+    # its section in the help (screens/help.py)
+    HELP_TITLE = "Runnable listing (in lessons: Tab to it)"
+    HELP_RANK = 50
     BINDINGS = [
         Binding("ctrl+r,f5", "run", "Run", tooltip="Run the listing (its output shows under it)"),
         Binding("i", "edit", "Edit", tooltip="Edit the listing (Esc when done)"),

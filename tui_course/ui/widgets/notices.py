@@ -5,8 +5,17 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from tui_course.safe_text import one_line
+
 SEVERITY_WORDS = {"information": "", "warning": "Warning: ", "error": "Error: "}
 MAX_SHOWN = 3  # the newest few; older ones are still in CourseApp.notices
+
+
+def notice_line(message: str, title: str, severity: str) -> str:
+    """One line of text: "Warning: Progress: ..."; "Quit? Training is..." rather than
+    "Quit?: Training is..."."""
+    joined = f"{title} " if title.endswith(("?", "!", ":", ".")) else f"{title}: "
+    return one_line(f"{SEVERITY_WORDS.get(severity, '')}{joined if title else ''}{message}")
 
 
 class NoticeLines(Static):

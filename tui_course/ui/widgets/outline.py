@@ -65,6 +65,8 @@ class Outline(OptionList):
     }
     """
 
+    HELP_TITLE = "Outline"  # its section in the help (screens/help.py)
+    HELP_RANK = 10
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, tooltip="Highlight the item below"),
         Binding("k", "cursor_up", "Up", show=False, tooltip="Highlight the item above"),

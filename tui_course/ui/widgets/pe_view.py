@@ -22,7 +22,6 @@ from tui_course.render.positional import (
     position_labels,
     similarity_title,
 )
-from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
 from tui_course.views.pe import PEExplorer
@@ -50,6 +49,9 @@ class PEView(Vertical, can_focus=True):
     """
     POSITIONS_KEYS = Binding.Group("Positions")
     DIM_KEYS = Binding.Group("d_model")
+    # its section in the help (screens/help.py)
+    HELP_TITLE = "Positional-encoding figure (in lessons and the PE lab)"
+    HELP_RANK = 70
     BINDINGS = [
         Binding(
             "plus,equals_sign",
@@ -163,8 +165,8 @@ class PEView(Vertical, can_focus=True):
     def action_select(self, step: int) -> None:
         self.state = self.state.select(step)
 
-    @on(HeatmapRowClicked)
-    def _row_clicked(self, event: HeatmapRowClicked) -> None:
+    @on(HeatmapView.RowClicked)
+    def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
         event.stop()
         self.focus()
         self.state = self.state.select_row(event.row)

@@ -36,7 +36,6 @@ from tui_course.content.text import strip_control
 from tui_course.progress.store import StoreError
 from tui_course.render import quiz as render
 from tui_course.render.quiz import OptionLine
-from tui_course.ui.messages import CodeChecked, QuizFinished, QuizSaved
 from tui_course.ui.widgets.item_line import ItemLine
 from tui_course.ui.widgets.text_box import TextBox
 from tui_course.views.quiz import QuizRun
@@ -104,6 +103,26 @@ class OptionRow(Horizontal):
 class QuizView(VerticalScroll, can_focus=True):
     """Draws a QuizRun (views/quiz.py) with the words of render/quiz.py."""
 
+    class Changed(Message):
+        """Something happened in a pass; the app's outline marks may have moved."""
+
+        def __init__(self, view: QuizView, quiz_id: str) -> None:
+            super().__init__()
+            self.view = view
+            self.quiz_id = quiz_id
+
+        @property
+        def control(self) -> QuizView:
+            return self.view
+
+    class Saved(Changed):
+        """A question closed and its attempt is stored: a mark ("[~] 1/3") or the review
+        count may move."""
+
+    class Finished(Changed):
+        """The student reached the end of a pass: its score is final, the class may hear
+        of it."""
+
     # Here, not in app.tcss: parsed when a quiz first opens, not before the first frame.
     # Markdown's own margins would push the verdict off an 80x24 screen.
     DEFAULT_CSS = """
@@ -167,6 +186,8 @@ class QuizView(VerticalScroll, can_focus=True):
     }
     """
 
+    HELP_TITLE = "Quiz"  # its section in the help (screens/help.py)
+    HELP_RANK = 30
     BINDINGS = [
         # One key, one binding per phase: the footer names what Enter and Right do now
         # ("Start", "Submit", "Next question"), and help merges them by their tooltip.
@@ -333,9 +354,9 @@ class QuizView(VerticalScroll, can_focus=True):
         if self.exercise is not None and run.phase is Phase.CLOSED:
             self.exercise.close(passed=run.session.state.outcome is Outcome.RIGHT)
 
-    @on(CodeChecked)
-    def _code_checked(self, event: CodeChecked) -> None:
-        """A finished check is an answer (a sandbox that could not run is not one)."""
+    def on_code_exercise_view_checked(self, event: CodeExerciseView.Checked) -> None:
+        """A finished check is an answer (a sandbox that could not run is not one). Caught
+        by name: the editor's module loads only when a code question opens."""
         event.stop()
         run = self.run
         if run is None or run.phase is not Phase.ASKING or event.exercise is not self.exercise:
@@ -478,7 +499,7 @@ class QuizView(VerticalScroll, can_focus=True):
         except Exception as error:  # the store failed: say so, change nothing else
             return run.unsaved(error)
         if record.final:
-            self.post_message(QuizSaved(self, record.quiz_id))
+            self.post_message(self.Saved(self, record.quiz_id))
         return run.saved(record, verdict)
 
     async def action_submit(self, phase: str = "") -> None:
@@ -491,7 +512,7 @@ class QuizView(VerticalScroll, can_focus=True):
         elif run.phase is Phase.CLOSED:
             await self.action_next()
         elif self.exercise is not None:
-            self.exercise.request_check()  # its verdict comes back as CodeChecked
+            self.exercise.request_check()  # its verdict comes back as CodeExerciseView.Checked
         else:
             graded = run.graded()
             if isinstance(graded, str):
@@ -539,7 +560,7 @@ class QuizView(VerticalScroll, can_focus=True):
             run = self._finish(run)
         self.run = run
         if run.phase is Phase.FINISHED:
-            self.post_message(QuizFinished(self, run.session.quiz.id))
+            self.post_message(self.Finished(self, run.session.quiz.id))
 
     def _finish(self, run: QuizRun) -> QuizRun:
         """Mark the pass finished in the store, and sum it up."""

@@ -23,20 +23,12 @@ from textual.reactive import var
 from textual.widgets import Input, Static
 
 from tui_course import specs
-from tui_course.render.real_model import (
-    LabState,
-    ModelAttention,
-    ModelViewMap,
-    attention_of,
-    lab_notes,
-    lab_status,
-    query_bars,
-)
+from tui_course.realmodel.attention import ModelAttention, attention_of
+from tui_course.render.real_model import ModelViewMap, lab_notes, lab_status, query_bars
 from tui_course.terminal import locale_is_utf8
-from tui_course.ui.messages import HeatmapRowClicked
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.text_box import TextBox
-from tui_course.views.real_model import RealModelLab
+from tui_course.views.real_model import LabState, RealModelLab
 
 if TYPE_CHECKING:
     from tui_course.realmodel.loading import RealAttention
@@ -72,6 +64,8 @@ class RealModelView(Vertical, can_focus=True):
     RealModelView .real-links { margin-bottom: 1; }
     """
 
+    HELP_TITLE = "Real-model lab"  # its section in the help (screens/help.py)
+    HELP_RANK = 80
     BINDINGS = [
         Binding("up,k", "move_query(-1)", "Query up", show=False, tooltip="The word above"),
         Binding("down,j", "move_query(1)", "Query down", show=False, tooltip="The word below"),
@@ -234,8 +228,8 @@ class RealModelView(Vertical, can_focus=True):
     def action_toggle_merge(self) -> None:
         self.lab = self.lab.toggle_merge()
 
-    @on(HeatmapRowClicked)
-    def _row_clicked(self, event: HeatmapRowClicked) -> None:
+    @on(HeatmapView.RowClicked)
+    def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
         event.stop()
         self.focus()
         self.lab = self.lab.select_row(event.row)

@@ -1,17 +1,18 @@
 """The training lab's form: the model, the numbers, Train and Cancel. It only posts what
-was asked (tui_course.ui.messages); the panel decides what to do with it."""
+was asked (its own Requested, Refused and CancelRequested messages); the panel decides
+what to do with it."""
 
 from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Button, Checkbox, Input, Select, Static
 
 from tui_course import specs
 from tui_course.training.options import TrainOptions
-from tui_course.ui.messages import TrainingCancelRequested, TrainingRefused, TrainingRequested
 from tui_course.ui.widgets.text_box import TextBox
 
 # The form's number boxes: (spec, label); ranges and defaults live in tui_course.specs.
@@ -29,6 +30,41 @@ def field_label(spec: specs.IntSpec, label: str) -> str:
 
 
 class TrainingForm(Vertical):
+    class Requested(Message):
+        """Submitted with valid options (Train, ctrl+t or Enter)."""
+
+        def __init__(self, form: TrainingForm, options: TrainOptions) -> None:
+            super().__init__()
+            self.form = form
+            self.options = options
+
+        @property
+        def control(self) -> TrainingForm:
+            return self.form
+
+    class Refused(Message):
+        """Submitted with a field that is wrong; `reason` names it."""
+
+        def __init__(self, form: TrainingForm, reason: str) -> None:
+            super().__init__()
+            self.form = form
+            self.reason = reason
+
+        @property
+        def control(self) -> TrainingForm:
+            return self.form
+
+    class CancelRequested(Message):
+        """The Cancel button."""
+
+        def __init__(self, form: TrainingForm) -> None:
+            super().__init__()
+            self.form = form
+
+        @property
+        def control(self) -> TrainingForm:
+            return self.form
+
     # Under 60 columns the fields go two to a row: see Screen.-tiny in app.tcss.
     DEFAULT_CSS = """
     TrainingForm {
@@ -110,9 +146,9 @@ class TrainingForm(Vertical):
         try:
             options = self.read_options()
         except ValueError as error:
-            self.post_message(TrainingRefused(self, f"Cannot start: {error}."))
+            self.post_message(self.Refused(self, f"Cannot start: {error}."))
             return
-        self.post_message(TrainingRequested(self, options))
+        self.post_message(self.Requested(self, options))
 
     def _buttons(self) -> None:
         # query, not query_one: when the app is closing the buttons may already be gone
@@ -135,4 +171,4 @@ class TrainingForm(Vertical):
 
     @on(Button.Pressed, "#train-cancel")
     def _cancel_pressed(self) -> None:
-        self.post_message(TrainingCancelRequested(self))
+        self.post_message(self.CancelRequested(self))

@@ -17,6 +17,7 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Checkbox, Input, ProgressBar, Select, Static
 
@@ -36,12 +37,6 @@ from tui_course.render.training import (
 from tui_course.training.options import TrainOptions
 from tui_course.training.record import failed_training_record, training_record
 from tui_course.training.runner import TrainingRun
-from tui_course.ui.messages import (
-    TrainingCancelRequested,
-    TrainingFinished,
-    TrainingRefused,
-    TrainingRequested,
-)
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.training_form import TrainingForm
 from tui_course.ui.widgets.training_runs import TrainingRunsTable
@@ -57,6 +52,19 @@ GUIDE = (
 
 
 class TrainingPanel(VerticalScroll, can_focus=True):
+    class Finished(Message):
+        """A run ended with a result (and has been kept): the app says so wherever the
+        student is."""
+
+        def __init__(self, panel: TrainingPanel, record: TrainingRecord) -> None:
+            super().__init__()
+            self.panel = panel
+            self.record = record
+
+        @property
+        def control(self) -> TrainingPanel:
+            return self.panel
+
     DEFAULT_CSS = """
     TrainingPanel {
         padding: 0 1 0 0;
@@ -80,6 +88,8 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         margin-top: 1;
     }
     """
+    HELP_TITLE = "Training lab"  # its section in the help (screens/help.py)
+    HELP_RANK = 90
     BINDINGS = [
         Binding("ctrl+t", "start", "Train", tooltip="Start training with the options above"),
         # priority: a number box would otherwise take ctrl+x as "cut" and the run go on;
@@ -220,12 +230,12 @@ class TrainingPanel(VerticalScroll, can_focus=True):
     def action_start(self) -> None:
         self.form.submit()
 
-    @on(TrainingRefused)
-    def _refused(self, message: TrainingRefused) -> None:
+    @on(TrainingForm.Refused)
+    def _refused(self, message: TrainingForm.Refused) -> None:
         self.lab = self.lab.refuse(message.reason)
 
-    @on(TrainingRequested)
-    def _requested(self, message: TrainingRequested) -> None:
+    @on(TrainingForm.Requested)
+    def _requested(self, message: TrainingForm.Requested) -> None:
         self.start(message.options)
 
     def start(self, options: TrainOptions) -> None:
@@ -265,14 +275,14 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         if self.store is not None:
             record = replace(record, id=self.store.record_training_run(record))
         self.lab = self.lab.kept(record)
-        self.post_message(TrainingFinished(self, record))
+        self.post_message(self.Finished(self, record))
 
     async def action_cancel(self) -> None:
         if self.current is None:
             raise SkipAction()
         await self.cancel()
 
-    @on(TrainingCancelRequested)
+    @on(TrainingForm.CancelRequested)
     async def _cancel_pressed(self) -> None:
         await self.cancel()
 

@@ -1,0 +1,84 @@
+"""The app's first moments: what it has to say (a damaged progress file, broken content),
+and the start item opened around the first frame, with nothing else taking focus first."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from tui_course.content.models import Item, Quiz
+from tui_course.safe_text import one_line
+from tui_course.ui.widgets.footer import CourseFooter
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from tui_course.content.errors import ContentError
+
+
+def start_up_notices(
+    app: App[Any], store_notice: str | None, problems: Sequence[ContentError]
+) -> None:
+    if store_notice:
+        app.notify(
+            one_line(store_notice), title="Progress", severity="warning", timeout=15, markup=False
+        )
+    if problems:
+        more = f" (and {len(problems) - 1} more; run attn-tui validate)" if problems[1:] else ""
+        app.notify(
+            str(problems[0]) + more,
+            title="Content problems",
+            severity="warning",
+            timeout=15,
+            markup=False,
+        )
+
+
+class StartItem:
+    """Opens the start item once: the outline shows in the first frame and a lesson
+    (Markdown, maybe NumPy) right after it; a quiz opens before the first frame (its first
+    screen is text, and one frame costs less than two)."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        open_item: Callable[[str, bool], Awaitable[None]],
+        opened_any: Callable[[], bool],
+        first_focus: Callable[[], None],
+        after_start: Callable[[], None],
+    ) -> None:
+        self.app = app
+        self.open_item = open_item
+        self.opened_any = opened_any  # a key pressed in the first frame may open another
+        self.first_focus = first_focus
+        self.after_start = after_start
+        self.item: Item | None = None  # what opens after the first frame
+        self.opening = True  # until it has opened (or failed to)
+
+    def open(self, item: Item, focus_content: bool) -> None:
+        """--open means "take me there": `focus_content`, the content gets the keyboard."""
+        self.item = item
+        if isinstance(item, Quiz):  # its keys, not those of the pane before it, come first
+            self.app.query_one(CourseFooter).hold()
+            self.app.call_next(self._open, focus_content)
+            return
+        self.app.call_after_refresh(self._open, focus_content)
+
+    def quiz_pending(self) -> bool:
+        """The start item is a quiz not open yet. It focuses its own answer box when it
+        opens: focusing another pane before would restyle every node and rebuild the
+        footer once more, on a returning student's way to the summary."""
+        return self.opening and isinstance(self.item, Quiz)
+
+    async def _open(self, focus_content: bool) -> None:
+        try:
+            if not self.opened_any() and self.item is not None:
+                await self.open_item(self.item.id, focus_content)
+        finally:
+            self.opening = False
+            self.app.query_one(CourseFooter).release()
+            # After the frame that shows it: a quiz opens before the first frame, and what
+            # after_start does (the lessons' digest, the course cache) need not delay it.
+            self.app.call_after_refresh(self.after_start)
+        if not self.opened_any():  # the quiz could not open: the usual first focus
+            self.first_focus()
