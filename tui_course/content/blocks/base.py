@@ -76,8 +76,10 @@ class BlockKind(Generic[P]):
             spec = field.metadata["spec"]
             if spec is not None and field.name in table:
                 problem = spec.problem(table[field.name])
-                if problem is not None:
-                    raise check.error(problem, field.name)
+                if problem is not None:  # named as the block names it ('tokens', not 'words')
+                    raise check.error(
+                        problem.replace(f"'{spec.name}'", f"'{field.name}'"), field.name
+                    )
         values = {
             name: tuple(value) if isinstance(value, list) else value
             for name, value in table.items()
