@@ -92,7 +92,7 @@ class BlockKind(Generic[P]):
         """The rules that tie keys together (raise check.error(message, key))."""
 
     def defaults(self) -> dict[str, Any]:
-        """Each optional key and its default (for the docs and the registry's tests)."""
+        """Each optional key and its default, as the params class gives them."""
         return {
             field.name: field.default
             for field in dataclasses.fields(self.params)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from textual import events
 from textual.binding import Binding
@@ -76,19 +76,22 @@ class LessonView(VerticalScroll):
         widgets: list[Widget] = []
         prose: list[tuple[Markdown, str]] = []
         for segment in segments:
-            if isinstance(segment, MarkdownSegment):
-                # A lesson's links are never opened: on a lab server the "browser" may be
-                # lynx taking over the terminal, and the link comes from a content file.
-                # Raw HTML in a lesson (<eos>, <pad>) is text: see content/markdown.py.
-                markdown = Markdown(
-                    classes="prose", open_links=False, parser_factory=markdown_parser
-                )
-                prose.append((markdown, segment.text))
-                widgets.append(markdown)
-            elif isinstance(segment, BlockSegment):
-                widgets.append(_figure(segment))
-            elif isinstance(segment, ListingSegment):
-                widgets.append(_listing(segment))
+            match segment:
+                case MarkdownSegment():
+                    # A lesson's links are never opened: on a lab server the "browser" may be
+                    # lynx taking over the terminal, and the link comes from a content file.
+                    # Raw HTML in a lesson (<eos>, <pad>) is text: see content/markdown.py.
+                    markdown = Markdown(
+                        classes="prose", open_links=False, parser_factory=markdown_parser
+                    )
+                    prose.append((markdown, segment.text))
+                    widgets.append(markdown)
+                case BlockSegment():
+                    widgets.append(_figure(segment))
+                case ListingSegment():
+                    widgets.append(_listing(segment))
+                case _:
+                    assert_never(segment)
         await self.mount_all(widgets)
         for markdown, text in prose:
             await markdown.update(text)  # returns once its blocks are mounted
