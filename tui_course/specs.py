@@ -1,6 +1,6 @@
 """Every parameter a student or a lesson can set: its type, default and allowed values.
 
-One table, read by the lesson blocks (content/blocks.py), the command line
+One table, read by the lesson blocks (content/blocks/), the command line
 (`attn-tui attention`, `pe`, `train`) and the live views (attention and
 positional-encoding figures, the training form), so a limit lives in one
 place. Plain Python only: the command line imports this before anything heavy.

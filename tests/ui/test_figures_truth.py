@@ -19,6 +19,7 @@ from textual.containers import VerticalScroll
 
 from tests.ui.conftest import screen_text
 from tui_course import specs
+from tui_course.content.blocks.attention import AttentionParams
 from tui_course.maths.embeddings import SETS, hashed_vector
 from tui_course.maths.explore import AttentionSetup
 from tui_course.realmodel import loading as realmodel
@@ -136,7 +137,7 @@ async def test_attention_figure_matches_the_maths_in_every_toggle_state() -> Non
     view = AttentionView(
         AttentionSetup(SETS["toy-train"].default_sentence),
         row=1,
-        extras={"output": True, "loop_check": True},
+        extras=AttentionParams("toy-train", output=True, loop_check=True),
     )
     app = FigureApp(view)
     seen = 0

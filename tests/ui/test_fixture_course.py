@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from tests.ui.conftest import UI_COURSE, ui_course
-from tui_course.content.blocks import BLOCK_FIELDS
+from tui_course.content.blocks import BLOCKS
 from tui_course.content.models import Kind
 from tui_course.content.segments import BlockSegment, ListingRunner, ListingSegment
 from tui_course.validate import validate
@@ -32,7 +32,7 @@ def test_the_ui_course_has_every_block_and_question_kind() -> None:
     course = ui_course()
     segments = [segment for lesson in course.lessons for segment in lesson.segments]
     blocks = {segment.name for segment in segments if isinstance(segment, BlockSegment)}
-    assert blocks == set(BLOCK_FIELDS)
+    assert blocks == set(BLOCKS)
     runners = {segment.runner for segment in segments if isinstance(segment, ListingSegment)}
     assert runners == set(ListingRunner)
     questions = [question for quiz in course.quizzes for question in quiz.questions]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.ui.conftest import figures_cut, laid_out, notices, running, screen_text, shown, until
+from tui_course.content.blocks.attention import AttentionParams
 from tui_course.content.course import load_course
 from tui_course.content.models import Item, Lesson
 from tui_course.content.segments import BlockSegment, MarkdownSegment
@@ -67,4 +68,5 @@ def test_a_shipped_lesson_that_says_tab_twice_reaches_a_sentence_box() -> None:
     for lesson in saying:
         first = next(s for s in lesson.segments if not isinstance(s, MarkdownSegment))
         assert isinstance(first, BlockSegment), lesson.id
-        assert (first.name, first.params.get("editable")) == ("attention", True), lesson.id
+        assert isinstance(first.params, AttentionParams), lesson.id
+        assert first.params.editable, lesson.id

@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 from tui_course.answers import resolve
+from tui_course.content.blocks.pe_table import PETableParams
 from tui_course.content.course import load_course
 from tui_course.content.kinds import grade
 from tui_course.content.lessons import load_lesson
@@ -73,7 +74,7 @@ def test_lesson_segments_split_prose_blocks_and_keep_code(tmp_path: Path) -> Non
     assert (lesson.id, lesson.title, lesson.order, lesson.path) == ("l", "Title", 3, "l.md")
     first, block, last = lesson.segments
     assert isinstance(first, MarkdownSegment) and "```python\nx = 1\n```" in first.text
-    assert block == BlockSegment("pe-table", {"positions": 2, "dim": 4}, 13)
+    assert block == BlockSegment("pe-table", PETableParams(positions=2, dim=4), 13)
     assert last == MarkdownSegment("After.")
 
 

@@ -103,13 +103,6 @@ def test_the_circle_finder_finds_a_circle() -> None:
     assert circles({"a": {"b"}, "b": set()}) == []
 
 
-# Circles other branches of this session remove; the lead deletes each line at the merge.
-KNOWN_CIRCLES = [
-    # the blocks-labs branch gives the labs a registry (plain/course <-> plain/labs)
-    ["tui_course.plain.course", "tui_course.plain.labs"],
-]
-
-
 def test_the_graph_reader_sees_type_only_imports() -> None:
     graph = module_graph()
     # only under `if TYPE_CHECKING:` in render/quiz.py
@@ -118,7 +111,7 @@ def test_the_graph_reader_sees_type_only_imports() -> None:
 
 def test_no_module_imports_itself_back() -> None:
     found = circles(module_graph())
-    assert [group for group in found if group not in KNOWN_CIRCLES] == []
+    assert found == []
 
 
 def test_no_top_level_part_imports_itself_back() -> None:

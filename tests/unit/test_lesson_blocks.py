@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tui_course.content.blocks.pe_table import PETableParams
 from tui_course.content.errors import ContentError
 from tui_course.content.lessons import load_lesson
 from tui_course.content.segments import BlockSegment, MarkdownSegment
@@ -64,7 +65,7 @@ def test_blocks_split_the_prose_and_keep_their_toml_lines(tmp_path: Path) -> Non
     loaded = load_lesson(lesson(tmp_path, body.rsplit("\nAfter.", 1)[0] + "\nAfter.\n"), tmp_path)
     prose, block, after = loaded.segments
     assert isinstance(prose, MarkdownSegment) and "```python" in prose.text
-    assert isinstance(block, BlockSegment) and block.params == {"positions": 4, "dim": 4}
+    assert isinstance(block, BlockSegment) and block.params == PETableParams(positions=4, dim=4)
     assert block.line == 13
     assert after == MarkdownSegment("After.")
 
@@ -181,7 +182,7 @@ def test_lesson_3_points_at_the_loop_check_line_by_its_words() -> None:
     block = next(
         segment
         for segment in lesson_3.segments
-        if isinstance(segment, BlockSegment) and segment.params.get("loop_check")
+        if isinstance(segment, BlockSegment) and getattr(segment.params, "loop_check", False)
     )
     result, row = compute_attention_block(block.params)
     lines = attention_extras(result, row, block.params)

@@ -56,7 +56,7 @@ def test_each_head_projects_all_of_x_and_the_split_is_of_the_projected_q() -> No
 def test_lesson_5_draws_the_projection_then_the_split() -> None:
     (block,) = blocks("multi-head", "heads")
     text = render_block(block)
-    example = head_split_example(block.params["dim"], block.params["heads"])
+    example = head_split_example(block.params.dim, block.params.heads)
     for head in range(example.heads):
         q = example.per_head(head)[0]
         assert f"head {head + 1}: [" + ", ".join(f"{v:g}" for v in q) + "]" in text
@@ -122,7 +122,7 @@ def test_stations_weight_on_itself_and_trains_score_are_length_times_cosine() ->
     assert [round(float(value), 2) for value in said] == [2.42, 2.22, 0.85, 5.88, 4.56]
     assert score == pytest.approx(lengths[station] * lengths[train] * cosine)
     (block,) = blocks("self-attention", "attention")[1:]
-    assert block.params.get("norms") and block.params["query"] == "station"
+    assert block.params.norms and block.params.query == "station"
     figure = render_block(block)
     assert "'station' . 'train' = 4.56 (cosine 0.85)" in figure and "= 5.88" in figure
     text = " ".join(lesson_text("03").split())
@@ -191,8 +191,8 @@ def test_the_pronoun_story_says_what_it_measures_and_the_model_agrees() -> None:
 
 def test_lesson_4_shows_the_pair_and_says_weights_are_not_explanations() -> None:
     (block,) = blocks("queries-keys-values", "real-attention")
-    assert block.params["compare"].endswith("too wide.")
-    assert block.params["between"] == ["animal", "street"]
+    assert block.params.compare.endswith("too wide.")
+    assert block.params.between == ("animal", "street")
     text = lesson_text("04")
     assert "not an explanation" in text
     assert "| it   | [0.8, 0.9, 0.1, 0.0] |" in text  # the toy vectors as a table

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tui_course.content.blocks.real_attention import RealAttentionParams
 from tui_course.realmodel.attention import ModelAttention
 from tui_course.render.blocks import BlockError, real_attention_lines
 from tui_course.validate import validate
@@ -73,7 +75,7 @@ def model_attention() -> ModelAttention:
 
 
 def test_the_real_half_uses_the_given_head_or_the_telling_one() -> None:
-    params = {"sentence": "the cat sat", "query": "cat", "embeddings": "toy-cat-sat"}
+    params = RealAttentionParams("the cat sat", "cat", embeddings="toy-cat-sat")
     chosen = real_attention_lines(params, model_attention())
     assert chosen[0] == "'cat' with toy vectors (toy-cat-sat):"
     start = chosen.index("'cat' in all-MiniLM-L6-v2, layer 2 head 3")
@@ -86,12 +88,12 @@ def test_the_real_half_uses_the_given_head_or_the_telling_one() -> None:
     assert sat.split()[1] == "0.70" and sat.endswith("strongest")
     # how many of the heads make that link at all (only layer 2 head 3 gives 'sat' 0.7)
     assert chosen[-2:] == ["'cat' gives 'sat' more than 0.2", "in 1 of the 6 heads"]
-    given = real_attention_lines(params | {"layer": 1, "head": 1}, model_attention())
+    given = real_attention_lines(replace(params, layer=1, head=1), model_attention())
     assert "'cat' in all-MiniLM-L6-v2, layer 1 head 1:" in given
 
 
 def test_a_head_the_model_does_not_have_is_a_figure_error() -> None:
-    params = {"sentence": "the cat sat", "query": "cat", "layer": 7, "head": 1}
+    params = RealAttentionParams("the cat sat", "cat", layer=7, head=1)
     with pytest.raises(
         BlockError,
         match="the real model: it has 2 layers of 3 heads; the block asks layer 7, head 1",
@@ -108,14 +110,14 @@ def pair_attention(animal: float, street: float) -> ModelAttention:
     return ModelAttention(labels, weights, merged=True)
 
 
-PAIR = {
-    "sentence": "animal street it",
-    "compare": "animal street it",
-    "between": ["animal", "street"],
-    "query": "it",
-    "layer": 1,
-    "head": 2,
-}
+PAIR = RealAttentionParams(
+    "animal street it",
+    "it",
+    compare="animal street it",
+    between=("animal", "street"),
+    layer=1,
+    head=2,
+)
 
 
 def test_the_pair_shows_one_head_in_both_sentences_and_says_what_it_measures() -> None:
@@ -150,4 +152,4 @@ def test_the_pair_shows_one_head_in_both_sentences_and_says_what_it_measures() -
 
 def test_a_pair_word_missing_from_either_sentence_is_a_block_error() -> None:
     with pytest.raises(BlockError, match="'street' is not a word of 'animal it'"):
-        real_attention_lines(PAIR | {"compare": "animal it"}, None)
+        real_attention_lines(replace(PAIR, compare="animal it"), None)

@@ -9,6 +9,9 @@ import sys
 import numpy as np
 import pytest
 
+from tui_course.content.blocks.attention import AttentionParams
+from tui_course.content.blocks.params import ParamsParams
+from tui_course.content.blocks.pe_table import PETableParams
 from tui_course.content.segments import BlockSegment
 from tui_course.render.blocks import render_block
 from tui_course.render.heatmap import format_percent, heatmap_cells, heatmap_text, shade
@@ -35,7 +38,7 @@ def test_format_and_shade() -> None:
 def test_figure_a_block_golden() -> None:
     block = BlockSegment(
         "attention",
-        {"embeddings": "toy-cat-sat", "query": "sat", "output": True, "loop_check": True},
+        AttentionParams("toy-cat-sat", query="sat", output=True, loop_check=True),
         1,
     )
     lines = render_block(block).splitlines()
@@ -68,7 +71,7 @@ def test_figure_a_block_golden() -> None:
 
 
 def test_pe_table_golden() -> None:
-    assert render_block(BlockSegment("pe-table", {"positions": 2, "dim": 4}, 1)) == (
+    assert render_block(BlockSegment("pe-table", PETableParams(positions=2, dim=4), 1)) == (
         "Sinusoidal PE, d_model = 4, positions 0 to 1\n"
         "\n"
         "pos  sin 0 cos 1 sin 2 cos 3\n"
@@ -78,12 +81,12 @@ def test_pe_table_golden() -> None:
 
 
 def test_params_block_totals_the_lab_model() -> None:
-    params = render_block(BlockSegment("params", {}, 1)).splitlines()
+    params = render_block(BlockSegment("params", ParamsParams(), 1)).splitlines()
     assert params[-1].split() == ["Total", "trainable", "parameters", "14,049"]
 
 
 def test_causal_block_shows_zero_weights_above_the_diagonal() -> None:
-    text = render_block(BlockSegment("attention", {"embeddings": "toy-it", "causal": True}, 1))
+    text = render_block(BlockSegment("attention", AttentionParams("toy-it", causal=True), 1))
     first_row = text.splitlines()[4]
     assert first_row == " the @@100     0     0     0"
     assert "causal mask" in text.splitlines()[1]
@@ -91,7 +94,7 @@ def test_causal_block_shows_zero_weights_above_the_diagonal() -> None:
 
 def test_position_similarity_block_is_signed_with_a_shade_legend() -> None:
     block = BlockSegment(
-        "pe-table", {"positions": 3, "dim": 64, "table": False, "similarity": True}, 1
+        "pe-table", PETableParams(positions=3, dim=64, table=False, similarity=True), 1
     )
     assert render_block(block).splitlines() == [
         "Sinusoidal PE, d_model = 64, positions 0 to 2",
@@ -325,11 +328,11 @@ def test_a_block_sentence_past_the_word_limit_is_refused_not_cut() -> None:
     limit = specs.SENTENCE_WORDS.high
     words = [f"w{i}" for i in range(limit + 6)]
     block = BlockSegment(
-        "attention", {"embeddings": "hashed", "sentence": " ".join(words), "query": words[-1]}, 1
+        "attention", AttentionParams("hashed", sentence=" ".join(words), query=words[-1]), 1
     )
     with pytest.raises(BlockError, match=f"'sentence' has {limit + 6} words; a figure takes at"):
         render_block(block)
-    at_limit = {"embeddings": "hashed", "sentence": " ".join(words[:limit]), "query": "w0"}
+    at_limit = AttentionParams("hashed", sentence=" ".join(words[:limit]), query="w0")
     assert "Weights of 'w0'" in render_block(BlockSegment("attention", at_limit, 1))
     result = subprocess.run(
         [sys.executable, "-m", "tui_course", "attention", "--embeddings", "hashed", *words],

@@ -75,6 +75,7 @@ def typed_with_model(
 
 
 def run(args: argparse.Namespace) -> int:
+    from tui_course.content.blocks.attention import AttentionParams
     from tui_course.maths.embeddings import tokenize
     from tui_course.maths.explore import AttentionSetup, NoWordsError, explore_attention
     from tui_course.render.blocks import (
@@ -128,5 +129,6 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(heatmap_text(cells))
     print()
-    print("\n".join(attention_extras(result, row, {"output": True}, ascii_only(args.ascii))))
+    under = AttentionParams(args.embeddings, output=True)  # the query's weights and new vector
+    print("\n".join(attention_extras(result, row, under, ascii_only(args.ascii))))
     return 0

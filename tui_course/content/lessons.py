@@ -162,7 +162,7 @@ def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
     if "```" not in body and "~~~" not in body:  # no fence at all: skip the parser
         return (MarkdownSegment(body.strip("\n")),) if body.strip() else ()
     # Block checks (and the parameter ranges they use) load with the first lesson opened.
-    from tui_course.content.blocks import BLOCK_FIELDS
+    from tui_course.content.blocks import BLOCKS, names
 
     segments: list[Segment] = []
     prose_start = start
@@ -178,12 +178,11 @@ def _segments(lines: list[str], start: int, shown: str) -> tuple[Segment, ...]:
         listing = _listing(info, token, lines, first, shown)
         if listing is None and name in CODE_LANGUAGES:
             continue
-        if listing is None and name not in BLOCK_FIELDS:
-            known = ", ".join(sorted(BLOCK_FIELDS))
+        if listing is None and name not in BLOCKS:
             raise ContentError(
                 shown,
                 first + 1,
-                f"unknown block '{name}' (blocks: {known}; or a code language such as python)",
+                f"unknown block '{name}' (blocks: {names()}; or a code language such as python)",
             )
         if token.level > 0:
             message = f"a '{name}' block must start at the margin, not inside a list or quote"
@@ -264,13 +263,12 @@ def _closed(markup: str, lines: list[str], first: int, end: int) -> bool:
 
 
 def _block(name: str, body: list[str], first_line: int, shown: str) -> BlockSegment:
-    from tui_course.content.blocks import check_block
+    from tui_course.content.blocks import parse_block
 
     text = "\n".join(body)
-    params = parse_toml(text, shown, first_line=first_line)
+    table = parse_toml(text, shown, first_line=first_line)
     check = TableCheck(shown, TomlLines(text, first_line=first_line), (), f"{name} block")
-    check_block(name, params, check)
-    return BlockSegment(name=name, params=params, line=first_line - 1)
+    return BlockSegment(name=name, params=parse_block(name, table, check), line=first_line - 1)
 
 
 def load_lessons(

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui_course.content.blocks.base import BlockParams
 
 
 @dataclass(frozen=True)
@@ -18,10 +21,11 @@ class MarkdownSegment:
 
 @dataclass(frozen=True)
 class BlockSegment:
-    """A fenced block the lesson view turns into a live piece (see content.blocks)."""
+    """A fenced block the lesson view turns into a live piece (see content.blocks): its
+    kind's name and its params, of that kind's dataclass."""
 
     name: str
-    params: dict[str, Any]
+    params: BlockParams
     line: int
 
 

@@ -9,11 +9,11 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lab, Lesson, Quiz
-from tui_course.content.segments import BlockSegment, ListingSegment
+from tui_course.content.segments import BlockSegment, ListingSegment, MarkdownSegment
 from tui_course.plain.console import Command, Console, Gone
 from tui_course.plain.markdown import markdown_lines
 from tui_course.progress.outline import LAST_OPENED, review_due
@@ -312,16 +312,19 @@ class PlainCourse:
             self.store.mark_lesson_opened(lesson.id)
         lines: list[str] = []
         for number, segment in enumerate(segments):
-            if isinstance(segment, BlockSegment):
-                figure = figure_lines(segment, self.console, self.data_dir, self.grids)
-                lines += ["", *figure, ""]
-            elif isinstance(segment, ListingSegment):
-                lines += ["", *markdown_lines(f"```python\n{segment.code}\n```"), ""]
-            else:
-                prose = markdown_lines(segment.text)
-                if number == 0 and prose and prose[0] == lesson.title:
-                    prose = prose[2:] if prose[1:2] == [""] else prose[1:]  # said just above
-                lines += prose
+            match segment:
+                case BlockSegment():
+                    figure = figure_lines(segment, self.console, self.data_dir, self.grids)
+                    lines += ["", *figure, ""]
+                case ListingSegment():
+                    lines += ["", *markdown_lines(f"```python\n{segment.code}\n```"), ""]
+                case MarkdownSegment():
+                    prose = markdown_lines(segment.text)
+                    if number == 0 and prose and prose[0] == lesson.title:
+                        prose = prose[2:] if prose[1:2] == [""] else prose[1:]  # said above
+                    lines += prose
+                case _:
+                    assert_never(segment)
         lines += ["", f"End of lesson {lesson.order}."]
         self.console.page(lines, self.pager_words())
         self.lesson_read(lesson.id)

@@ -3,7 +3,11 @@
 What a student types after the prompt is what they would type after
 `attn-tui attention`, `attn-tui pe` or `attn-tui train`: the same parser checks it
 (ranges from specs.py, one-line errors), the same command prints the figure, and
-plain mode adds the numbers in words.
+plain mode adds the numbers in words. Which labs there are, and which loop runs each,
+comes from the registry in content/labs.py.
+
+A loop gets a LabHost, not the plain course itself: the course runs the labs (it imports
+this module), so this module does not import it back.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ import asyncio
 import contextlib
 import io
 import os
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from tui_course.content.models import Lab
 
@@ -21,7 +26,9 @@ if TYPE_CHECKING:
     import argparse
 
     from tui_course.maths.explore import AttentionResult
-    from tui_course.plain.course import PlainCourse
+    from tui_course.plain.console import Console
+    from tui_course.training.options import TrainOptions
+    from tui_course.training.runner import TrainingRun
 
 ATTENTION_SENTENCE = "The train left the station on time"
 REAL_SENTENCE = "The animal didn't cross the street because it was too tired."
@@ -64,29 +71,41 @@ def run_cli(args: argparse.Namespace, width: int) -> list[str]:
     return out.getvalue().rstrip("\n").split("\n") + errors.getvalue().splitlines()
 
 
-def run_lab(course: PlainCourse, lab: Lab) -> None:
-    labs = {
-        "attention-lab": attention_lab,
-        "pe-lab": pe_lab,
-        "real-model-lab": real_model_lab,
-        "training-lab": training_lab,
-    }
-    runner = labs.get(lab.id)
-    if runner is None:
+class LabHost(Protocol):
+    """What a lab's loop uses of plain mode (plain.course.PlainCourse is the one)."""
+
+    console: Console
+    data_dir: Path
+    training_runs: Callable[[TrainOptions], TrainingRun]
+    training_extra_installed: Callable[[], bool]
+
+    def course_words(self, line: str) -> None:
+        """Raise Command for a course-wide word typed at a lab's prompt (q, go...)."""
+        ...
+
+
+def run_lab(course: LabHost, lab: Lab) -> None:
+    """The lab's summary, then its loop (the one its registry entry names)."""
+    from tui_course.content.labs import lab_kind
+    from tui_course.content.named import named
+
+    try:
+        runner = named(lab_kind(lab.id).plain)
+    except ValueError:
         course.console.say(f"The lab {lab.id} has no plain version.")
         return
     course.console.say(lab.summary if lab.summary.endswith(".") else f"{lab.summary}.")
     runner(course)
 
 
-def _loop_prompt(course: PlainCourse, prompt: str) -> str | None:
+def _loop_prompt(course: LabHost, prompt: str) -> str | None:
     """A line for a lab; None when the student presses Enter to go on."""
     line = course.console.ask(prompt).strip()
     course.course_words(line)
     return line or None
 
 
-def attention_lab(course: PlainCourse) -> None:
+def attention_lab(course: LabHost) -> None:
     from tui_course.render.spoken import weights_in_words
 
     say = course.console.say
@@ -141,7 +160,7 @@ def _attention_result(args: argparse.Namespace) -> tuple[AttentionResult | None,
     return result, row or 0
 
 
-def pe_lab(course: PlainCourse) -> None:
+def pe_lab(course: LabHost) -> None:
     from tui_course.render.spoken import similarity_in_words
 
     course.console.say(
@@ -165,7 +184,7 @@ def pe_lab(course: PlainCourse) -> None:
         flags = [f"--{word}" if word in PE_WORDS else word for word in line.split()]
 
 
-def real_model_lab(course: PlainCourse) -> None:
+def real_model_lab(course: LabHost) -> None:
     from tui_course.realmodel import real_extra_missing
 
     missing = real_extra_missing()
@@ -193,7 +212,7 @@ def real_model_lab(course: PlainCourse) -> None:
             words = new_words
 
 
-def _real_words(course: PlainCourse, args: argparse.Namespace) -> list[str]:
+def _real_words(course: LabHost, args: argparse.Namespace) -> list[str]:
     """The query's weights in the head the CLI chose, in a sentence."""
     from tui_course.plain.figures import model_attention
     from tui_course.realmodel.attention import QueryError
@@ -217,7 +236,7 @@ def _real_words(course: PlainCourse, args: argparse.Namespace) -> list[str]:
     return ["", f"In words (layer {chosen_layer + 1}, head {chosen_head + 1}):", said]
 
 
-def training_lab(course: PlainCourse) -> None:
+def training_lab(course: LabHost) -> None:
     from tui_course.training.runner import TRAIN_EXTRA_MISSING
 
     say = course.console.say
@@ -241,7 +260,7 @@ def training_lab(course: PlainCourse) -> None:
         train(course, args)
 
 
-def train(course: PlainCourse, args: argparse.Namespace) -> None:
+def train(course: LabHost, args: argparse.Namespace) -> None:
     """One run through training/runner.py (the course's factory: tests use a fake child),
     each event said as `attn-tui train` prints it in a pipe."""
     from tui_course.commands.train import print_plain_training

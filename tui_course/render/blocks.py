@@ -1,17 +1,21 @@
 """Render a lesson's fenced block to text, computing its figure with tui_course.maths.
 
-The validator calls render_block for every block, so a block that cannot be
-computed (a word missing from a toy embedding set) is a content error, not a
-surprise on screen.
+Each block kind (tui_course.content.blocks) names its text function here; render_block
+finds it through the kind. The validator calls render_block for every block, so a block
+that cannot be computed (a word missing from a toy embedding set) is a content error, not
+a surprise on screen.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tui_course import specs
+from tui_course.content.blocks import block_kind
+from tui_course.content.blocks.attention import AttentionParams
+from tui_course.content.named import named
 from tui_course.content.segments import BlockSegment
 from tui_course.maths.attention import dot_product_spread, head_split_example
 from tui_course.maths.embeddings import SETS, UnknownWordError, embed, tokenize
@@ -29,6 +33,15 @@ from tui_course.render.positional import pe_report
 from tui_course.render.real_model import contrast_lines, pair_lines
 from tui_course.render.tables import two_column_table
 
+if TYPE_CHECKING:
+    from tui_course.content.blocks.digit_data import DigitDataParams
+    from tui_course.content.blocks.heads import HeadsParams
+    from tui_course.content.blocks.key_dim import KeyDimParams
+    from tui_course.content.blocks.params import ParamsParams
+    from tui_course.content.blocks.pe_table import PETableParams
+    from tui_course.content.blocks.real_attention import RealAttentionParams
+    from tui_course.content.blocks.score_spread import ScoreSpreadParams
+
 
 class BlockError(ValueError):
     """The block is well-formed but its figure cannot be computed; says why in one line."""
@@ -37,30 +50,18 @@ class BlockError(ValueError):
 def render_block(block: BlockSegment, width: int | None = None, ascii_only: bool = True) -> str:
     """The block's figure as text; `width` (columns) fits a heatmap or PE map to a terminal
     (`attn-tui --plain`), as the CLI does."""
-    if block.name == "attention":
-        return _attention(block.params, width, ascii_only)
-    if block.name == "pe-table":
-        return _pe_table(block.params, width)
-    renderers = {
-        "heads": _heads,
-        "params": _params,
-        "key-dim": _key_dim,
-        "score-spread": _score_spread,
-        "real-attention": _real_attention,
-        "digit-data": _digit_data,
-    }
-    return renderers[block.name](block.params)
+    text: str = named(block_kind(block.name).text)(block.params, width, ascii_only)
+    return text
 
 
-def attention_setup(params: dict[str, Any]) -> AttentionSetup:
+def attention_setup(params: AttentionParams) -> AttentionSetup:
     """The live view's starting point for an `attention` block."""
-    set_name = params["embeddings"]
     return AttentionSetup(
-        sentence=params.get("sentence", SETS[set_name].default_sentence),
-        embeddings=set_name,
-        scale=params.get("scale", True),
-        causal=params.get("causal", False),
-        heads=params.get("heads", specs.ATTENTION_HEADS.default),
+        sentence=params.sentence or SETS[params.embeddings].default_sentence,
+        embeddings=params.embeddings,
+        scale=params.scale,
+        causal=params.causal,
+        heads=params.heads,
     )
 
 
@@ -73,7 +74,7 @@ def query_row(result: AttentionResult, query: str | None) -> int | None:
     return lowered.index(query.casefold())
 
 
-def compute_attention_block(params: dict[str, Any]) -> tuple[AttentionResult, int | None]:
+def compute_attention_block(params: AttentionParams) -> tuple[AttentionResult, int | None]:
     """Compute a block's attention; a block must not silently fall back to other vectors,
     nor drop words past the limit (the live view would, with a note)."""
     setup = attention_setup(params)
@@ -86,12 +87,12 @@ def compute_attention_block(params: dict[str, Any]) -> tuple[AttentionResult, in
         result = explore_attention(setup)
     except NoWordsError as error:
         raise BlockError(str(error)) from None
-    if result.embeddings_used != params["embeddings"]:
+    if result.embeddings_used != params.embeddings:
         try:
-            embed(params["embeddings"], list(result.tokens))
+            embed(params.embeddings, list(result.tokens))
         except UnknownWordError as error:
             raise BlockError(str(error)) from None
-    return result, query_row(result, params.get("query"))
+    return result, query_row(result, params.query)
 
 
 def attention_summary(result: AttentionResult) -> str:
@@ -125,10 +126,10 @@ def head_title(result: AttentionResult, head: int) -> str:
 
 
 def attention_extras(
-    result: AttentionResult, row: int | None, params: dict[str, Any], ascii_only: bool = True
+    result: AttentionResult, row: int | None, params: AttentionParams, ascii_only: bool = True
 ) -> list[str]:
     """The lines under the heatmap: the query's weights in every head, its new vector,
-    and the loop check."""
+    and the loop check (as the block's `decimals`, `norms`, `output`, `loop_check` ask)."""
     parts: list[str] = []
     if row is not None:
         word = result.tokens[row]
@@ -141,17 +142,17 @@ def attention_extras(
                 weight_bars(
                     weights,
                     result.tokens,
-                    params.get("decimals", specs.WEIGHT_DECIMALS.default),
+                    params.decimals,
                     ascii_only=ascii_only,
                     limit=8 if len(result.tokens) > 8 else None,
                 ),
             ]
-        if params.get("norms", False):
+        if params.norms:
             parts += ["", *length_lines(result, row)]
-        if params.get("output", False) and result.model is None:  # a model has no toy output
+        if params.output and result.model is None:  # a model has no toy output
             how = " (heads joined, then Wo)" if result.heads > 1 else ""
             parts += ["", f"New '{word}'{how} = {format_vector(result.outputs[row])}"]
-    if params.get("loop_check", False):
+    if params.loop_check:
         loop_outputs, loop_weights = result.loop_version()
         gap = max(
             float(np.max(np.abs(loop_outputs - result.outputs))),
@@ -189,7 +190,7 @@ def length_lines(result: AttentionResult, row: int) -> list[str]:
     return lines
 
 
-def _attention(params: dict[str, Any], width: int | None = None, ascii_only: bool = True) -> str:
+def attention_text(params: AttentionParams, width: int | None, ascii_only: bool) -> str:
     result, row = compute_attention_block(params)
     parts = [attention_summary(result), ""]
     for head in range(result.heads):
@@ -206,72 +207,66 @@ def _attention(params: dict[str, Any], width: int | None = None, ascii_only: boo
     return "\n".join(parts + attention_extras(result, row, params, ascii_only)).rstrip()
 
 
-def _pe_table(params: dict[str, Any], width: int | None = None) -> str:
+def pe_table_text(params: PETableParams, width: int | None, ascii_only: bool) -> str:
     return pe_report(
-        params.get("positions", specs.POSITIONS.default),
-        params.get("dim", specs.DIM.default),
-        start=params.get("start", specs.START.default),
-        decimals=params.get("decimals", specs.DECIMALS.default),
-        table=params.get("table", True),
-        shaded=params.get("shaded", False),
-        similarity=params.get("similarity", False),
+        params.positions,
+        params.dim,
+        start=params.start,
+        decimals=params.decimals,
+        table=params.table,
+        shaded=params.shaded,
+        similarity=params.similarity,
         width=width,
     )
 
 
-def _heads(params: dict[str, Any]) -> str:
-    example = head_split_example(params["dim"], params["heads"], params.get("key_dim"))
-    return "\n".join(head_split_lines(example, params.get("tokens", 0)))
+def heads_text(params: HeadsParams, width: int | None, ascii_only: bool) -> str:
+    example = head_split_example(params.dim, params.heads, params.key_dim)
+    return "\n".join(head_split_lines(example, params.tokens))
 
 
-def _key_dim(params: dict[str, Any]) -> str:
-    return "\n".join(key_dim_lines(params["dim"], params["heads"], params["key_dims"]))
+def key_dim_text(params: KeyDimParams, width: int | None, ascii_only: bool) -> str:
+    return "\n".join(key_dim_lines(params.dim, params.heads, list(params.key_dims)))
 
 
 SPREAD_SAMPLES = 4000
 
 
-def _score_spread(params: dict[str, Any]) -> str:
-    dims = params["dims"]
+def score_spread_text(params: ScoreSpreadParams, width: int | None, ascii_only: bool) -> str:
+    dims = list(params.dims)
     return "\n".join(spread_lines(dims, dot_product_spread(dims, SPREAD_SAMPLES), SPREAD_SAMPLES))
 
 
-def _digit_data(params: dict[str, Any]) -> str:
+def digit_data_text(params: DigitDataParams, width: int | None, ascii_only: bool) -> str:
     """The lab's data made just now by its own generator, and its share of "same" rows."""
     from tui_course.render.training import data_lines
     from tui_course.training.task import make_data
 
-    seed = params.get("seed", specs.SEED.default)
-    data = make_data(
-        seed,
-        params.get("train", specs.TRAIN_SIZE.default),
-        params.get("test", specs.TEST_SIZE.default),
-        params.get("length", specs.LENGTH.default),
-    )
-    return "\n".join(data_lines(data, seed))
+    data = make_data(params.seed, params.train, params.test, params.length)
+    return "\n".join(data_lines(data, params.seed))
 
 
-def _params(params: dict[str, Any]) -> str:
-    sizes = {key: value for key, value in params.items() if key != "total_only"}
-    layers = transformer_classifier_parameters(**sizes)
+def params_text(params: ParamsParams, width: int | None, ascii_only: bool) -> str:
+    layers = transformer_classifier_parameters(**params.sizes())
     total = sum(count for _, count in layers)
-    if params.get("total_only", False):
+    if params.total_only:
         return f"The lab's model (one encoder block): {total:,} trainable parameters"
     rows = [(name, f"{count:,}") for name, count in layers]
     return two_column_table(rows, total=("Total trainable parameters", f"{total:,}"))
 
 
-def _words_of_both(params: dict[str, Any]) -> None:
+def _words_of_both(params: RealAttentionParams) -> None:
     """A `compare` block's query and `between` words must be words of both sentences."""
-    for sentence in (params["sentence"], params["compare"]):
+    assert params.compare is not None and params.between is not None  # the kind checked
+    for sentence in (params.sentence, params.compare):
         words = {word.casefold() for word in tokenize(sentence)}
-        for word in (params["query"], *params["between"]):
+        for word in (params.query, *params.between):
             if word.casefold() not in words:
                 raise BlockError(f"'{word}' is not a word of '{sentence}'")
 
 
 def real_attention_lines(
-    params: dict[str, Any],
+    params: RealAttentionParams,
     real: ModelAttention | None,
     ascii_only: bool = True,
     compare: ModelAttention | None = None,
@@ -279,31 +274,31 @@ def real_attention_lines(
     """A `real-attention` block: the query's weights from toy vectors, then (given the model's
     merged-word attention) from the pretrained model on the same sentence; with `compare`
     (the model on the block's second sentence), one head side by side in both."""
-    if "compare" in params:
+    if params.compare is not None:
         _words_of_both(params)
-    toy_name = params.get("embeddings", "hashed")
-    toy = {"embeddings": toy_name, "sentence": params["sentence"], "query": params["query"]}
+    toy = AttentionParams(params.embeddings, sentence=params.sentence, query=params.query)
     result, row = compute_attention_block(toy)
     assert row is not None  # query is required, and compute_attention_block checked it
-    layer, head = params.get("layer"), params.get("head")
+    layer, head = params.layer, params.head
     try:
         if real is not None and compare is not None:
+            assert params.compare is not None and params.between is not None
             return [
                 *contrast_lines(
                     result.tokens,
                     result.weights[0, row],
                     result.embeddings_used,
                     None,
-                    params["query"],
+                    params.query,
                     ascii=ascii_only,
                 ),
                 "",
                 *pair_lines(
                     real,
                     compare,
-                    (params["sentence"], params["compare"]),
-                    params["query"],
-                    (params["between"][0], params["between"][1]),
+                    (params.sentence, params.compare),
+                    params.query,
+                    (params.between[0], params.between[1]),
                     None if layer is None else layer - 1,
                     None if head is None else head - 1,
                 ),
@@ -313,7 +308,7 @@ def real_attention_lines(
             result.weights[0, row],
             result.embeddings_used,
             real,
-            params["query"],
+            params.query,
             None if layer is None else layer - 1,
             None if head is None else head - 1,
             ascii=ascii_only,
@@ -328,7 +323,7 @@ def real_attention_lines(
         raise BlockError(f"the real model: {message}") from None
 
 
-def _real_attention(params: dict[str, Any]) -> str:
+def real_attention_text(params: RealAttentionParams, width: int | None, ascii_only: bool) -> str:
     lines = real_attention_lines(params, None)
     lines += ["", "(the real model's weights are computed in the app when it is installed)"]
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from textual.reactive import var
 from textual.widgets import Input, Static
 
 from tui_course import specs
+from tui_course.content.blocks.attention import AttentionParams
 from tui_course.maths.explore import AttentionResult, AttentionSetup
 from tui_course.render.attention import controls
 from tui_course.render.blocks import attention_extras, attention_summary, head_title
@@ -88,7 +89,7 @@ class AttentionView(Vertical, can_focus=True):
         setup: AttentionSetup,
         row: int | None = 0,
         editable: bool = False,
-        extras: dict[str, Any] | None = None,
+        extras: AttentionParams | None = None,
         *,
         name: str | None = None,
         id: str | None = None,
@@ -98,7 +99,8 @@ class AttentionView(Vertical, can_focus=True):
         explorer = AttentionExplorer(setup, row if row is not None else 0, editable)
         self.set_reactive(AttentionView.explorer, explorer)
         self.editable = editable
-        self.extras = extras or {}
+        # What the block asks under the heatmap (the lab: the query's weights only).
+        self.extras = extras or AttentionParams(setup.embeddings)
         self._draw_pending = False
         # The parts, made once and held: a draw fills them in without looking them up.
         self._controls = ItemLine(classes="attention-controls")

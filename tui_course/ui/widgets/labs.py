@@ -1,8 +1,11 @@
-"""The built-in lab screens: a few lines of guidance above a live, editable figure."""
+"""The built-in lab screens: a few lines of guidance above a live, editable figure.
+
+One factory per lab, named by the lab's entry in content/labs.py; make_lab looks it up."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Self
 
 from textual.app import ComposeResult
@@ -68,6 +71,16 @@ class LabView(VerticalScroll, can_focus=False):
         return self
 
 
+@dataclass(frozen=True)
+class LabNeeds:
+    """What a lab's screen may need from the app: the training lab starts runs, asks
+    whether Keras can run here and keeps finished runs in the store."""
+
+    training_runs: RunFactory | None = None
+    extra_installed: Callable[[], bool] | None = None
+    store: ProgressStore | None = None
+
+
 def make_lab(
     lab: Lab,
     training_runs: RunFactory | None = None,
@@ -75,26 +88,40 @@ def make_lab(
     store: ProgressStore | None = None,
     *,
     id: str | None = None,
-) -> LabView | TrainingPanel:
-    """`extra_installed` answers "can Keras run here?" (default: look for the train extra);
+) -> Widget:
+    """The lab's screen, made by the factory its registry entry names (content/labs.py).
+    `extra_installed` answers "can Keras run here?" (default: look for the train extra);
     tests that drive a fake child pass their own, so they pass without the extra."""
-    if lab.id == "attention-lab":
-        figure: Widget = AttentionView(
-            AttentionSetup("The train left the station on time"), row=1, editable=True
-        )
-        return LabView(ATTENTION_GUIDE, figure, id=id)
-    if lab.id == "real-model-lab":
-        from tui_course.ui.widgets.real_model_view import RealModelView
+    from tui_course.content.labs import lab_kind
+    from tui_course.content.named import named
 
-        return LabView(REAL_GUIDE, RealModelView(), id=id)
-    if lab.id == "pe-lab":
-        return LabView(PE_GUIDE, PEView(positions=10, dim=8), id=id)
-    if lab.id == "training-lab":
-        from tui_course.training.runner import TRAIN_EXTRA_MISSING, train_extra_installed
+    factory = named(lab_kind(lab.id).widget)
+    view: Widget = factory(LabNeeds(training_runs, extra_installed, store), id)
+    return view
 
-        if training_runs is None:
-            raise ValueError("the training lab needs a way to start runs")
-        installed = (extra_installed or train_extra_installed)()
-        missing = None if installed else f"Training {TRAIN_EXTRA_MISSING}."
-        return TrainingPanel(training_runs, missing, store, id=id)
-    raise ValueError(f"no lab called {lab.id}")
+
+def attention_lab(needs: LabNeeds, id: str | None) -> Widget:
+    figure = AttentionView(
+        AttentionSetup("The train left the station on time"), row=1, editable=True
+    )
+    return LabView(ATTENTION_GUIDE, figure, id=id)
+
+
+def real_model_lab(needs: LabNeeds, id: str | None) -> Widget:
+    from tui_course.ui.widgets.real_model_view import RealModelView
+
+    return LabView(REAL_GUIDE, RealModelView(), id=id)
+
+
+def pe_lab(needs: LabNeeds, id: str | None) -> Widget:
+    return LabView(PE_GUIDE, PEView(positions=10, dim=8), id=id)
+
+
+def training_lab(needs: LabNeeds, id: str | None) -> Widget:
+    from tui_course.training.runner import TRAIN_EXTRA_MISSING, train_extra_installed
+
+    if needs.training_runs is None:
+        raise ValueError("the training lab needs a way to start runs")
+    installed = (needs.extra_installed or train_extra_installed)()
+    missing = None if installed else f"Training {TRAIN_EXTRA_MISSING}."
+    return TrainingPanel(needs.training_runs, missing, needs.store, id=id)

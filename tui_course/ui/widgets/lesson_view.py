@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, assert_never
 
 from textual import events
 from textual.binding import Binding
@@ -90,19 +90,22 @@ class LessonView(VerticalScroll):
         widgets: list[Widget] = []
         prose: list[tuple[Markdown, str]] = []
         for segment in segments:
-            if isinstance(segment, MarkdownSegment):
-                # A lesson's links are never opened: on a lab server the "browser" may be
-                # lynx taking over the terminal, and the link comes from a content file.
-                # Raw HTML in a lesson (<eos>, <pad>) is text: see content/markdown.py.
-                markdown = Markdown(
-                    classes="prose", open_links=False, parser_factory=markdown_parser
-                )
-                prose.append((markdown, segment.text))
-                widgets.append(markdown)
-            elif isinstance(segment, BlockSegment):
-                widgets.append(_figure(segment))
-            elif isinstance(segment, ListingSegment):
-                widgets.append(_listing(segment))
+            match segment:
+                case MarkdownSegment():
+                    # A lesson's links are never opened: on a lab server the "browser" may be
+                    # lynx taking over the terminal, and the link comes from a content file.
+                    # Raw HTML in a lesson (<eos>, <pad>) is text: see content/markdown.py.
+                    markdown = Markdown(
+                        classes="prose", open_links=False, parser_factory=markdown_parser
+                    )
+                    prose.append((markdown, segment.text))
+                    widgets.append(markdown)
+                case BlockSegment():
+                    widgets.append(_figure(segment))
+                case ListingSegment():
+                    widgets.append(_listing(segment))
+                case _:
+                    assert_never(segment)
         await self.mount_all(widgets)
         for markdown, text in prose:
             await markdown.update(text)  # returns once its blocks are mounted
@@ -190,48 +193,20 @@ def _listing(segment: ListingSegment) -> Widget:
 
 
 def _figure(segment: BlockSegment) -> Widget:
-    """A live view for attention and pe-table blocks; computed text for the others."""
+    """The block's live view where its kind has one (block_views.py); its text otherwise."""
     # Imported here: NumPy loads with the first lesson that has a figure, not at start-up.
-    from tui_course.render.blocks import BlockError, compute_attention_block, render_block
+    from tui_course.content.blocks import block_kind
+    from tui_course.content.named import named
+    from tui_course.render.blocks import BlockError, render_block
 
+    kind = block_kind(segment.name)
     try:
-        if segment.name == "attention":
-            from tui_course.render.blocks import attention_setup
-            from tui_course.ui.widgets.attention_view import AttentionView
-
-            _, row = compute_attention_block(segment.params)  # the validator's checks
-            view: Widget = AttentionView(
-                attention_setup(segment.params),
-                row,
-                editable=segment.params.get("editable", False),
-                extras=segment.params,
-            )
-        elif segment.name == "pe-table":
-            from tui_course import specs
-            from tui_course.ui.widgets.pe_view import PEView
-
-            params = segment.params
-            view = PEView(
-                positions=params.get("positions", specs.POSITIONS.default),
-                dim=params.get("dim", specs.DIM.default),
-                decimals=params.get("decimals", specs.DECIMALS.default),
-                start=params.get("start", specs.START.default),
-                show_table=params.get("table", True),
-                show_shaded=params.get("shaded", False),
-                show_similarity=params.get("similarity", False),
-            )
-        elif segment.name == "real-attention":
-            from tui_course.render.blocks import real_attention_lines
-            from tui_course.ui.widgets.real_model_view import RealAttentionFigure
-
-            real_attention_lines(segment.params, None)  # the validator's checks
-            caption = "live: toy vectors, then a pretrained model"
-            return LiveFigure(RealAttentionFigure(segment.params), caption)
-        else:
+        if kind.widget is None:
             return Figure(render_block(segment), "computed live")
+        view: Widget = named(kind.widget)(segment.params)
     except BlockError as error:
         return Figure(f"This figure cannot be drawn: {error}", "figure error")
-    return LiveFigure(view, f"live: {segment.name} (Tab to it, ? for keys)")
+    return LiveFigure(view, kind.live_caption)
 
 
 class LiveFigure(Vertical):

@@ -31,6 +31,7 @@ from tui_course.ui.widgets.text_box import TextBox
 from tui_course.views.real_model import LabState, RealModelLab
 
 if TYPE_CHECKING:
+    from tui_course.content.blocks.real_attention import RealAttentionParams
     from tui_course.realmodel.loading import RealAttention
 
 LAB_SENTENCE = "The animal didn't cross the street because it was too tired."
@@ -265,7 +266,7 @@ class RealAttentionFigure(Vertical):
     RealAttentionFigure .real-contrast { width: auto; }
     """
 
-    def __init__(self, params: dict[str, Any], **kwargs: object) -> None:
+    def __init__(self, params: RealAttentionParams, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.params = params
         self.real: ModelAttention | None = None
@@ -283,9 +284,9 @@ class RealAttentionFigure(Vertical):
         self.run_worker(self._compute(), exclusive=True, group="real-figure", exit_on_error=False)
 
     async def _compute(self) -> None:
-        sentences = [self.params["sentence"]]
-        if "compare" in self.params:
-            sentences.append(self.params["compare"])
+        sentences = [self.params.sentence]
+        if self.params.compare is not None:
+            sentences.append(self.params.compare)
         merged: list[ModelAttention] = []
         for sentence in sentences:
             outcome = await asyncio.to_thread(run_real_model, sentence, model_cache_dir(self))
