@@ -297,3 +297,31 @@ async def test_moving_the_query_while_the_model_is_asked_does_not_ask_again(
         assert view.state.model is None
         assert [worker for worker in view.workers if worker.group == "typed-model"] == asking
         assert asking[0].state is WorkerState.RUNNING
+
+
+async def test_pe_keys_held_down_compute_the_table_once_a_turn(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each change drew at once: `+` held down made (and threw away) a table per repeat."""
+    from tui_course.maths.attention import Array
+    from tui_course.ui.widgets import pe_view
+
+    tables: list[int] = []
+    table_text = pe_view.pe_table_text
+
+    def counted(pe: Array, start: int, decimals: int) -> str:
+        tables.append(len(pe))
+        return table_text(pe, start, decimals)
+
+    monkeypatch.setattr(pe_view, "pe_table_text", counted)
+    app = build_app("pe-lab")
+    async with running(app) as pilot:
+        view = app.query_one(PEView)
+        state = view.state
+        view.state = state.more_positions(1)
+        view.state = view.state.more_positions(1)
+        view.state = view.state.wider(2)
+        await pilot.pause()
+        assert tables == [10, 12]  # the first draw, then one for the three changes
+        numbers = str(view.query_one(".pe-numbers", Static).render()).splitlines()
+        assert len(numbers) == 13 and numbers[0].split()[-2:] == ["cos", "9"]
