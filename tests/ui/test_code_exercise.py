@@ -547,3 +547,36 @@ async def test_the_editor_takes_at_most_six_tenths_of_a_short_terminal(
         view = await open_exercise(pilot)
         await until(pilot, lambda: view.editor.outer_size.height > 0)
         assert view.editor.outer_size.height == rows
+
+
+async def test_a_listings_changes_in_one_turn_are_one_draw_of_the_last(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edit, type and reset in one turn (a paste, then ctrl+n): one draw, of the listing as
+    the lesson gives it, in the editor and in the caption."""
+    from tui_course.ui.widgets import listing_view
+    from tui_course.views.listing import ListingState
+
+    captions: list[str] = []
+    caption_of = listing_view.listing_caption
+
+    def counted(state: ListingState) -> str:
+        captions.append(caption_of(state))
+        return captions[-1]
+
+    monkeypatch.setattr(listing_view, "listing_caption", counted)
+    app = build_app("listings", content=COURSE)
+    async with running(app, size=(80, 40)) as pilot:
+        await until(pilot, lambda: len(app.query(ListingView)) == 2)
+        listing = app.query(ListingView).first()
+        await pilot.pause()
+        shipped, drawn = listing.state, len(captions)
+        editing = shipped.edit()
+        listing.state = editing
+        listing.state = editing.typed("print('pasted')")
+        listing.state = listing.state.restored()
+        await pilot.pause()
+        assert len(captions) == drawn + 1
+        assert listing.state.editing and not listing.state.edited
+        assert listing.query_one(CodeEditor).text == shipped.draft
+        assert listing.border_title == captions[-1] and listing.has_class("-editing")
