@@ -219,8 +219,8 @@ class TrainingPanel(StateView[TrainingLab], VerticalScroll, can_focus=True):
         self.start(message.options)
 
     def start(self, options: TrainOptions) -> None:
-        """A new run once the last one has ended (its child may still be exiting: starting
-        this worker cancels the last one's, which stops and reaps that child)."""
+        """A new run, once the panel has let go of the last one's child (its record kept:
+        starting a new worker would cancel the last one's before it kept it)."""
         if not self.state.may_start:
             return
         try:
