@@ -13,7 +13,7 @@ import pytest
 from textual import events
 from textual.pilot import Pilot
 from textual.strip import Strip
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 
 from tests.conftest import REPO
 from tests.ui.conftest import running, screen_text
@@ -547,3 +547,61 @@ async def test_the_editor_takes_at_most_six_tenths_of_a_short_terminal(
         view = await open_exercise(pilot)
         await until(pilot, lambda: view.editor.outer_size.height > 0)
         assert view.editor.outer_size.height == rows
+
+
+async def test_a_listings_changes_in_one_turn_are_one_draw_of_the_last(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edit, type and reset in one turn (a paste, then ctrl+n): one draw, of the listing as
+    the lesson gives it, in the editor and in the caption."""
+    from tui_course.ui.widgets import listing_view
+    from tui_course.views.listing import ListingState
+
+    captions: list[str] = []
+    caption_of = listing_view.listing_caption
+
+    def counted(state: ListingState) -> str:
+        captions.append(caption_of(state))
+        return captions[-1]
+
+    monkeypatch.setattr(listing_view, "listing_caption", counted)
+    app = build_app("listings", content=COURSE)
+    async with running(app, size=(80, 40)) as pilot:
+        await until(pilot, lambda: len(app.query(ListingView)) == 2)
+        listing = app.query(ListingView).first()
+        await pilot.pause()
+        shipped, drawn = listing.state, len(captions)
+        editing = shipped.edit()
+        listing.state = editing
+        listing.state = editing.typed("print('pasted')")
+        listing.state = listing.state.restored()
+        await pilot.pause()
+        assert len(captions) == drawn + 1
+        assert listing.state.editing and not listing.state.edited
+        assert listing.query_one(CodeEditor).text == shipped.draft
+        assert listing.border_title == captions[-1] and listing.has_class("-editing")
+
+
+async def test_a_sandbox_that_cannot_start_is_said_above_the_editor_from_the_state(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checker's start runs in a thread; what it says joins the view's state (it was
+    written into the widget beside the state, and no test saw it on screen)."""
+    from tui_course.code_check_service import CodeChecker
+
+    def no_sandbox(self: CodeChecker, question: object) -> None:
+        raise RuntimeError("bubblewrap cannot make a namespace here")
+
+    monkeypatch.setattr(CodeChecker, "prepare", no_sandbox)
+    app = build_app("code", content=COURSE)
+    async with running(app, size=(80, 30)) as pilot:
+        view = await open_exercise(pilot)
+        await until(pilot, lambda: bool(view.state.warning))
+        await pilot.pause()
+        said = "The sandbox could not start: bubblewrap cannot make a namespace here"
+        assert view.state.warning == said
+        warning = view.query_one(".code-warning", Static)
+        assert str(warning.render()) == said and not warning.has_class("-empty")
+        await type_text(pilot, "# a key")
+        await pilot.pause()
+        assert str(warning.render()) == said  # a keystroke's draw leaves it as it is

@@ -126,8 +126,8 @@ async def test_real_model_lab_names_every_column_at_80_and_200(
     async with running(app, size=(200, 60)) as pilot:
         view = app.query_one(RealModelView)
         await settled(pilot, view)
-        assert view.state.attention is not None
-        labels = tuple(view.state.attention.labels)
+        assert view.figure.attention is not None
+        labels = tuple(view.figure.attention.labels)
         assert "because" in labels  # a word wider than a compact column
         heatmap = app.query_one(".real-head-view", HeatmapView)
         wide = heatmap.plain.splitlines()

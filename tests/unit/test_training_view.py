@@ -101,6 +101,8 @@ def test_a_failure_quotes_the_child_and_a_second_start_waits() -> None:
     lab = lab.apply(Error("ResourceExhaustedError: out of memory", ["OOM"]))
     assert status_text(lab) == "Training failed: ResourceExhaustedError: out of memory"
     assert not lab.running
+    assert lab.start(TrainOptions(model="rnn")) is lab  # the child is still being let go
+    lab = lab.released(1)
     again = lab.start(TrainOptions(model="rnn"))
     assert again.run is not None and again.run.options.model == "rnn"
     assert (lab.run is not None and lab.run.number, again.run.number) == (1, 2)
@@ -128,3 +130,20 @@ def test_slurms_waiting_and_start_say_slurms_words() -> None:
         "Slurm job 41 started on node7 after 12 s in line: starting (TensorFlow takes a few"
         " seconds to load)."
     )
+
+
+def test_a_finished_run_holds_the_lab_until_the_panel_lets_go_of_its_child() -> None:
+    """Done arrives before the child has exited and the run is recorded: a new run started
+    then cancelled the worker that was about to keep the finished run's record."""
+    done = a_run().apply(STARTED).apply(DONE)
+    assert not done.running and done.child_held and not done.may_start
+    assert done.start(OPTIONS) is done
+    assert done.refuse("Cannot start: epochs must be a whole number from 1 to 1,000.") is done
+    assert done.released(2) is done  # another run's worker: not this one
+    free = done.released(1)
+    assert not free.child_held and free.may_start and free.released(1) is free
+    assert free.start(OPTIONS).run is not None and free.start(OPTIONS).run.number == 2
+    blocked = TrainingLab(blocked="Training needs the 'train' extra.")
+    assert not blocked.may_start and blocked.refuse("Cannot start: no.") is blocked
+    empty = TrainingLab()
+    assert empty.released(1) is empty  # no run: nothing to let go

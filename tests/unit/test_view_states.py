@@ -74,3 +74,18 @@ def test_a_pass_for_an_older_sentence_is_never_shown() -> None:
     assert fresh.move_query(1) is fresh and fresh.ask_link("it").figure.links == (
         "type two words of the sentence, e.g. it animal",
     )
+
+
+def test_the_lab_lets_go_of_a_pass_once_and_a_lesson_figure_takes_its_answer() -> None:
+    from tui_course.render.real_model import LabState, attention_of
+    from tui_course.views.real_model import RealFigure, RealModelLab
+
+    lab = RealModelLab("a b", None, LabState(), attention_of)
+    running = lab.started()
+    assert running.running and not running.stopped().running
+    assert lab.stopped() is lab  # nothing running: no new state, nothing to draw
+
+    figure = RealFigure()
+    assert figure.loading and figure.real is None
+    failed = figure.failed("no model here")
+    assert not failed.loading and failed.problem == "no model here"

@@ -48,6 +48,7 @@ class CodeExercise:
     notice: str = ""  # one line: a key that did nothing and why, a problem saving
     opening: bool = False  # the editor is still being built: keys pressed now are not typed
     not_typed: int = 0  # keys pressed while it was opening, said until the next check
+    warning: str = ""  # the sandbox could not start (said above the editor), or ""
 
     @classmethod
     def open(
@@ -123,6 +124,10 @@ class CodeExercise:
 
     def with_notice(self, notice: str) -> CodeExercise:
         return replace(self, notice=notice)
+
+    def with_warning(self, warning: str) -> CodeExercise:
+        """What the checker's start said (its sandbox probe), once it has started."""
+        return self if warning == self.warning else replace(self, warning=warning)
 
     def saved(self, text: str) -> CodeExercise:
         notice = "" if self.notice.startswith("Your draft could not be saved") else self.notice

@@ -1,4 +1,6 @@
-"""The Real-model lab's state: the sentence, the model's answer for it, and the figure.
+"""The real model's view states: the Real-model lab's, and a lesson's contrast figure's.
+
+The lab's state holds the sentence, the model's answer for it, and the figure.
 
 The forward pass runs off the UI thread, one at a time; the lab's state says which
 sentence is the newest (`generation`), whether a pass is running, and whether the
@@ -138,6 +140,10 @@ class RealModelLab:
     def started(self) -> RealModelLab:
         return replace(self, running=True)
 
+    def stopped(self) -> RealModelLab:
+        """The pass's worker ended (its outcome taken in, cancelled, or failed)."""
+        return replace(self, running=False) if self.running else self
+
     def computed(self, generation: int, outcome: RealAttention | str) -> RealModelLab:
         """A pass's outcome (the model's answer or a one-line problem) for `generation`.
 
@@ -198,3 +204,21 @@ class RealModelLab:
                 self.figure.with_links(("type two words of the sentence, e.g. it animal",))
             )
         return self._with(self.figure.link(words[0], words[1]))
+
+
+@dataclass(frozen=True, eq=False)
+class RealFigure:
+    """A lesson's real-attention figure: the model's weights for the block's sentence (and
+    its second sentence, if any), or why the model cannot run. The toy half is the block's
+    own and needs no state."""
+
+    loading: bool = True  # the forward passes have not answered yet
+    real: ModelAttention | None = None
+    compare: ModelAttention | None = None  # the block's second sentence, if it has one
+    problem: str | None = None
+
+    def computed(self, real: ModelAttention, compare: ModelAttention | None) -> RealFigure:
+        return replace(self, loading=False, real=real, compare=compare, problem=None)
+
+    def failed(self, problem: str) -> RealFigure:
+        return replace(self, loading=False, real=None, compare=None, problem=problem)

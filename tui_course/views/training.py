@@ -2,7 +2,9 @@
 
 Frozen values, each change a method returning the next state, so the rules (what a
 slot event, a cancel or a crash does to the run) are tested without Textual and the
-widget only draws what it is given (tui_course.render.training has the words).
+widget only draws what it is given (tui_course.render.training has the words). Whether
+a run is going and whether training can run here at all are held here only: the panel,
+its form's buttons and the app's quit question read them from this state.
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ class TrainingRunState:
     done: Done | None = None
     error: Error | None = None
     left_the_line: bool = False  # cancelled while waiting for a slot
+    # The panel has let go of the child: its last event read, its result kept, the process
+    # reaped. A finished phase comes first (the child is still exiting, its record unsaved).
+    let_go: bool = False
 
     @property
     def running(self) -> bool:
@@ -106,10 +111,21 @@ class TrainingLab:
 
     @property
     def running(self) -> bool:
+        """The run is going: Cancel means something, a finished status is not shown yet."""
         return self.run is not None and self.run.running
 
+    @property
+    def child_held(self) -> bool:
+        """The panel still follows the run's child (it may be exiting, its record unsaved):
+        no new run starts, and quitting asks first, until it lets go."""
+        return self.run is not None and not self.run.let_go
+
+    @property
+    def may_start(self) -> bool:
+        return not self.blocked and not self.child_held
+
     def start(self, options: TrainOptions) -> TrainingLab:
-        if self.running or self.blocked:
+        if not self.may_start:
             return self
         number = 1 if self.run is None else self.run.number + 1
         return replace(self, run=TrainingRunState(options, number), notice="")
@@ -119,8 +135,9 @@ class TrainingLab:
         return replace(self, draft=options)
 
     def refuse(self, reason: str) -> TrainingLab:
-        """Train was pressed but no run could begin (a bad field, no logs folder)."""
-        return replace(self, notice=reason)
+        """Train was pressed but no run could begin (a bad field): said only when Train
+        could have started one."""
+        return replace(self, notice=reason) if self.may_start else self
 
     def abandon(self, reason: str) -> TrainingLab:
         """The run could not be launched after all: back to no run, saying why."""
@@ -135,6 +152,13 @@ class TrainingLab:
         if self.run is None:
             return self
         return replace(self, run=self.run.cancelled())
+
+    def released(self, number: int) -> TrainingLab:
+        """The panel has let go of run `number`'s child (see TrainingRunState.let_go)."""
+        run = self.run
+        if run is None or run.number != number or run.let_go:
+            return self
+        return replace(self, run=replace(run, let_go=True))
 
     def kept(self, record: TrainingRecord) -> TrainingLab:
         """A finished run joins the comparison (the store's copy, or this session's only)."""

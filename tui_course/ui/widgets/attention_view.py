@@ -1,6 +1,8 @@
 """The live attention figure: choose the query word, flip the switches, type a sentence.
 
-Draws a views.attention.AttentionExplorer; each key is one change of it.
+A StateView of a views.attention.AttentionExplorer; each key is one change of it. A typed
+sentence no toy set knows is put to the real model by the change that typed it (never by
+a draw), and the model's answer comes back as one more change.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.reactive import var
 from textual.widgets import Input, Static
 
 from tui_course import specs
@@ -23,6 +24,7 @@ from tui_course.render.blocks import attention_extras, attention_summary, head_t
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
+from tui_course.ui.widgets.state_view import StateView
 from tui_course.ui.widgets.text_box import TextBox
 from tui_course.views.attention import EMBEDDING_ORDER as EMBEDDING_ORDER
 from tui_course.views.attention import AttentionExplorer
@@ -31,7 +33,7 @@ TYPING_PAUSE = 0.3  # seconds without a key before a typed sentence goes to the 
 MOST_HEADS = max(specs.ATTENTION_HEADS.choices or (specs.ATTENTION_HEADS.high,))
 
 
-class AttentionView(Vertical, can_focus=True):
+class AttentionView(StateView[AttentionExplorer], Vertical, can_focus=True):
     DEFAULT_CSS = """
     AttentionView, AttentionView .attention-heads {
         height: auto;
@@ -82,8 +84,6 @@ class AttentionView(Vertical, can_focus=True):
         ),
     ]
 
-    explorer: var[AttentionExplorer] = var(AttentionExplorer(AttentionSetup("")), init=False)
-
     def __init__(
         self,
         setup: AttentionSetup,
@@ -95,13 +95,11 @@ class AttentionView(Vertical, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
         explorer = AttentionExplorer(setup, row if row is not None else 0, editable)
-        self.set_reactive(AttentionView.explorer, explorer)
+        super().__init__(explorer, name=name, id=id, classes=classes)
         self.editable = editable
         # What the block asks under the heatmap (the lab: the query's weights only).
         self.extras = extras or AttentionParams(setup.embeddings)
-        self._draw_pending = False
         # The parts, made once and held: a draw fills them in without looking them up.
         self._controls = ItemLine(classes="attention-controls")
         self._summary = Static(classes="attention-summary", markup=False)
@@ -117,7 +115,7 @@ class AttentionView(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         if self.editable:
             yield TextBox(
-                self.explorer.setup.sentence,
+                self.state.setup.sentence,
                 placeholder="type a sentence",
                 classes="sentence",
                 max_length=specs.SENTENCE_CHARS,
@@ -133,45 +131,38 @@ class AttentionView(Vertical, can_focus=True):
         yield self._notes
 
     def on_mount(self) -> None:
-        self._draw()
+        if self.state.needs_model:  # a lesson's own sentence that no toy set knows
+            self._ask_model(self.state)
 
     # what the tests and the app read
 
     @property
     def setup(self) -> AttentionSetup:
-        return self.explorer.setup
+        return self.state.setup
 
     @property
     def result(self) -> AttentionResult | None:
-        return self.explorer.result
+        return self.state.result
 
     @property
     def row(self) -> int:
-        return self.explorer.query
+        return self.state.query
 
     @property
     def query_word(self) -> str | None:
-        return self.explorer.query_word
+        return self.state.query_word
 
     @property
     def strongest_word(self) -> str | None:
-        return self.explorer.strongest_word
+        return self.state.strongest_word
 
-    # drawing: the one watcher
+    # drawing
 
-    def watch_explorer(self) -> None:
-        """Draw soon, once: keys held down change the explorer many times before the draw
-        runs, which then draws (and computes) the newest explorer only."""
-        if not self._draw_pending:
-            self._draw_pending = True
-            self.call_later(self._draw)
-
-    def _draw(self) -> None:
-        """Text into the widgets made in compose, none mounted or removed."""
-        self._draw_pending = False
-        explorer = self.explorer
-        result, row = explorer.result, explorer.query
-        items, tail = controls(explorer)
+    def draw(self, old: AttentionExplorer | None, new: AttentionExplorer) -> None:
+        """Text into the widgets made in compose, none mounted or removed; the numbers are
+        computed here, for the newest state only (a held key draws once a turn)."""
+        result, row = new.result, new.query
+        items, tail = controls(new)
         self._controls.show(items, tail=tail)
         heads = 0 if result is None else result.heads
         for head, (title, heatmap) in enumerate(self._heads):
@@ -180,14 +171,8 @@ class AttentionView(Vertical, can_focus=True):
             heatmap.display = shown
             if shown and result is not None:
                 title.update(head_title(result, head))
-                heatmap.absolute = explorer.absolute
+                heatmap.absolute = new.absolute
                 heatmap.show(result.weights[head], result.tokens, row)
-        if explorer.needs_model:
-            self.run_worker(
-                self._ask_model(explorer.setup.sentence, explorer.query_word),
-                group="typed-model",
-                exclusive=True,
-            )
         extras, notes, summary = self._extras, self._notes, self._summary
         if result is None:
             extras.update("")
@@ -202,24 +187,49 @@ class AttentionView(Vertical, can_focus=True):
     # actions: one state change each
 
     def action_move(self, step: int) -> None:
-        self.explorer = self.explorer.move(step)
+        self.state = self.state.move(step)
 
     def action_toggle_scale(self) -> None:
-        self.explorer = self.explorer.toggle_scale()
+        self.state = self.state.toggle_scale()
 
     def action_toggle_causal(self) -> None:
-        self.explorer = self.explorer.toggle_causal()
+        self.state = self.state.toggle_causal()
 
     def action_cycle_heads(self) -> None:
-        self.explorer = self.explorer.cycle_heads()
+        self.state = self.state.cycle_heads()
 
     def action_cycle_embeddings(self) -> None:
-        self.explorer = self.explorer.cycle_embeddings()
+        self._change(self.state.cycle_embeddings())
 
     def action_toggle_absolute(self) -> None:
-        self.explorer = self.explorer.toggle_absolute()
+        self.state = self.state.toggle_absolute()
 
-    async def _ask_model(self, sentence: str, query: str | None) -> None:
+    @on(HeatmapView.RowClicked)
+    def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
+        event.stop()
+        self.focus()
+        self.state = self.state.select_row(event.row)
+
+    @on(Input.Changed, ".sentence")
+    def _sentence_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._change(self.state.with_sentence(event.value))
+
+    def _change(self, new: AttentionExplorer) -> None:
+        """A change that may bring a sentence no toy set knows: it goes to the real model
+        (a new sentence asks again, and cancels the wait for the last one)."""
+        old, self.state = self.state, new
+        if new.needs_model and (not old.needs_model or new.setup.sentence != old.setup.sentence):
+            self._ask_model(new)
+
+    def _ask_model(self, explorer: AttentionExplorer) -> None:
+        self.run_worker(
+            self._model_answer(explorer.setup.sentence, explorer.query_word),
+            group="typed-model",
+            exclusive=True,
+        )
+
+    async def _model_answer(self, sentence: str, query: str | None) -> None:
         """The real model's head for a typed sentence no toy set knows, off the UI thread.
         Typing pauses first: each key cancels the wait (an exclusive worker), so a fast
         typist on a shared server starts one forward pass, not one per key."""
@@ -232,22 +242,11 @@ class AttentionView(Vertical, can_focus=True):
         await asyncio.sleep(TYPING_PAUSE)
         outcome = await asyncio.to_thread(run_real_model, sentence, model_cache_dir(self))
         if isinstance(outcome, str):
-            self.explorer = self.explorer.with_model(sentence, outcome)
+            self.state = self.state.with_model(sentence, outcome)
             return
         attention = attention_of(outcome, merge=True)
-        answer = typed_sentence_result(self.explorer.setup, attention, query)
-        self.explorer = self.explorer.with_model(sentence, answer)
-
-    @on(HeatmapView.RowClicked)
-    def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
-        event.stop()
-        self.focus()
-        self.explorer = self.explorer.select_row(event.row)
-
-    @on(Input.Changed, ".sentence")
-    def _sentence_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        self.explorer = self.explorer.with_sentence(event.value)
+        answer = typed_sentence_result(self.state.setup, attention, query)
+        self.state = self.state.with_model(sentence, answer)
 
 
 def _no_weights() -> Any:

@@ -1,10 +1,10 @@
 """A code question's editor: write the function, check it in the sandbox, see the verdict.
 
-A projection of a CodeExercise (views/code_exercise.py) held in one reactive and drawn by
-one watcher; the words come from render/ (the verdict from the judge's renderer, the rest
-from render/code_exercise.py). Two things happen off the UI thread so typing never waits:
-a check (a worker thread calls the checker, which runs the code in the sandbox) and the
-draft's save (debounced, an atomic 0600 write in the data folder, progress/drafts.py).
+A StateView of a CodeExercise (views/code_exercise.py); the words come from render/ (the
+verdict from the judge's renderer, the rest from render/code_exercise.py). Two things happen
+off the UI thread so typing never waits: a check (a worker thread calls the checker, which
+runs the code in the sandbox) and the draft's save (debounced, an atomic 0600 write in the
+data folder, progress/drafts.py).
 The quiz hears of every finished check (CodeExerciseView.Checked) and records it like an answer.
 
 The editor is built after the view's first frame: the first one takes most of a second
@@ -31,7 +31,6 @@ from textual.binding import Binding
 from textual.containers import ScrollableContainer, Vertical
 from textual.geometry import Region
 from textual.message import Message
-from textual.reactive import var
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
 
@@ -39,6 +38,7 @@ from tui_course.progress.drafts import MAX_DRAFT_BYTES, read_draft, write_draft
 from tui_course.render.code_exercise import solution_text, status_text
 from tui_course.safe_text import clean
 from tui_course.ui.widgets.code_editor import CodeEditor, python_highlighting
+from tui_course.ui.widgets.state_view import StateView
 from tui_course.views.code_exercise import CodeExercise, CodePhase, Judged
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ Checker = Callable[[str], Judged]  # blocking: runs the code, returns the verdic
 Describe = Callable[[Any], RenderableType]
 
 
-class CodeExerciseView(Vertical, can_focus=True):
+class CodeExerciseView(StateView[CodeExercise], Vertical, can_focus=True):
     class Checked(Message):
         """A check finished: the quiz records it as an attempt."""
 
@@ -107,8 +107,6 @@ class CodeExerciseView(Vertical, can_focus=True):
         Binding("i", "edit", "Edit", show=False, tooltip="Back into the code editor"),
     ]
 
-    state: var[CodeExercise | None] = var(None, init=False)
-
     def __init__(
         self,
         *,
@@ -124,7 +122,15 @@ class CodeExerciseView(Vertical, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+        notice = ""
+        try:
+            draft = read_draft(data_dir, *draft_key)
+        except OSError as error:  # a link or an unreadable file: start from the starter
+            draft, notice = None, f"Your saved draft could not be read ({error.strerror or error})."
+        state = CodeExercise.open(starter, solution, draft)
+        if notice:
+            state = state.save_failed(notice)
+        super().__init__(state, name=name, id=id, classes=classes)
         self.draft_key = draft_key
         self.data_dir = data_dir
         self._checker = checker
@@ -134,19 +140,8 @@ class CodeExerciseView(Vertical, can_focus=True):
         self._save_timer: Timer | None = None
         self._save_lock = threading.Lock()
         self._newest = ""
-        self._drawn: CodeExercise | None = None
         self._editor_started = False
         self._editor_wanted = False  # the quiz gave the keys to the editor before it was built
-        self._not_typed = 0  # keys pressed while the editor was opening
-        self._shown: dict[str, str] = {}  # each part's text as last drawn
-        notice = ""
-        try:
-            draft = read_draft(data_dir, *draft_key)
-        except OSError as error:  # a link or an unreadable file: start from the starter
-            draft, notice = None, f"Your saved draft could not be read ({error.strerror or error})."
-        self._initial = CodeExercise.open(starter, solution, draft)
-        if notice:
-            self._initial = self._initial.save_failed(notice)
 
     def compose(self) -> ComposeResult:
         yield Static(classes="code-warning -empty", markup=False)
@@ -154,15 +149,12 @@ class CodeExerciseView(Vertical, can_focus=True):
         yield Static(classes="code-verdict -empty", markup=False)
         yield Static(classes="code-solution -empty", markup=False)
 
-    def on_mount(self) -> None:
-        self.state = self._initial
-
     async def on_show(self) -> None:
         """Build the editor once the view has been on screen: Show comes after the frame
         that laid it out was drawn (the quiz mounts this view inside a batch update, when
         an after-refresh callback could run before anything reached the terminal)."""
         state = self.state
-        if self._editor_started or state is None:
+        if self._editor_started:
             return
         self._editor_started = True
         editor = CodeEditor.code_editor(
@@ -171,7 +163,7 @@ class CodeExerciseView(Vertical, can_focus=True):
         await self.mount(editor, before=".code-status")
         if self._editor_wanted and (self.has_focus or self.app.focused is None):
             editor.focus()  # still here: the keys go to the code; TakingKeys ends the opening
-        elif self.state is not None:  # built, the keys elsewhere (a closed question, Esc)
+        else:  # built, the keys elsewhere (a closed question, Esc)
             self.state = self.state.editor_ready()
         if self._prepare is not None:
             self._prepare_checks(self._prepare)
@@ -185,7 +177,11 @@ class CodeExerciseView(Vertical, can_focus=True):
         except Exception as error:  # the machinery (or the quiz left meanwhile)
             warning = f"The sandbox could not start: {str(error)[:200]}"
         if self.is_mounted:
-            self.app.call_from_thread(self._show, ".code-warning", warning or "")
+            self.app.call_from_thread(self._warned, warning or "")
+
+    def _warned(self, warning: str) -> None:
+        if self.is_mounted:
+            self.state = self.state.with_warning(warning)
 
     def focus_editor(self) -> None:
         """The keys to the editor; while it is being built, to this view, which holds them
@@ -212,30 +208,33 @@ class CodeExerciseView(Vertical, can_focus=True):
         editors = self.query(CodeEditor)
         return bool(editors) and editors.first().has_focus
 
-    # drawing: the one watcher
+    # drawing
 
-    def watch_state(self, state: CodeExercise | None) -> None:
-        if state is None or state is self._drawn:
-            return
-        before, self._drawn = self._drawn, state
+    def draw(self, old: CodeExercise | None, new: CodeExercise) -> None:
         for editor in self.query(CodeEditor):  # none yet while it is being built
-            if editor.text != state.draft:  # a reset (or $EDITOR): undo still brings it back
-                editor.replace(state.draft, editor.document.start, editor.document.end)
-        self._show(".code-status", status_text(state, getattr(self.app, "ascii_only", False)))
-        if before is None or before.verdict is not state.verdict:
-            self._show_verdict(state)
-            if state.verdict is not None:
+            if editor.text != new.draft:  # a reset (or $EDITOR): undo still brings it back
+                editor.replace(new.draft, editor.document.start, editor.document.end)
+        ascii_only = getattr(self.app, "ascii_only", False)
+
+        def shown(words: Callable[[CodeExercise], str]) -> tuple[str | None, str]:
+            """A part's text before (None: not drawn yet) and now."""
+            return (None if old is None else words(old)), words(new)
+
+        self._show(".code-warning", *shown(lambda state: state.warning))
+        self._show(".code-status", *shown(lambda state: status_text(state, ascii_only)))
+        if old is None or old.verdict is not new.verdict:
+            self._show_verdict(new)
+            if new.verdict is not None:
                 self.call_after_refresh(self._verdict_into_view)
-        self._show(".code-solution", solution_text(state))
-        if before is None or before.phase is not state.phase:  # the footer follows the phase
-            self.set_class(state.phase is CodePhase.CHECKING, "-checking")
+        self._show(".code-solution", *shown(solution_text))
+        if old is None or old.phase is not new.phase:  # the footer follows the phase
+            self.set_class(new.phase is CodePhase.CHECKING, "-checking")
             self.refresh_bindings()
 
-    def _show(self, selector: str, text: str) -> None:
+    def _show(self, selector: str, before: str | None, text: str) -> None:
         """Update a part only when its text changed: a keystroke must not lay out the quiz."""
-        if self._shown.get(selector) == text:
+        if before == text:
             return
-        self._shown[selector] = text
         widget = self.query_one(selector, Static)
         widget.set_class(not text, "-empty")
         widget.update(Text(clean(text)))
@@ -254,13 +253,10 @@ class CodeExerciseView(Vertical, can_focus=True):
 
     def close(self, passed: bool) -> None:
         """The quiz closed the question: the solution shows."""
-        if self.state is not None:
-            self.state = self.state.close(passed)
+        self.state = self.state.close(passed)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         state = self.state
-        if state is None:
-            return False
         if action == "check":
             return True if state.phase is not CodePhase.CHECKING else None  # shown, greyed
         if action == "external_editor":
@@ -272,11 +268,8 @@ class CodeExerciseView(Vertical, can_focus=True):
     # actions: one state change each
 
     def action_check(self) -> None:
-        state = self.state
-        if state is None:
-            return
         self._flush_save()
-        self.state, number = state.check_started()
+        self.state, number = self.state.check_started()
         if number is not None:
             self._check(number, self.state.draft)
 
@@ -294,7 +287,7 @@ class CodeExerciseView(Vertical, can_focus=True):
         self.app.call_from_thread(self._checked, number, code, verdict)
 
     def _checked(self, number: int, code: str, verdict: Judged) -> None:
-        if self.state is None or not self.is_mounted:
+        if not self.is_mounted:
             return
         before = self.state
         self.state = before.check_finished(number, code, verdict)
@@ -302,12 +295,11 @@ class CodeExerciseView(Vertical, can_focus=True):
             self.post_message(self.Checked(self, code, verdict))
 
     def _check_failed(self, number: int, problem: str) -> None:
-        if self.state is not None and self.is_mounted:
+        if self.is_mounted:
             self.state = self.state.check_failed(number, problem)
 
     def action_reset(self) -> None:
-        if self.state is not None:
-            self.state = self.state.ask_reset()
+        self.state = self.state.ask_reset()
 
     def action_edit(self) -> None:
         self.focus_editor()
@@ -321,7 +313,7 @@ class CodeExerciseView(Vertical, can_focus=True):
             self.notify(f"No $EDITOR here: {access.reason}.", timeout=5, markup=False)
             return
         command = external_editor()
-        if command is None or self.state is None:
+        if command is None:
             self.notify("Set $EDITOR (or $VISUAL) to edit in your own editor.", timeout=5)
             return
         with tempfile.TemporaryDirectory(prefix="attn-tui-edit-") as folder:
@@ -348,8 +340,6 @@ class CodeExerciseView(Vertical, can_focus=True):
     @on(TextArea.Changed)
     def _typed(self, event: TextArea.Changed) -> None:
         event.stop()
-        if self.state is None:
-            return
         self.state = self.state.typed(event.text_area.text)
         self._schedule_save()
         self.call_after_refresh(self._cursor_into_view)
@@ -373,7 +363,7 @@ class CodeExerciseView(Vertical, can_focus=True):
     def on_key(self, event: events.Key) -> None:
         """Keys pressed on this view while the editor is being built are not typed (nor
         taken as the quiz's: a letter of a name could be a command); Esc still leaves."""
-        if self.state is not None and self.state.opening and event.key != "escape":
+        if self.state.opening and event.key != "escape":
             event.stop()
             event.prevent_default()
             self._key_not_typed()
@@ -384,21 +374,17 @@ class CodeExerciseView(Vertical, can_focus=True):
         self._key_not_typed()
 
     def _key_not_typed(self) -> None:
-        self._not_typed += 1
-        if self.state is not None:
-            self.state = self.state.keys_not_typed(self._not_typed)
+        self.state = self.state.keys_not_typed(self.state.not_typed + 1)
 
     @on(CodeEditor.TakingKeys)
     def _taking_keys(self, event: CodeEditor.TakingKeys) -> None:
         event.stop()
-        if self.state is not None:
-            self.state = self.state.editor_ready()
+        self.state = self.state.editor_ready()
 
     @on(CodeEditor.Refused)
     def _refused(self, event: CodeEditor.Refused) -> None:
         event.stop()
-        if self.state is not None:
-            self.state = self.state.with_notice(event.message)
+        self.state = self.state.with_notice(event.message)
 
     def _schedule_save(self) -> None:
         if self._save_timer is not None:
@@ -407,9 +393,8 @@ class CodeExerciseView(Vertical, can_focus=True):
 
     def _save_now(self) -> None:
         self._save_timer = None
-        state = self.state
-        if state is not None and state.unsaved:
-            self._save(state.draft)
+        if self.state.unsaved:
+            self._save(self.state.draft)
 
     @work(thread=True, group="draft-save")
     def _save(self, text: str) -> None:
@@ -427,11 +412,11 @@ class CodeExerciseView(Vertical, can_focus=True):
         self.app.call_from_thread(self._saved, text)
 
     def _saved(self, text: str) -> None:
-        if self.state is not None and self.is_mounted:
+        if self.is_mounted:
             self.state = self.state.saved(text)
 
     def _save_failed(self, problem: str) -> None:
-        if self.state is not None and self.is_mounted:
+        if self.is_mounted:
             self.state = self.state.save_failed(problem)
 
     def _flush_save(self, leaving: bool = False) -> None:
@@ -440,7 +425,7 @@ class CodeExerciseView(Vertical, can_focus=True):
             self._save_timer.stop()
             self._save_timer = None
         state = self.state
-        if state is None or not state.unsaved:
+        if not state.unsaved:
             return
         try:
             with self._save_lock:

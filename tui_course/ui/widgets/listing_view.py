@@ -1,7 +1,7 @@
 """A runnable listing inside a lesson: the code (highlighted), Run and Edit, and what it printed.
 
-A projection of a ListingState (views/listing.py) held in one reactive and drawn by one
-watcher with the words of render/listing.py. Runs go to a worker thread
+A StateView of a ListingState (views/listing.py), drawn with the words of
+render/listing.py. Runs go to a worker thread
 (tui_course.listings: NumPy listings in the code sandbox, Keras ones in a child), so the
 lesson scrolls and the editor types while a listing runs.
 """
@@ -15,19 +15,19 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.reactive import var
 from textual.widgets import Static, TextArea
 
 from tui_course.content.segments import ListingRunner, ListingSegment
 from tui_course.listings import ListingResult, run_listing
 from tui_course.render.listing import listing_caption, listing_text
 from tui_course.ui.widgets.code_editor import CodeEditor, python_highlighting
+from tui_course.ui.widgets.state_view import StateView
 from tui_course.views.listing import ListingState
 
 Runner = Callable[[str, ListingRunner], ListingResult]
 
 
-class ListingView(Vertical, can_focus=True):
+class ListingView(StateView[ListingState], Vertical, can_focus=True):
     DEFAULT_CSS = """
     ListingView {
         height: auto;
@@ -67,8 +67,6 @@ class ListingView(Vertical, can_focus=True):
         ),
     ]
 
-    state: var[ListingState | None] = var(None, init=False)
-
     def __init__(
         self,
         listing: ListingSegment,
@@ -79,15 +77,13 @@ class ListingView(Vertical, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        self._initial = ListingState.of(listing, may_edit=may_edit)
+        state = ListingState.of(listing, may_edit=may_edit)
+        super().__init__(state, name=name, id=id, classes=classes)
         self._runner = runner
-        self._drawn: ListingState | None = None
-        self._output = ""  # the text under the listing as last drawn
 
     def compose(self) -> ComposeResult:
         editor = CodeEditor.code_editor(
-            self._initial.draft,
+            self.state.draft,
             language=python_highlighting(),
             read_only=True,
             soft_wrap=True,  # a lesson is read at 80 columns: no sideways scrolling of code
@@ -97,42 +93,33 @@ class ListingView(Vertical, can_focus=True):
         yield editor
         yield Static(classes="listing-output -empty", markup=False)
 
-    def on_mount(self) -> None:
-        self.state = self._initial
-
-    def watch_state(self, state: ListingState | None) -> None:
-        if state is None or state is self._drawn:
-            return
-        before, self._drawn = self._drawn, state
+    def draw(self, old: ListingState | None, new: ListingState) -> None:
         editor = self.query_one(CodeEditor)
-        editor.read_only = not state.editing
-        self.set_class(state.editing, "-editing")
-        editor.can_focus = state.editing
-        if editor.text != state.draft:  # a restore: undo brings the edit back
-            editor.replace(state.draft, editor.document.start, editor.document.end)
-        if before is not None and before.editing != state.editing:
-            (editor if state.editing else self).focus()
-        caption = listing_caption(state)
+        editor.read_only = not new.editing
+        self.set_class(new.editing, "-editing")
+        editor.can_focus = new.editing
+        if editor.text != new.draft:  # a restore: undo brings the edit back
+            editor.replace(new.draft, editor.document.start, editor.document.end)
+        if old is not None and old.editing != new.editing:
+            (editor if new.editing else self).focus()
+        caption = listing_caption(new)
         if self.border_title != caption:
             self.border_title = caption
-        subtitle = "Esc: done editing" if state.editing else ""
+        subtitle = "Esc: done editing" if new.editing else ""
         if self.border_subtitle != subtitle:
             self.border_subtitle = subtitle
         output = self.query_one(".listing-output", Static)
-        text = listing_text(state)
-        if text != self._output:  # a keystroke must not lay out the lesson again
-            self._output = text
+        text = listing_text(new)
+        if old is None or text != listing_text(old):  # a keystroke must not lay out the lesson
             output.set_class(not text, "-empty")
             output.update(Text(text))
-        if before is not None and before.result is not state.result:
+        if old is not None and old.result is not new.result:
             self.call_after_refresh(output.scroll_visible, animate=False)
-        if before is None or (before.editing, before.edited) != (state.editing, state.edited):
+        if old is None or (old.editing, old.edited) != (new.editing, new.edited):
             self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         state = self.state
-        if state is None:
-            return False
         if action == "edit":
             return state.may_edit and not state.editing
         if action == "reset":
@@ -141,8 +128,6 @@ class ListingView(Vertical, can_focus=True):
 
     def action_run(self) -> None:
         state = self.state
-        if state is None:
-            return
         self.state, number = state.run_started()
         if number is not None:
             self._run(number, self.state.draft, state.listing.runner)
@@ -158,31 +143,24 @@ class ListingView(Vertical, can_focus=True):
         self.app.call_from_thread(self._finished, number, code, result)
 
     def _finished(self, number: int, code: str, result: ListingResult) -> None:
-        if self.state is not None and self.is_mounted:
+        if self.is_mounted:
             self.state = self.state.run_finished(number, code, result)
 
     def action_edit(self) -> None:
-        if self.state is not None:
-            self.state = self.state.edit()
+        self.state = self.state.edit()
 
     def action_reset(self) -> None:
-        if self.state is not None:
-            self.state = self.state.restored()
+        self.state = self.state.restored()
 
     def on_descendant_blur(self) -> None:
         """Leaving the editor (Esc, Tab, a click elsewhere) ends editing."""
-        if (
-            self.state is not None
-            and self.state.editing
-            and not self.query_one(CodeEditor).has_focus
-        ):
+        if self.state.editing and not self.query_one(CodeEditor).has_focus:
             self.state = self.state.stop_editing()
 
     @on(TextArea.Changed)
     def _typed(self, event: TextArea.Changed) -> None:
         event.stop()
-        if self.state is not None:
-            self.state = self.state.typed(event.text_area.text)
+        self.state = self.state.typed(event.text_area.text)
 
     @on(CodeEditor.Refused)
     def _refused(self, event: CodeEditor.Refused) -> None:

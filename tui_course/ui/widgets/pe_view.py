@@ -1,6 +1,7 @@
 """The live positional-encoding figure: table, shaded map and position similarity.
 
-Draws a views.pe.PEExplorer with render.positional's words; each key is one change of it.
+A StateView of a views.pe.PEExplorer, drawn with render.positional's words; each key is
+one change of it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical
-from textual.reactive import var
 from textual.widgets import Static
 
 from tui_course import specs
@@ -24,10 +24,11 @@ from tui_course.render.positional import (
 )
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
+from tui_course.ui.widgets.state_view import StateView
 from tui_course.views.pe import PEExplorer
 
 
-class PEView(Vertical, can_focus=True):
+class PEView(StateView[PEExplorer], Vertical, can_focus=True):
     DEFAULT_CSS = """
     PEView {
         height: auto;
@@ -93,8 +94,6 @@ class PEView(Vertical, can_focus=True):
         ),
     ]
 
-    state: var[PEExplorer] = var(PEExplorer, init=False)
-
     def __init__(
         self,
         positions: int = specs.POSITIONS.default,
@@ -109,13 +108,12 @@ class PEView(Vertical, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
-        self.set_reactive(PEView.state, PEExplorer.of(positions, dim, start))
+        super().__init__(PEExplorer.of(positions, dim, start), name=name, id=id, classes=classes)
         self.decimals = decimals
         self.show_table = show_table
         self.show_shaded = show_shaded
         self.show_similarity = show_similarity
-        # The parts the watcher fills in, made once and held (never looked up per draw).
+        # The parts a draw fills in, made once and held (never looked up per draw).
         self._controls = ItemLine(classes="pe-controls")
         self._numbers = Static(classes="pe-numbers", markup=False)
         self._shaded = Static(classes="pe-shaded-map", markup=False)
@@ -134,14 +132,12 @@ class PEView(Vertical, can_focus=True):
         yield self._title
         yield self._heatmap
 
-    def on_mount(self) -> None:
-        self.watch_state(None, self.state)
-
-    def watch_state(self, old: PEExplorer | None, new: PEExplorer) -> None:
+    def draw(self, old: PEExplorer | None, new: PEExplorer) -> None:
         """Draw the explorer; the table and map are redone only when the numbers changed
         (up/down only moves the compared row)."""
         self._controls.show(explorer_keys(new.positions, new.dim, new.start, self.show_similarity))
-        numbers_changed = old is None or (old.positions, old.dim) != (new.positions, new.dim)
+        numbers = (new.positions, new.dim, new.start)
+        numbers_changed = old is None or (old.positions, old.dim, old.start) != numbers
         if numbers_changed:
             pe = new.encoding
             if self.show_table:

@@ -3,14 +3,15 @@
 The forward pass runs in a thread (asyncio.to_thread inside a worker), never on the
 UI thread, and one at a time: keys typed during a pass wait for it, then the newest
 sentence runs (a fast typist on a shared lab server starts two passes, not twenty).
-All the state is a views.real_model.RealModelLab in one reactive; its watcher draws it.
+Both are StateViews: the lab of a views.real_model.RealModelLab, the lesson figure of a
+views.real_model.RealFigure. A pass starts from the change that needs it (mount, a typed
+sentence), never from a draw, and its outcome comes back as one more change.
 """
 
 from __future__ import annotations
 
 import asyncio
 import textwrap
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import HorizontalScroll, Vertical
-from textual.reactive import var
 from textual.widgets import Input, Static
 
 from tui_course import specs
@@ -27,8 +27,9 @@ from tui_course.realmodel.attention import ModelAttention, attention_of
 from tui_course.render.real_model import ModelViewMap, lab_notes, lab_status, query_bars
 from tui_course.terminal import locale_is_utf8
 from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.state_view import StateView
 from tui_course.ui.widgets.text_box import TextBox
-from tui_course.views.real_model import LabState, RealModelLab
+from tui_course.views.real_model import LabState, RealFigure, RealModelLab
 
 if TYPE_CHECKING:
     from tui_course.content.blocks.real_attention import RealAttentionParams
@@ -52,7 +53,7 @@ def run_real_model(sentence: str, cache_dir: Path | None) -> RealAttention | str
     return forward_pass(sentence, cache_dir)
 
 
-class RealModelView(Vertical, can_focus=True):
+class RealModelView(StateView[RealModelLab], Vertical, can_focus=True):
     """Type a sentence; move between layers, heads and query words; ask which heads link two
     words."""
 
@@ -82,10 +83,6 @@ class RealModelView(Vertical, can_focus=True):
         Binding("w", "toggle_merge", "Words", tooltip="Word pieces, or whole words"),
     ]
 
-    lab: var[RealModelLab] = var(
-        RealModelLab(LAB_SENTENCE, None, LabState(), attention_of), init=False
-    )
-
     def __init__(
         self,
         sentence: str = LAB_SENTENCE,
@@ -95,11 +92,9 @@ class RealModelView(Vertical, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
         lab = RealModelLab(sentence, query_word, LabState(), attention_of)
-        self.set_reactive(RealModelView.lab, lab)
+        super().__init__(lab, name=name, id=id, classes=classes)
         self._grid: ModelViewMap | None = None  # the grid drawn (laid out once per width)
-        self._draw_pending = False
         # The parts a draw fills in, made once and held (never looked up per draw).
         self._status = Static("loading the model...", classes="real-status", markup=False)
         self._heatmap = HeatmapView(_empty(), [], None, classes="real-head-view")
@@ -111,7 +106,7 @@ class RealModelView(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield TextBox(
-            self.lab.sentence,
+            self.state.sentence,
             placeholder="type a sentence",
             classes="real-sentence",
             max_length=specs.SENTENCE_CHARS,
@@ -131,29 +126,28 @@ class RealModelView(Vertical, can_focus=True):
         yield self._notes
 
     def on_mount(self) -> None:
-        self._draw()
         self._compute()
 
     # what tests and the app read
 
     @property
-    def state(self) -> LabState:
+    def figure(self) -> LabState:
         """The figure's own state (layer, head, query, links)."""
-        return self.lab.figure
+        return self.state.figure
 
     @property
     def sentence(self) -> str:
-        return self.lab.sentence
+        return self.state.sentence
 
     @property
     def query_word(self) -> str | None:
-        return self.lab.query_word
+        return self.state.query_word
 
     # computing off the UI thread, one pass at a time
 
     def _compute(self) -> None:
-        if not self.lab.running:  # else the running pass picks the newest sentence up
-            self.lab = self.lab.started()
+        if not self.state.running:  # else the running pass picks the newest sentence up
+            self.state = self.state.started()
             self.run_worker(self._compute_newest(), group="real-model", exit_on_error=False)
 
     async def _compute_newest(self) -> None:
@@ -161,34 +155,23 @@ class RealModelView(Vertical, can_focus=True):
         twenty); each outcome is one change of the lab."""
         try:
             while True:
-                generation, sentence = self.lab.generation, self.lab.sentence
+                generation, sentence = self.state.generation, self.state.sentence
                 outcome = await asyncio.to_thread(run_real_model, sentence, model_cache_dir(self))
-                self.lab = self.lab.computed(generation, outcome)
-                if not self.lab.loading:
+                self.state = self.state.computed(generation, outcome)
+                if not self.state.loading:
                     return
-                self.lab = self.lab.started()
+                self.state = self.state.started()
         finally:
-            if self.lab.running:  # cancelled (the lab closed) or failed
-                self.lab = replace(self.lab, running=False)
+            self.state = self.state.stopped()  # cancelled (the lab closed) or failed
 
-    # drawing: the one watcher
+    # drawing
 
-    def watch_lab(self) -> None:
-        """Draw soon, once: keys held down change the lab many times before the draw runs,
-        which then draws the newest lab only."""
-        self.loading = self.lab.loading  # Textual's own loading indicator follows the lab
-        if not self._draw_pending:
-            self._draw_pending = True
-            self.call_later(self._draw)
-
-    def _draw(self) -> None:
-        self._draw_pending = False
-        lab = self.lab
-        self.loading = lab.loading
-        figure = lab.figure
+    def draw(self, old: RealModelLab | None, new: RealModelLab) -> None:
+        self.loading = new.loading  # Textual's own indicator over the lab while it computes
+        figure = new.figure
         attention = figure.attention
-        self._status.update(Text(lab_status(figure, lab.loading)))
-        self._notes.update(Text(lab_notes(figure, lab.sentence)))
+        self._status.update(Text(lab_status(figure, new.loading)))
+        self._notes.update(Text(lab_notes(figure, new.sentence)))
         heatmap, model_view, bars, links = self._heatmap, self._model_view, self._bars, self._links
         if attention is None:
             heatmap.display = model_view.display = False
@@ -215,36 +198,36 @@ class RealModelView(Vertical, can_focus=True):
     # actions: one state change each
 
     def action_move_query(self, step: int) -> None:
-        self.lab = self.lab.move_query(step)
+        self.state = self.state.move_query(step)
 
     def action_move_head(self, step: int) -> None:
-        self.lab = self.lab.move_head(step)
+        self.state = self.state.move_head(step)
 
     def action_move_layer(self, step: int) -> None:
-        self.lab = self.lab.move_layer(step)
+        self.state = self.state.move_layer(step)
 
     def action_toggle_view(self) -> None:
-        self.lab = self.lab.toggle_view()
+        self.state = self.state.toggle_view()
 
     def action_toggle_merge(self) -> None:
-        self.lab = self.lab.toggle_merge()
+        self.state = self.state.toggle_merge()
 
     @on(HeatmapView.RowClicked)
     def _row_clicked(self, event: HeatmapView.RowClicked) -> None:
         event.stop()
         self.focus()
-        self.lab = self.lab.select_row(event.row)
+        self.state = self.state.select_row(event.row)
 
     @on(Input.Changed, ".real-sentence")
     def _sentence_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self.lab = self.lab.typed(event.value)
+        self.state = self.state.typed(event.value)
         self._compute()
 
     @on(Input.Submitted, ".real-link")
     def _link_asked(self, event: Input.Submitted) -> None:
         event.stop()
-        self.lab = self.lab.ask_link(event.value)
+        self.state = self.state.ask_link(event.value)
 
 
 def _empty() -> Any:
@@ -256,7 +239,7 @@ def _empty() -> Any:
 NOTE_COLUMNS = 64  # fits a lesson at 80 columns beside the focus bar and the scrollbar
 
 
-class RealAttentionFigure(Vertical):
+class RealAttentionFigure(StateView[RealFigure], Vertical):
     """A lesson's ```real-attention``` block: the toy vectors' weights for a query word, then
     the real model's on the same sentence (computed in a thread when the model is present)."""
 
@@ -266,17 +249,19 @@ class RealAttentionFigure(Vertical):
     RealAttentionFigure .real-contrast { width: auto; }
     """
 
-    def __init__(self, params: RealAttentionParams, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self,
+        params: RealAttentionParams,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(RealFigure(), name=name, id=id, classes=classes)
         self.params = params
-        self.real: ModelAttention | None = None
-        self.compare: ModelAttention | None = None  # the block's second sentence, if any
-        self.problem: str | None = None
-        self.loading = True
         self._contrast = Static(classes="real-contrast", markup=False)
 
     def compose(self) -> ComposeResult:
-        self._contrast.update(self._text())
         with HorizontalScroll(classes="real-contrast-scroll"):
             yield self._contrast
 
@@ -291,28 +276,29 @@ class RealAttentionFigure(Vertical):
         for sentence in sentences:
             outcome = await asyncio.to_thread(run_real_model, sentence, model_cache_dir(self))
             if isinstance(outcome, str):
-                self.problem = outcome
-                break
+                self.state = self.state.failed(outcome)
+                return
             merged.append(attention_of(outcome, merge=True))
-        self.loading = False
-        if len(merged) == len(sentences):
-            self.real = merged[0]
-            self.compare = merged[1] if len(merged) > 1 else None
-        self._contrast.update(Text(self._text(), no_wrap=True))
+        self.state = self.state.computed(merged[0], merged[1] if len(merged) > 1 else None)
 
-    def _text(self) -> str:
+    def draw(self, old: RealFigure | None, new: RealFigure) -> None:
+        self._contrast.update(Text(self._text(new), no_wrap=True))
+
+    def _text(self, figure: RealFigure) -> str:
         from tui_course.render.blocks import BlockError, real_attention_lines
 
+        ascii_only = not locale_is_utf8()
+        problem = figure.problem
         try:
-            lines = real_attention_lines(self.params, self.real, not locale_is_utf8(), self.compare)
+            lines = real_attention_lines(self.params, figure.real, ascii_only, figure.compare)
         except BlockError as error:
             # The block's layer or head is past the loaded model's own count (validate cannot
             # know it without the model): say so, or the figure would "compute" forever.
-            lines = real_attention_lines(self.params, None, not locale_is_utf8())
-            self.problem = str(error).removeprefix("the real model: ")
-        if self.loading:
+            lines = real_attention_lines(self.params, None, ascii_only)
+            problem = str(error).removeprefix("the real model: ")
+        if figure.loading:
             lines += ["", "computing the real model's weights..."]
-        elif self.problem:  # prose, wrapped: the figure's own lines scroll, this must not
-            note = f"The real model is not shown: {self.problem}"
+        elif problem:  # prose, wrapped: the figure's own lines scroll, this must not
+            note = f"The real model is not shown: {problem}"
             lines += ["", *textwrap.wrap(note, NOTE_COLUMNS, break_on_hyphens=False)]
         return "\n".join(lines)

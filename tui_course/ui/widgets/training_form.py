@@ -1,6 +1,7 @@
 """The training lab's form: the model, the numbers, Train and Cancel. It only posts what
 was asked (its own Requested, Refused and CancelRequested messages); the panel decides
-what to do with it."""
+what to do with it, and draws the buttons from its state (whether a run is going or
+training can run is the panel's state's to say, not the form's)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.reactive import var
 from textual.widgets import Button, Checkbox, Input, Select, Static
 
 from tui_course import specs
@@ -95,9 +95,6 @@ class TrainingForm(Vertical):
     }
     """
 
-    running: var[bool] = var(False)  # a run is going: Train off, Cancel on
-    blocked: var[bool] = var(False)  # training cannot run here at all
-
     def __init__(
         self, *, name: str | None = None, id: str | None = None, classes: str | None = None
     ) -> None:
@@ -140,9 +137,8 @@ class TrainingForm(Vertical):
         return TrainOptions(model=model, position=position, **values)
 
     def submit(self) -> None:
-        """Post the options (or what is wrong with them); nothing while a run is going."""
-        if self.running or self.blocked:
-            return
+        """Post the options, or what is wrong with them (the panel ignores either while a
+        run is going or training cannot run)."""
         try:
             options = self.read_options()
         except ValueError as error:
@@ -150,18 +146,13 @@ class TrainingForm(Vertical):
             return
         self.post_message(self.Requested(self, options))
 
-    def _buttons(self) -> None:
+    def show_buttons(self, *, train: bool, cancel: bool) -> None:
+        """Which buttons can be pressed, as the panel's state says."""
         # query, not query_one: when the app is closing the buttons may already be gone
         for button in self.query("#train-start").results(Button):
-            button.disabled = self.running or self.blocked
+            button.disabled = not train
         for button in self.query("#train-cancel").results(Button):
-            button.disabled = not self.running
-
-    def watch_running(self) -> None:
-        self._buttons()
-
-    def watch_blocked(self) -> None:
-        self._buttons()
+            button.disabled = not cancel
 
     @on(Button.Pressed, "#train-start")
     @on(Input.Submitted)

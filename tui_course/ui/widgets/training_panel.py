@@ -1,8 +1,9 @@
 """The training lab: runs the job the form asks for and draws its state.
 
 TensorFlow runs in a child process; this widget reads its events, folds each into one
-TrainingLab state (tui_course.views.training) held in one reactive, and draws that state
-in one watcher with the words of tui_course.render.training (the CLI's words too).
+TrainingLab state (tui_course.views.training), a StateView's state, and draws it with the
+words of tui_course.render.training (the CLI's words too). Whether a run is going and
+whether training can run here are that state's alone: the form's buttons are drawn from it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.reactive import var
 from textual.widgets import Checkbox, Input, ProgressBar, Select, Static
 
 from tui_course.progress.records import TrainingRecord
@@ -38,6 +38,7 @@ from tui_course.training.options import TrainOptions
 from tui_course.training.record import failed_training_record, training_record
 from tui_course.training.runner import TrainingRun
 from tui_course.ui.widgets.heatmap_view import HeatmapView
+from tui_course.ui.widgets.state_view import StateView
 from tui_course.ui.widgets.training_form import TrainingForm
 from tui_course.ui.widgets.training_runs import TrainingRunsTable
 from tui_course.views.training import Phase, TrainingLab
@@ -51,7 +52,7 @@ GUIDE = (
 )
 
 
-class TrainingPanel(VerticalScroll, can_focus=True):
+class TrainingPanel(StateView[TrainingLab], VerticalScroll, can_focus=True):
     class Finished(Message):
         """A run ended with a result (and has been kept): the app says so wherever the
         student is."""
@@ -99,9 +100,6 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         ),
     ]
 
-    # always_update: every change is a new object, so no deep comparison of two states
-    lab: var[TrainingLab] = var(TrainingLab, init=False, always_update=True)
-
     def __init__(
         self,
         runs: RunFactory,
@@ -112,11 +110,14 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
-        super().__init__(name=name, id=id, classes=classes)
+        lab = TrainingLab(
+            blocked=extra_missing or "", history=kept_runs(store), draft=TrainOptions()
+        )
+        super().__init__(lab, name=name, id=id, classes=classes)
         self.runs = runs
         self.store = store
-        self.current: TrainingRun | None = None
-        self._blocked = extra_missing or ""
+        # The child being followed, kept to stop it: whether one runs is the state's to say.
+        self._child: TrainingRun | None = None
         self.form = TrainingForm(id="train-options")
         self.status = Static(classes="train-status", markup=False, id="train-status")
         self.estimate = Static(classes="train-label", markup=False, id="train-estimate")
@@ -153,28 +154,16 @@ class TrainingPanel(VerticalScroll, can_focus=True):
     def on_mount(self) -> None:
         self.heatmap.display = False
         self.progress_box.display = False
-        self.form.blocked = bool(self._blocked)
-        self.lab = TrainingLab(
-            blocked=self._blocked, history=self._kept_runs(), draft=TrainOptions()
-        )
-
-    def _kept_runs(self) -> tuple[TrainingRecord, ...]:
-        if self.store is None:
-            return ()
-        try:
-            return tuple(self.store.training_runs())
-        except StoreError:
-            return ()  # a locked or damaged store: the table starts empty, training still works
 
     # the one place the screen is drawn
 
-    def watch_lab(self, old: TrainingLab, new: TrainingLab) -> None:
+    def draw(self, old: TrainingLab | None, new: TrainingLab) -> None:
         self.status.update(Text(status_text(new)))
-        self.form.running = new.running
-        if new.history is not old.history:
+        self.form.show_buttons(train=new.may_start, cancel=new.running)
+        if old is None or new.history is not old.history:
             self.table.records = new.history
         self.estimate.update(Text(estimate_text(new)))
-        run, before = new.run, old.run
+        run, before = new.run, None if old is None else old.run
         if run is None:
             return
         if before is None or run.number != before.number:
@@ -219,47 +208,49 @@ class TrainingPanel(VerticalScroll, can_focus=True):
             draft: TrainOptions | None = self.form.read_options()
         except ValueError:
             draft = None
-        self.lab = self.lab.drafted(draft)
+        self.state = self.state.drafted(draft)
 
     # running
 
     @property
     def running(self) -> bool:
-        return self.current is not None
+        """A run's child is still followed (quitting asks first)."""
+        return self.state.child_held
 
     def action_start(self) -> None:
         self.form.submit()
 
     @on(TrainingForm.Refused)
     def _refused(self, message: TrainingForm.Refused) -> None:
-        self.lab = self.lab.refuse(message.reason)
+        self.state = self.state.refuse(message.reason)
 
     @on(TrainingForm.Requested)
     def _requested(self, message: TrainingForm.Requested) -> None:
         self.start(message.options)
 
     def start(self, options: TrainOptions) -> None:
-        """A new run once the last one has ended (its child may still be exiting: starting
-        this worker cancels the last one's, which stops and reaps that child)."""
-        if self.lab.running or self.lab.blocked:
+        """A new run, once the panel has let go of the last one's child (its record kept:
+        starting a new worker would cancel the last one's before it kept it)."""
+        if not self.state.may_start:
             return
         try:
             run = self.runs(options)
         except OSError as error:  # the logs folder cannot be made (read-only, quota, a link)
-            self.lab = self.lab.abandon(
+            self.state = self.state.abandon(
                 f"Cannot start: the training log cannot be written ({error})."
             )
             return
-        self.current = run
-        self.lab = self.lab.start(options)
-        self._follow(run, options)
+        self._child = run
+        self.state = started = self.state.start(options)
+        if started.run is not None:
+            self._follow(run, options, started.run.number)
 
     @work(exclusive=True, group="training")
-    async def _follow(self, run: TrainingRun, options: TrainOptions) -> None:
+    async def _follow(self, run: TrainingRun, options: TrainOptions, number: int) -> None:
         try:
             async for event in run.events():
-                self.lab = self.lab.apply(event)
-            state = self.lab.run
+                self.state = self.state.apply(event)
+            state = self.state.run
             if state is not None and state.done is not None:
                 self._keep(training_record("lab", options, state.epochs, state.summary, state.done))
             elif state is not None and state.error is not None and self.store is not None:
@@ -268,17 +259,18 @@ class TrainingPanel(VerticalScroll, can_focus=True):
                 )
                 self.store.record_failed_training_run(failed)
         finally:
-            if self.current is run:
-                self.current = None
+            if self._child is run:
+                self._child = None
+            self.state = self.state.released(number)
 
     def _keep(self, record: TrainingRecord) -> None:
         if self.store is not None:
             record = replace(record, id=self.store.record_training_run(record))
-        self.lab = self.lab.kept(record)
+        self.state = self.state.kept(record)
         self.post_message(self.Finished(self, record))
 
     async def action_cancel(self) -> None:
-        if self.current is None:
+        if not self.state.running:
             raise SkipAction()
         await self.cancel()
 
@@ -287,16 +279,26 @@ class TrainingPanel(VerticalScroll, can_focus=True):
         await self.cancel()
 
     async def cancel(self) -> None:
-        run = self.current
-        if run is None:
+        run = self._child
+        if not self.state.running or run is None:
             return
-        self.lab = self.lab.cancel()  # first: events the stopping child still sends are ignored
+        self.state = self.state.cancel()  # first: events the stopping child still sends are ignored
         await run.cancel()
 
     async def stop(self) -> None:
         """Stop any running child (used when the app quits)."""
-        if self.current is not None:
-            await self.current.cancel()
+        if self._child is not None:
+            await self._child.cancel()
 
     async def on_unmount(self) -> None:
         await self.stop()  # however the app ends, no training is left behind
+
+
+def kept_runs(store: ProgressStore | None) -> tuple[TrainingRecord, ...]:
+    """The runs to compare from earlier sessions."""
+    if store is None:
+        return ()
+    try:
+        return tuple(store.training_runs())
+    except StoreError:
+        return ()  # a locked or damaged store: the table starts empty, training still works
