@@ -31,6 +31,7 @@ from tui_course.maths.encoder import (
     EncoderWeights,
     LayerWeights,
     encode,
+    fuse_qkv,
 )
 from tui_course.paths import expand_user
 
@@ -401,7 +402,7 @@ def build_weights(
 
     def layer(index: int) -> LayerWeights:
         base = f"encoder.layer.{index}."
-        return LayerWeights(
+        found = LayerWeights(
             query_weight=get(base + "attention.self.query.weight", (hidden, hidden)),
             query_bias=get(base + "attention.self.query.bias", (hidden,)),
             key_weight=get(base + "attention.self.key.weight", (hidden, hidden)),
@@ -419,6 +420,10 @@ def build_weights(
             output_norm_weight=get(base + "output.LayerNorm.weight", (hidden,)),
             output_norm_bias=get(base + "output.LayerNorm.bias", (hidden,)),
         )
+        projections = (found.query_weight, found.key_weight, found.value_weight)
+        if all(isinstance(weight, np.ndarray) for weight in projections):
+            return fuse_qkv(found)  # float32: one copy of Wq, Wk, Wv side by side
+        return found  # half precision stays lazily widened: fused per sentence instead
 
     return EncoderWeights(
         word_embeddings=get("embeddings.word_embeddings.weight", (config.vocab_size, hidden)),
