@@ -147,7 +147,7 @@ def gelu(values: Array) -> Array:
 
 def layer_norm(values: Array, weight: Array, bias: Array, eps: float) -> Array:
     """Over the last axis, in float32, on one new buffer (it runs 13 times a sentence)."""
-    centred = values - values.mean(axis=-1, keepdims=True)
+    centred: Array = values - values.mean(axis=-1, keepdims=True)
     scale = np.square(centred).mean(axis=-1, keepdims=True)
     scale += np.float32(eps)
     np.sqrt(scale, out=scale)
