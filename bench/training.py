@@ -2,8 +2,10 @@
 
 Both train the section-10 model with the defaults (30 epochs, batch 64, seed 0)
 in fresh processes, so TensorFlow's import is counted for both. Reports the
-wall-time ratio (target: at most 1.0), test accuracy and parameter count (must
-be identical), and how often progress reached the reader. With --memory it
+wall-time ratio (target: at most 0.9, issue 30), the CPU-time ratio (user +
+system of every process each side started: steadier than wall time on a shared
+machine), test accuracy and parameter count (must be identical), and how often
+progress reached the reader. With --memory it
 also runs the TUI headless through a short real training and compares its
 resident memory before and during (TensorFlow lives in the child).
 
@@ -16,6 +18,8 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -23,9 +27,17 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+TARGET = 0.9  # issue 30: training ahead of the source's own script
+
+
+def children_cpu() -> float:
+    """User + system seconds of every finished child (and their reaped children) so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_course(epochs: int, data_dir: str) -> dict[str, float]:
+    cpu = children_cpu()
     start = time.perf_counter()
     process = subprocess.Popen(
         [
@@ -53,9 +65,11 @@ def run_course(epochs: int, data_dir: str) -> dict[str, float]:
             done = event
     process.wait()
     wall = time.perf_counter() - start
+    cpu = children_cpu() - cpu
     gaps = [b - a for a, b in itertools.pairwise(arrivals)]
     return {
         "seconds": wall,
+        "cpu_seconds": cpu,
         "test_accuracy": done["test_accuracy"],
         "params": done["params"],
         "updates_per_second": len(arrivals) / max(arrivals[-1] - arrivals[0], 1e-9),
@@ -64,6 +78,7 @@ def run_course(epochs: int, data_dir: str) -> dict[str, float]:
 
 
 def run_plain(epochs: int) -> dict[str, float]:
+    cpu = children_cpu()
     start = time.perf_counter()
     result = subprocess.run(
         [sys.executable, str(HERE / "plain_digit_task.py"), str(epochs)],
@@ -73,6 +88,7 @@ def run_plain(epochs: int) -> dict[str, float]:
     )
     report = json.loads(result.stdout.strip().splitlines()[-1])
     report["seconds"] = time.perf_counter() - start
+    report["cpu_seconds"] = children_cpu() - cpu
     return report
 
 
@@ -114,17 +130,21 @@ def main() -> int:
         plain = run_plain(args.epochs)
         course = run_course(args.epochs, data_dir)
         ratio = course["seconds"] / plain["seconds"]
+        cpu_ratio = course["cpu_seconds"] / plain["cpu_seconds"]
         same = (course["test_accuracy"], course["params"]) == (
             plain["test_accuracy"],
             plain["params"],
         )
-        ok = ratio <= 1.0 and same
+        ok = ratio <= TARGET and same
         for name, report in (("plain script", plain), ("attn-tui train", course)):
             print(
-                f"{name + ':':18} {report['seconds']:6.1f} s"
+                f"{name + ':':18} {report['seconds']:6.1f} s wall"
+                f"  {report['cpu_seconds']:6.1f} s CPU"
                 f"  test accuracy {report['test_accuracy']:.4f}  params {report['params']:,}"
             )
-        print(f"wall-time ratio (course / plain): {ratio:.2f}  (target <= 1.00)")
+        print(f"wall-time ratio (course / plain): {ratio:.2f}  (target <= {TARGET:.2f})")
+        print(f"CPU-time ratio (course / plain):  {cpu_ratio:.2f}")
+        print(f"load average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         print(f"identical accuracy and parameter count: {'yes' if same else 'NO'}")
         print(
             f"progress events: {course['updates_per_second']:.1f} per second,"
