@@ -2,12 +2,14 @@
 
 Both train the section-10 model with the defaults (30 epochs, batch 64, seed 0)
 in fresh processes, so TensorFlow's import is counted for both. Reports the
-wall-time ratio (target: at most 1.0), test accuracy and parameter count (must
-be identical), and how often progress reached the reader. With --memory it
+wall-time ratio (target: at most 0.9, issue 30), the CPU-time ratio (user +
+system of every process each side started: steadier than wall time on a shared
+machine), test accuracy and parameter count (must be identical), and how often
+progress reached the reader. With --memory it
 also runs the TUI headless through a short real training and compares its
 resident memory before and during (TensorFlow lives in the child).
 
-    python bench/training.py [--epochs 30] [--memory]
+    python bench/training.py [--epochs 30] [--pairs 2] [--memory]
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -23,9 +27,17 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+TARGET = 0.9  # issue 30: training ahead of the source's own script
+
+
+def children_cpu() -> float:
+    """User + system seconds of every finished child (and their reaped children) so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_course(epochs: int, data_dir: str) -> dict[str, float]:
+    cpu = children_cpu()
     start = time.perf_counter()
     process = subprocess.Popen(
         [
@@ -53,9 +65,11 @@ def run_course(epochs: int, data_dir: str) -> dict[str, float]:
             done = event
     process.wait()
     wall = time.perf_counter() - start
+    cpu = children_cpu() - cpu
     gaps = [b - a for a, b in itertools.pairwise(arrivals)]
     return {
         "seconds": wall,
+        "cpu_seconds": cpu,
         "test_accuracy": done["test_accuracy"],
         "params": done["params"],
         "updates_per_second": len(arrivals) / max(arrivals[-1] - arrivals[0], 1e-9),
@@ -64,6 +78,7 @@ def run_course(epochs: int, data_dir: str) -> dict[str, float]:
 
 
 def run_plain(epochs: int) -> dict[str, float]:
+    cpu = children_cpu()
     start = time.perf_counter()
     result = subprocess.run(
         [sys.executable, str(HERE / "plain_digit_task.py"), str(epochs)],
@@ -73,7 +88,19 @@ def run_plain(epochs: int) -> dict[str, float]:
     )
     report = json.loads(result.stdout.strip().splitlines()[-1])
     report["seconds"] = time.perf_counter() - start
+    report["cpu_seconds"] = children_cpu() - cpu
     return report
+
+
+def added_up(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Seconds added over the runs; the rest (accuracy, parameters, progress) from the last."""
+    total = dict(runs[-1])
+    for key in ("seconds", "cpu_seconds"):
+        total[key] = sum(run[key] for run in runs)
+    same = {(run["test_accuracy"], run["params"]) for run in runs}
+    if len(same) > 1:  # a seeded run that does not repeat itself: show the worst
+        total["test_accuracy"] = min(run["test_accuracy"] for run in runs)
+    return total
 
 
 def rss_kib(pid: int | None = None) -> int:
@@ -108,23 +135,44 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--memory", action="store_true")
+    parser.add_argument(
+        "--pairs",
+        type=int,
+        default=1,
+        help="runs of each; 2 or more alternate plain, course, course, plain, ... and add up,"
+        " so load that rises or falls during the bench weighs on both sides alike",
+    )
     args = parser.parse_args()
     ok = True
     with tempfile.TemporaryDirectory() as data_dir:
-        plain = run_plain(args.epochs)
-        course = run_course(args.epochs, data_dir)
+        plain_runs: list[dict[str, float]] = []
+        course_runs: list[dict[str, float]] = []
+        for index in range(args.pairs):
+            steps = ("plain", "course") if index % 2 == 0 else ("course", "plain")
+            for step in steps:
+                if step == "plain":
+                    plain_runs.append(run_plain(args.epochs))
+                else:
+                    course_runs.append(run_course(args.epochs, data_dir))
+        plain, course = added_up(plain_runs), added_up(course_runs)
         ratio = course["seconds"] / plain["seconds"]
+        cpu_ratio = course["cpu_seconds"] / plain["cpu_seconds"]
         same = (course["test_accuracy"], course["params"]) == (
             plain["test_accuracy"],
             plain["params"],
         )
-        ok = ratio <= 1.0 and same
+        ok = ratio <= TARGET and same
+        if args.pairs > 1:
+            print(f"{args.pairs} runs each, alternating; seconds added up:")
         for name, report in (("plain script", plain), ("attn-tui train", course)):
             print(
-                f"{name + ':':18} {report['seconds']:6.1f} s"
+                f"{name + ':':18} {report['seconds']:6.1f} s wall"
+                f"  {report['cpu_seconds']:6.1f} s CPU"
                 f"  test accuracy {report['test_accuracy']:.4f}  params {report['params']:,}"
             )
-        print(f"wall-time ratio (course / plain): {ratio:.2f}  (target <= 1.00)")
+        print(f"wall-time ratio (course / plain): {ratio:.2f}  (target <= {TARGET:.2f})")
+        print(f"CPU-time ratio (course / plain):  {cpu_ratio:.2f}")
+        print(f"load average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         print(f"identical accuracy and parameter count: {'yes' if same else 'NO'}")
         print(
             f"progress events: {course['updates_per_second']:.1f} per second,"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,10 @@ from tests.tiny_bert import CONFIG, random_weights
 from tui_course.maths.encoder import (
     EncoderConfig,
     EncoderWeights,
+    dense,
     encode,
+    fuse_qkv,
+    fused_qkv,
     gelu,
     mean_pooled,
     merge_pieces,
@@ -85,6 +89,43 @@ def test_matches_a_slow_float64_reference() -> None:
     np.testing.assert_allclose(
         output.attentions, reference_attentions(CONFIG, weights, ids), atol=2e-5
     )
+
+
+def test_fused_qkv_equals_the_three_separate_projections() -> None:
+    weights = random_weights(CONFIG, seed=5)
+    layer = weights.layers[1]
+    hidden = np.random.default_rng(7).normal(size=(6, CONFIG.hidden_size)).astype(np.float32)
+    fused = fuse_qkv(layer)
+    projected = dense(hidden, fused.qkv_weight, fused.qkv_bias)  # type: ignore[arg-type]
+    assert projected.shape == (6, 3 * CONFIG.hidden_size)
+    size = CONFIG.hidden_size
+    for index, (weight, bias) in enumerate(
+        [
+            (layer.query_weight, layer.query_bias),
+            (layer.key_weight, layer.key_bias),
+            (layer.value_weight, layer.value_bias),
+        ]
+    ):
+        separate = hidden @ weight.T + bias
+        np.testing.assert_allclose(
+            projected[:, index * size : (index + 1) * size], separate, rtol=1e-6, atol=1e-6
+        )
+    # the fused layer keeps one copy: its separate fields are views of the stacked matrix
+    assert np.shares_memory(fused.key_weight, fused.qkv_weight)
+    np.testing.assert_array_equal(fused.value_weight, layer.value_weight)
+    # an unfused layer is stacked on the fly to the same matrix
+    stacked, stacked_bias = fused_qkv(layer)
+    np.testing.assert_array_equal(stacked, fused.qkv_weight)  # type: ignore[arg-type]
+    np.testing.assert_array_equal(stacked_bias, fused.qkv_bias)  # type: ignore[arg-type]
+
+
+def test_fused_and_separate_weights_give_the_same_attention() -> None:
+    weights = random_weights(CONFIG, seed=4)
+    fused = replace(weights, layers=tuple(fuse_qkv(layer) for layer in weights.layers))
+    ids = np.array([2, 9, 4, 11, 3])
+    separate, together = encode(CONFIG, weights, ids), encode(CONFIG, fused, ids)
+    np.testing.assert_allclose(together.attentions, separate.attentions, atol=1e-6)
+    np.testing.assert_allclose(together.hidden_states, separate.hidden_states, atol=1e-5)
 
 
 def test_padding_keys_get_no_weight_and_change_nothing_else() -> None:
