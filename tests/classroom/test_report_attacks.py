@@ -411,3 +411,33 @@ def test_accounts_outside_the_students_group_are_not_students(
     assert main(["class", "report", str(class_dir), "--format", "csv"]) == 0  # not partial
     names = [row["username"] for row in csv.DictReader(io.StringIO(capsys.readouterr().out))]
     assert names == list(STUDENTS)
+
+
+@needs_root
+def test_hidden_part_names_hide_no_forgery_nor_junk_for_ever(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A student names files `.part-<16 hex>`, as the app's submissions on their way, and
+    keeps their ctime new (touch in a loop): the report passed over them for ever. Past
+    the few one app can be writing at once, and at any size past a submission, they are
+    read: the forgery and the junk are shown."""
+    class_dir = shared / "class"
+    init_class(class_dir, TEACHERS, 1, "Attention", owner=TEACHER, students_group=PUPILS)
+    dropbox = class_dir / "dropbox"
+    ann, bob = STUDENTS
+    owned(dropbox / "bob.json", bob, payload(bob, "2026-11-30T08:00:00Z", checkpoint=(2, 5)))
+    for number in range(8):
+        owned(
+            dropbox / f".part-{number:016x}",
+            ann,
+            payload(bob, "2026-11-30T08:00:00Z", checkpoint=(5, 5)),
+        )
+    big = owned(dropbox / ".part-00000000000000ff", ann, b"x" * 600_000)
+    report = build_report(dropbox, QUIZZES, members=STUDENTS, only_members=True)
+    assert len(report.impostors) == 8 - 4
+    assert all(rejected.named == bob and rejected.owner == ann for rejected in report.impostors)
+    assert report.junk[ann].files == 1 and report.junk[ann].bytes == big.stat().st_size
+    assert report.students[bob].result("checkpoint").first_try == 2  # type: ignore[union-attr]
+    print(report_table(report))
+    out = capsys.readouterr().out
+    assert "Files whose owner is not the student they name" in out
