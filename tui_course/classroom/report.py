@@ -238,9 +238,10 @@ class InTransit:
     per_owner: dict[int, int] = field(default_factory=dict)
 
     def passes_over(self, name: str, info: os.stat_result) -> bool:
-        if info.st_size > MAX_SUBMISSION_BYTES or not being_written(
-            name, info.st_ctime_ns, self.now_ns
-        ):
+        """True for a file to leave alone in this look; counts it against its owner."""
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SUBMISSION_BYTES:
+            return False  # the app writes a regular file: a folder's contents have no cap
+        if not being_written(name, info.st_ctime_ns, self.now_ns):
             return False
         seen = self.per_owner.get(info.st_uid, 0)
         if seen >= MAX_IN_TRANSIT:
