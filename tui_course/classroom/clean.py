@@ -75,7 +75,7 @@ class _Sources:
 def files_in_use(dropbox: Path) -> set[str]:
     """Names (as listed) of the valid submissions the report's numbers come from."""
     students: dict[str, _Sources] = {}
-    in_transit = InTransit()
+    in_transit = InTransit(dropbox)
     with os.scandir(dropbox) as entries:
         for entry in entries:
             try:
@@ -200,7 +200,7 @@ def clean_dropbox(dropbox: Path, archive: Path | None = None, dry_run: bool = Fa
     if archive is not None and not dry_run:
         archive.mkdir(mode=0o700, parents=True, exist_ok=True)
         _check_archive(archive)
-    in_transit = InTransit()
+    in_transit = InTransit(dropbox)
     with os.scandir(dropbox) as entries:
         names = sorted((entry.name for entry in entries), key=natural_key)
     for name in names:

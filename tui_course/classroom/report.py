@@ -229,11 +229,14 @@ def being_written(name: str, ctime_ns: int, now_ns: int) -> bool:
 
 @dataclass
 class InTransit:
-    """Which `.part-` files one look at the drop-box passes over as submissions on their
-    way in: young (either clock), no larger than a submission, and at most MAX_IN_TRANSIT
-    per owner. A young name alone is no proof: a student's shell can keep a hidden file's
-    ctime new for ever (touch in a loop), and the report and clean would never see it."""
+    """Which `.part-` files of `directory` one look passes over as submissions on their
+    way in: young (either clock), a regular file no larger than a submission, not already
+    a whole forgery or impossible score (the app writes neither), and at most
+    MAX_IN_TRANSIT per owner. A young name alone is no proof: a student's shell can keep a
+    hidden file's ctime new for ever (touch in a loop), and the report and clean would
+    never see it."""
 
+    directory: Path
     now_ns: int = field(default_factory=lambda: time.time_ns())
     per_owner: dict[int, int] = field(default_factory=dict)
 
@@ -244,10 +247,23 @@ class InTransit:
         if not being_written(name, info.st_ctime_ns, self.now_ns):
             return False
         seen = self.per_owner.get(info.st_uid, 0)
-        if seen >= MAX_IN_TRANSIT:
+        if seen >= MAX_IN_TRANSIT or _forged_or_impossible(self.directory, name):
             return False
         self.per_owner[info.st_uid] = seen + 1
         return True
+
+
+def _forged_or_impossible(directory: Path, name: str) -> bool:
+    """A file that is already a whole submission naming another account than its owner,
+    or with an impossible score: half a file is neither, so it is never one on its way."""
+    try:
+        data, info = read_capped(directory, name)
+        submission = parse_submission(data)
+    except ImpossibleScore:
+        return True
+    except (SubmissionError, OSError, ValueError, OverflowError, TypeError, RecursionError):
+        return False
+    return owner_name(info.st_uid) != submission.user
 
 
 def read_capped(directory: Path, name: str) -> tuple[bytes, os.stat_result]:
@@ -304,7 +320,7 @@ def newest_per_owner(dropbox: Path, per_owner: int, odd: Callable[[Rejected], No
     written (its hidden `.part-` name, see submission.deliver) is passed over."""
     heaps: dict[int, list[DropEntry]] = {}
     left_out: dict[int, int] = {}
-    in_transit = InTransit()
+    in_transit = InTransit(dropbox)
     with os.scandir(dropbox) as entries:
         for entry in entries:
             try:

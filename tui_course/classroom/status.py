@@ -78,7 +78,7 @@ def slurm_lines() -> list[str]:
 
 def recent_lines(dropbox: Path) -> list[str]:
     found: list[tuple[int, str, int, int]] = []
-    in_transit = InTransit()
+    in_transit = InTransit(dropbox)
     try:
         with os.scandir(dropbox) as entries:
             for count, entry in enumerate(entries):
