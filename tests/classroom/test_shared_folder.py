@@ -322,3 +322,28 @@ def test_clean_removes_a_young_part_folder_or_fifo(class_dir: Path) -> None:
     result = clean_dropbox(dropbox)
     assert sorted(result.removed) == [folder.name, ".part-00000000000000bb"]
     assert os.listdir(dropbox) == []
+
+
+def test_young_part_files_cost_a_look_a_few_reads(
+    class_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whether a young `.part-` file is a whole forgery takes a read; a student's thousands
+    # of them must not cost each look thousands of reads before any cap applies.
+    dropbox = class_dir / "dropbox"
+    from tests.classroom.conftest import submission
+    from tui_course.classroom.submission import encode_submission
+
+    forged = encode_submission(submission("someone-else", "2026-11-30T08:00:00Z", quiz=(5, 5)))
+    for number in range(50):
+        (dropbox / f".part-{number:016x}").write_bytes(forged)
+    looked: list[str] = []
+    real = report_module._forged_or_impossible
+
+    def counting(directory: Path, name: str) -> bool:
+        looked.append(name)
+        return real(directory, name)
+
+    monkeypatch.setattr(report_module, "_forged_or_impossible", counting)
+    names, _ = listing(dropbox)
+    assert len(looked) == report_module.MAX_IN_TRANSIT
+    assert len(names) == 50  # each a whole forgery: none passed over, all shown

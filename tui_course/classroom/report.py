@@ -247,10 +247,10 @@ class InTransit:
         if not being_written(name, info.st_ctime_ns, self.now_ns):
             return False
         seen = self.per_owner.get(info.st_uid, 0)
-        if seen >= MAX_IN_TRANSIT or _forged_or_impossible(self.directory, name):
+        if seen >= MAX_IN_TRANSIT:
             return False
-        self.per_owner[info.st_uid] = seen + 1
-        return True
+        self.per_owner[info.st_uid] = seen + 1  # read or not: a flood costs a few reads
+        return not _forged_or_impossible(self.directory, name)
 
 
 def _forged_or_impossible(directory: Path, name: str) -> bool:
