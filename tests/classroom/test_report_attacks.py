@@ -411,3 +411,46 @@ def test_accounts_outside_the_students_group_are_not_students(
     assert main(["class", "report", str(class_dir), "--format", "csv"]) == 0  # not partial
     names = [row["username"] for row in csv.DictReader(io.StringIO(capsys.readouterr().out))]
     assert names == list(STUDENTS)
+
+
+@needs_root
+def test_hidden_part_names_hide_no_forgery_nor_junk_for_ever(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A student names files `.part-<16 hex>`, as the app's submissions on their way, and
+    keeps their ctime new (touch in a loop): report, recheck and clean passed over them for
+    ever. A whole forgery or impossible score is never on its way (the app writes neither)
+    and is shown; junk passes only up to the few files one app can be writing at once, and
+    never past a submission's size."""
+    from tui_course.classroom.clean import clean_dropbox
+    from tui_course.classroom.recheck import latest_submissions
+    from tui_course.classroom.report import MAX_IN_TRANSIT
+
+    class_dir = shared / "class"
+    init_class(class_dir, TEACHERS, 1, "Attention", owner=TEACHER, students_group=PUPILS)
+    dropbox = class_dir / "dropbox"
+    ann, bob = STUDENTS
+    owned(dropbox / "bob.json", bob, payload(bob, "2026-11-30T08:00:00Z", checkpoint=(2, 5)))
+    forged = payload(bob, "2026-11-30T08:00:00Z", checkpoint=(5, 5))
+    for number in range(3):
+        owned(dropbox / f".part-{number:016x}", ann, forged)
+    impossible = payload(ann, "2026-11-30T08:00:00Z", checkpoint=(9, 5))
+    owned(dropbox / ".part-00000000000000aa", ann, impossible)
+    for number in range(8):
+        owned(dropbox / f".part-{0x100 + number:016x}", ann, b"x" * 100)
+    big = owned(dropbox / ".part-00000000000000ff", ann, b"x" * 600_000)
+    report = build_report(dropbox, QUIZZES, members=STUDENTS, only_members=True)
+    assert len(report.impostors) == 3
+    assert all(rejected.named == bob and rejected.owner == ann for rejected in report.impostors)
+    assert [rejected.name for rejected in report.impossible] == [".part-00000000000000aa"]
+    junk = report.junk[ann]  # a few young junk files pass (the first looked at)
+    assert 1 + 8 - MAX_IN_TRANSIT <= junk.files <= 1 + 8
+    assert junk.bytes == big.stat().st_size + (junk.files - 1) * 100
+    assert report.students[bob].result("checkpoint").first_try == 2  # type: ignore[union-attr]
+    print(report_table(report))
+    assert "Files whose owner is not the student they name" in capsys.readouterr().out
+    _, refused = latest_submissions(dropbox, STUDENTS)
+    assert sum(f"names '{bob}' but belongs to {ann}" in line for line in refused) == 3
+    removed = set(clean_dropbox(dropbox).removed)
+    assert {".part-0000000000000000", ".part-00000000000000aa", big.name} <= removed
+    assert len(os.listdir(dropbox)) <= 1 + MAX_IN_TRANSIT  # bob's, and young junk

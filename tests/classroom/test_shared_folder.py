@@ -238,3 +238,112 @@ def test_clean_archives_across_file_systems_without_opening_a_fifo(
     assert os.listdir(dropbox) == []
     assert os.listdir(archive) == ["junk.txt"]
     assert (archive / "junk.txt").read_bytes() == b"not a submission\n"
+
+
+def test_a_hidden_name_hides_no_big_file_and_no_flood(class_dir: Path) -> None:
+    # A student's shell can keep a `.part-` file's ctime new for ever (touch in a loop):
+    # young alone is no proof of a submission on its way. One larger than any submission,
+    # or past the few one account's app can be writing at once, is read like any file.
+    dropbox = class_dir / "dropbox"
+    big = dropbox / ".part-00000000000000ff"
+    with big.open("wb") as handle:
+        handle.truncate(submission_module.MAX_SUBMISSION_BYTES + 1)  # sparse
+    flood = [dropbox / f".part-{number:016x}" for number in range(10)]
+    for part in flood:
+        part.write_bytes(b'{"format": "attn-tui-submission", "user": "someone-else"}')
+    names, odd = listing(dropbox)
+    assert odd == [] and big.name in names
+    passed_over = [part for part in flood if part.name not in names]
+    assert len(passed_over) == report_module.MAX_IN_TRANSIT
+    assert recent_lines(dropbox)[0] == "Recent submissions (7 file(s) in the drop-box):"
+    result = clean_dropbox(dropbox)
+    assert big.name in result.removed and len(result.removed) == 7
+    left = os.listdir(dropbox)
+    assert len(left) == report_module.MAX_IN_TRANSIT and set(left) < {p.name for p in flood}
+
+
+def test_clean_copies_no_file_larger_than_a_submission_to_another_file_system(
+    class_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A sparse file costs its student no quota; copied across file systems it is written
+    # out whole, and a terabyte fills the teacher's disk. It stays, and clean says why.
+    import errno
+
+    dropbox = class_dir / "dropbox"
+    (dropbox / "junk.txt").write_bytes(b"not a submission\n")
+    huge = dropbox / "huge.bin"
+    with huge.open("wb") as handle:
+        handle.truncate(8 * submission_module.MAX_SUBMISSION_BYTES)
+    archive = tmp_path / "archive"
+
+    def other_file_system(source: object, target: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "rename", other_file_system)
+    result = clean_dropbox(dropbox, archive)
+    assert result.removed == ["junk.txt"]
+    [(name, reason)] = result.failed
+    assert name == "huge.bin" and reason.startswith("larger than any submission (4,194,304 bytes)")
+    assert os.listdir(dropbox) == ["huge.bin"] and os.listdir(archive) == ["junk.txt"]
+
+
+def test_clean_archives_only_into_a_folder_no_one_else_can_change(
+    class_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tui_course.cli import main
+
+    dropbox = class_dir / "dropbox"
+    (dropbox / "junk.txt").write_bytes(b"not a submission\n")
+    open_to_all = tmp_path / "open"
+    open_to_all.mkdir()
+    open_to_all.chmod(0o1777)  # a name in /tmp someone made first
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    link = tmp_path / "link"
+    link.symlink_to(elsewhere)
+    for archive, said in ((open_to_all, "others may write"), (link, "is not a folder")):
+        assert main(["class", "clean", str(class_dir), "--archive", str(archive)]) == 1
+        err = capsys.readouterr().err
+        assert f"class clean: --archive {archive}: " in err and said in err
+        assert os.listdir(dropbox) == ["junk.txt"]
+    assert os.listdir(open_to_all) == [] and os.listdir(elsewhere) == []
+
+
+def test_clean_removes_a_young_part_folder_or_fifo(class_dir: Path) -> None:
+    # The app writes a regular file. A `.part-` folder kept young by a touch in a loop was
+    # never removed, whatever it held; the report lists it, so clean must be able to.
+    dropbox = class_dir / "dropbox"
+    folder = dropbox / ".part-00000000000000aa"
+    folder.mkdir()
+    (folder / "inside").write_bytes(b"x" * 1000)
+    os.mkfifo(dropbox / ".part-00000000000000bb")
+    names, odd = listing(dropbox)
+    assert names == [] and sorted(r.name for r in odd) == [folder.name, ".part-00000000000000bb"]
+    result = clean_dropbox(dropbox)
+    assert sorted(result.removed) == [folder.name, ".part-00000000000000bb"]
+    assert os.listdir(dropbox) == []
+
+
+def test_young_part_files_cost_a_look_a_few_reads(
+    class_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whether a young `.part-` file is a whole forgery takes a read; a student's thousands
+    # of them must not cost each look thousands of reads before any cap applies.
+    dropbox = class_dir / "dropbox"
+    from tests.classroom.conftest import submission
+    from tui_course.classroom.submission import encode_submission
+
+    forged = encode_submission(submission("someone-else", "2026-11-30T08:00:00Z", quiz=(5, 5)))
+    for number in range(50):
+        (dropbox / f".part-{number:016x}").write_bytes(forged)
+    looked: list[str] = []
+    real = report_module._forged_or_impossible
+
+    def counting(directory: Path, name: str) -> bool:
+        looked.append(name)
+        return real(directory, name)
+
+    monkeypatch.setattr(report_module, "_forged_or_impossible", counting)
+    names, _ = listing(dropbox)
+    assert len(looked) == report_module.MAX_IN_TRANSIT
+    assert len(names) == 50  # each a whole forgery: none passed over, all shown

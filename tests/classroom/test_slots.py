@@ -410,3 +410,51 @@ async def _panel_waits(tmp_path: Path) -> None:
         assert slots.state().waiting == 0
     assert held is not None
     held.release()
+
+
+def test_a_waiter_rests_in_proportion_to_what_a_look_costs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A student fills queue/ (100,000 names: 0.6 s a directory read) and keeps changing
+    it, so every look of every waiter reads it all again: four looks a second made each
+    waiter burn a whole CPU. A waiter now rests nine times its last look's CPU time."""
+    import tui_course.training.runner as runner
+
+    cpu = [0.0]
+    monkeypatch.setattr(runner.time, "thread_time", lambda: cpu[0])
+    rests: list[float] = []
+
+    class Ticket:
+        looks = 0
+
+        def try_take(self) -> object:
+            cpu[0] += 1.5  # the flooded folder read again
+            self.looks += 1
+            return object() if self.looks == 3 else None
+
+        def position(self) -> int:
+            cpu[0] += 0.5
+            return 1
+
+        def leave(self) -> None:
+            pass
+
+    class Slots:
+        count = 1
+
+        def usable(self) -> bool:
+            return True
+
+        def join(self) -> Ticket:
+            return Ticket()
+
+    log = tmp_path / "run.log"
+    run = TrainingRun([sys.executable, "-c", "pass"], log, slots=Slots())  # type: ignore[arg-type]
+    monkeypatch.setattr(run._stop_waiting, "wait", lambda seconds: rests.append(seconds))
+    run._wait_in_line(lambda event: None)
+    assert rests == [runner.LOOK_REST * 2.0] * 2
+    cheap = [0.0]
+    monkeypatch.setattr(runner.time, "thread_time", lambda: cheap[0])
+    rests.clear()
+    run._wait_in_line(lambda event: None)
+    assert rests == [runner.SLOT_POLL] * 2  # an ordinary folder: four looks a second

@@ -84,3 +84,31 @@ def test_the_limits_in_force_are_read_from_the_sessions_cgroup(
     check = limits_check(session_limits(cgroup, root))
     assert check.status == status and text in check.found
     assert limits_check(None).status == WARN
+
+
+def test_a_kernel_that_lets_anyone_hard_link_is_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With fs.protected_hardlinks = 0 a student links another's submission (a file they
+    cannot read) into the drop-box: the link moves that file's ctime, its arrival, past
+    the deadline. Where it is 1 (Debian's default) link(2) refuses (EPERM)."""
+    from tui_course.classroom import doctor
+
+    setting = tmp_path / "protected_hardlinks"
+    monkeypatch.setattr(doctor, "PROTECTED_HARDLINKS", setting)
+    class_dir = tmp_path / "class"
+    init_class(class_dir, grp_name(), 1, "Attention")
+    site = SiteConfig(None, class_dir=class_dir)
+    setting.write_text("0\n")
+    status, found = by_name(run_teacher_checks(site))["hard links"]
+    assert status == WARN and found.startswith("fs.protected_hardlinks = 0")
+    setting.write_text("1\n")
+    assert by_name(run_teacher_checks(site))["hard links"] == (OK, "fs.protected_hardlinks = 1")
+    setting.unlink()  # a kernel without the setting: nothing to say
+    assert "hard links" not in by_name(run_teacher_checks(site))
+
+
+def grp_name() -> str:
+    import grp
+
+    return grp.getgrgid(os.getgid()).gr_name

@@ -13,21 +13,29 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import shlex
 import shutil
 import stat
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tui_course.classroom.report import (
+    InTransit,
     arrival_time,
-    being_written,
     natural_key,
     owner_name,
     read_capped,
     shown_name,
 )
-from tui_course.classroom.submission import SubmissionError, parse_submission
+from tui_course.classroom.submission import (
+    MAX_SUBMISSION_BYTES,
+    SubmissionError,
+    parse_submission,
+)
+
+
+class ArchiveRefused(OSError):
+    """An --archive folder that others could change: clean moves students' files there."""
 
 
 @dataclass
@@ -67,13 +75,14 @@ class _Sources:
 def files_in_use(dropbox: Path) -> set[str]:
     """Names (as listed) of the valid submissions the report's numbers come from."""
     students: dict[str, _Sources] = {}
+    in_transit = InTransit(dropbox)
     with os.scandir(dropbox) as entries:
         for entry in entries:
             try:
                 if not entry.is_file(follow_symlinks=False):
                     continue
                 data, info = read_capped(dropbox, entry.name)
-                if being_written(entry.name, info.st_ctime_ns, time.time_ns()):
+                if in_transit.passes_over(entry.name, info):
                     continue
                 submission = parse_submission(data)
                 when = info.st_ctime_ns
@@ -90,11 +99,30 @@ def files_in_use(dropbox: Path) -> set[str]:
     return used
 
 
-def _being_written(path: Path) -> bool:
+def _being_written(path: Path, in_transit: InTransit) -> bool:
     try:
-        return being_written(path.name, os.lstat(path).st_ctime_ns, time.time_ns())
+        return in_transit.passes_over(path.name, os.lstat(path))
     except OSError:
         return False
+
+
+def _check_archive(archive: Path) -> None:
+    """The archive folder must be this account's own real folder that no one else may
+    write: in a folder another account owns or may write (a name in /tmp a student made
+    first, a link to one), that account could rename, remove or read what clean moves in."""
+    info = os.lstat(archive)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise ArchiveRefused(f"{archive}: the archive is not a folder (a link or a file)")
+    if info.st_uid != os.geteuid():
+        raise ArchiveRefused(
+            f"{archive}: the archive folder belongs to {owner_name(info.st_uid)}, not to you;"
+            " give a new folder of your own"
+        )
+    if info.st_mode & 0o022:
+        raise ArchiveRefused(
+            f"{archive}: others may write in the archive folder;"
+            f" fix: chmod go-w {shlex.quote(str(archive))}"
+        )
 
 
 def _move(path: Path, target: Path) -> None:
@@ -114,23 +142,44 @@ def _move(path: Path, target: Path) -> None:
         source = None  # a link (ELOOP) or a folder: not archived
     if source is not None:
         try:
-            if stat.S_ISREG(os.fstat(source).st_mode):
+            info = os.fstat(source)
+            if stat.S_ISREG(info.st_mode) and info.st_size > MAX_SUBMISSION_BYTES:
+                # a sparse terabyte costs its student no quota, and a copy fills the disk
+                raise ArchiveRefused(
+                    f"larger than any submission ({info.st_size:,} bytes): not copied to"
+                    " another file system; left in place (`class clean` without --archive"
+                    " removes it)"
+                )
+            if stat.S_ISREG(info.st_mode):
                 out_flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
                 destination = os.open(target, out_flags, 0o600)
                 try:
-                    while chunk := os.read(source, 1 << 20):
-                        view = memoryview(chunk)
-                        while view:
-                            view = view[os.write(destination, view) :]
-                    os.fsync(destination)
-                finally:
+                    _copy_capped(source, destination)
+                except OSError:
                     os.close(destination)
+                    with contextlib.suppress(OSError):
+                        os.unlink(target)
+                    raise
+                os.close(destination)
         finally:
             os.close(source)
     if stat.S_ISDIR(os.lstat(path).st_mode):
         shutil.rmtree(path)
     else:
         os.unlink(path)
+
+
+def _copy_capped(source: int, destination: int) -> None:
+    """Copy up to MAX_SUBMISSION_BYTES; a file that grows past it while read is refused."""
+    left = MAX_SUBMISSION_BYTES + 1
+    while left > 0 and (chunk := os.read(source, min(left, 1 << 20))):
+        left -= len(chunk)
+        if left <= 0:
+            raise ArchiveRefused("grew past the size of any submission while copied: left in place")
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(destination, view) :]
+    os.fsync(destination)
 
 
 def _free_name(folder: Path, name: str) -> Path:
@@ -144,16 +193,19 @@ def _free_name(folder: Path, name: str) -> Path:
 
 def clean_dropbox(dropbox: Path, archive: Path | None = None, dry_run: bool = False) -> CleanResult:
     """Remove (or move to `archive`) every drop-box entry the report does not use.
-    Raises OSError only when the drop-box cannot be listed."""
+    Raises ArchiveRefused for an archive folder others could change, otherwise OSError
+    only when the drop-box cannot be listed."""
     keep = files_in_use(dropbox)
     result = CleanResult()
     if archive is not None and not dry_run:
         archive.mkdir(mode=0o700, parents=True, exist_ok=True)
+        _check_archive(archive)
+    in_transit = InTransit(dropbox)
     with os.scandir(dropbox) as entries:
         names = sorted((entry.name for entry in entries), key=natural_key)
     for name in names:
         shown = shown_name(name)
-        if _being_written(dropbox / name):
+        if _being_written(dropbox / name, in_transit):
             continue  # a student's app links it under its final name in a moment
         if name in keep:
             result.kept.append(shown)

@@ -23,6 +23,7 @@ from tui_course.classroom.config import (
 from tui_course.paths import site_config_path
 
 OK, WARN, BLOCKER = "ok", "warn", "blocker"
+PROTECTED_HARDLINKS = Path("/proc/sys/fs/protected_hardlinks")
 MIN_SIZE = (80, 24)  # the layout the course is designed for
 SMALLEST = (40, 12)  # below this the outline and a lesson no longer fit at all
 
@@ -476,7 +477,31 @@ def teacher_checks(site: SiteConfig) -> Iterator[Check]:
             "none set: students who never submitted are missing from the report",
             f'add students_group = "GROUP" to {toml}',
         )
+    hard_links = hard_links_check()
+    if hard_links is not None:
+        yield hard_links
     yield limits_check(session_limits())
+
+
+def hard_links_check() -> Check | None:
+    """fs.protected_hardlinks off lets anyone link(2) a file they cannot even read: a
+    student links another's submission into the drop-box, and the new name moves that
+    file's ctime, its arrival time, so a submission made in time is marked late. None
+    where the kernel has no such setting."""
+    try:
+        value = PROTECTED_HARDLINKS.read_text(encoding="ascii").strip()
+    except (OSError, ValueError):
+        return None
+    if value != "0":
+        return Check("hard links", OK, "fs.protected_hardlinks = 1")
+    return Check(
+        "hard links",
+        WARN,
+        "fs.protected_hardlinks = 0: a student can hard-link another's submission, which"
+        " makes it arrive again (a submission in time is marked late)",
+        "sysctl -w fs.protected_hardlinks=1, and the same line in"
+        " /etc/sysctl.d/60-attn-tui.conf, on every login server",
+    )
 
 
 def _owner(uid: int) -> str:

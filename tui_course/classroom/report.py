@@ -49,6 +49,9 @@ MAX_EXAMPLES = 3  # file names shown in one owner's summary line
 # a `.part-` file this close to now (either side: another server's clock) is a submission
 # being written; an older one was left by a writer that died, and is shown like junk
 IN_TRANSIT_SECONDS = 600
+# `.part-` files of one account passed over in one look: its app writes one at a time, so
+# a student who keeps touching hidden files (a new ctime each time) hides at most this many
+MAX_IN_TRANSIT = 4
 
 
 @dataclass(frozen=True)
@@ -224,6 +227,45 @@ def being_written(name: str, ctime_ns: int, now_ns: int) -> bool:
     return in_transit(name) and abs(now_ns - ctime_ns) < IN_TRANSIT_SECONDS * 1e9
 
 
+@dataclass
+class InTransit:
+    """Which `.part-` files of `directory` one look passes over as submissions on their
+    way in: young (either clock), a regular file no larger than a submission, not already
+    a whole forgery or impossible score (the app writes neither), and at most
+    MAX_IN_TRANSIT per owner. A young name alone is no proof: a student's shell can keep a
+    hidden file's ctime new for ever (touch in a loop), and the report and clean would
+    never see it."""
+
+    directory: Path
+    now_ns: int = field(default_factory=lambda: time.time_ns())
+    per_owner: dict[int, int] = field(default_factory=dict)
+
+    def passes_over(self, name: str, info: os.stat_result) -> bool:
+        """True for a file to leave alone in this look; counts it against its owner."""
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_SUBMISSION_BYTES:
+            return False  # the app writes a regular file: a folder's contents have no cap
+        if not being_written(name, info.st_ctime_ns, self.now_ns):
+            return False
+        seen = self.per_owner.get(info.st_uid, 0)
+        if seen >= MAX_IN_TRANSIT:
+            return False
+        self.per_owner[info.st_uid] = seen + 1  # read or not: a flood costs a few reads
+        return not _forged_or_impossible(self.directory, name)
+
+
+def _forged_or_impossible(directory: Path, name: str) -> bool:
+    """A file that is already a whole submission naming another account than its owner,
+    or with an impossible score: half a file is neither, so it is never one on its way."""
+    try:
+        data, info = read_capped(directory, name)
+        submission = parse_submission(data)
+    except ImpossibleScore:
+        return True
+    except (SubmissionError, OSError, ValueError, OverflowError, TypeError, RecursionError):
+        return False
+    return owner_name(info.st_uid) != submission.user
+
+
 def read_capped(directory: Path, name: str) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file and its fstat; OSError/SubmissionError otherwise."""
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
@@ -278,7 +320,7 @@ def newest_per_owner(dropbox: Path, per_owner: int, odd: Callable[[Rejected], No
     written (its hidden `.part-` name, see submission.deliver) is passed over."""
     heaps: dict[int, list[DropEntry]] = {}
     left_out: dict[int, int] = {}
-    now = time.time_ns()
+    in_transit = InTransit(dropbox)
     with os.scandir(dropbox) as entries:
         for entry in entries:
             try:
@@ -294,7 +336,7 @@ def newest_per_owner(dropbox: Path, per_owner: int, odd: Callable[[Rejected], No
                 )
                 odd(Rejected(shown_name(entry.name), reason, owner_name(info.st_uid)))
                 continue
-            if being_written(entry.name, info.st_ctime_ns, now):
+            if in_transit.passes_over(entry.name, info):
                 continue
             heap = heaps.setdefault(info.st_uid, [])
             item = DropEntry(info.st_ctime_ns, entry.name, info.st_size, (info.st_dev, info.st_ino))

@@ -5,12 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import os
 import stat
-import time
 from pathlib import Path
 
 from tui_course.classroom.config import load_class_config, load_site_config
 from tui_course.classroom.folder import DROPBOX
-from tui_course.classroom.report import being_written, owner_name, shown_name
+from tui_course.classroom.report import InTransit, owner_name, shown_name
 from tui_course.classroom.slots import QueueFile, TrainingSlots, class_slots, this_server
 
 RECENT = 10  # submissions shown
@@ -79,7 +78,7 @@ def slurm_lines() -> list[str]:
 
 def recent_lines(dropbox: Path) -> list[str]:
     found: list[tuple[int, str, int, int]] = []
-    now = time.time_ns()
+    in_transit = InTransit(dropbox)
     try:
         with os.scandir(dropbox) as entries:
             for count, entry in enumerate(entries):
@@ -89,9 +88,7 @@ def recent_lines(dropbox: Path) -> list[str]:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                if stat.S_ISREG(info.st_mode) and not being_written(
-                    entry.name, info.st_ctime_ns, now
-                ):
+                if stat.S_ISREG(info.st_mode) and not in_transit.passes_over(entry.name, info):
                     found.append((info.st_ctime_ns, entry.name, info.st_uid, info.st_size))
     except PermissionError:
         return [

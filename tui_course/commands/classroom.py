@@ -344,7 +344,10 @@ def held_out_seed(text: str) -> int:
 
 
 def run_clean(args: argparse.Namespace) -> int:
-    from tui_course.classroom.clean import clean_dropbox
+    import errno
+    import os
+
+    from tui_course.classroom.clean import ArchiveRefused, clean_dropbox
     from tui_course.classroom.config import ConfigError
     from tui_course.classroom.folder import DROPBOX
 
@@ -356,18 +359,24 @@ def run_clean(args: argparse.Namespace) -> int:
     archive = expand_user(args.archive).absolute() if args.archive else None
     try:
         result = clean_dropbox(dropbox, archive, args.dry_run)
+    except ArchiveRefused as error:
+        return fail(f"class clean: --archive {error}")
     except OSError as error:
         return fail(f"class clean: {dropbox}: {error.strerror or error}")
     verb = "would remove" if args.dry_run else ("archived" if archive else "removed")
     print(f"kept {len(result.kept)} file(s) the report uses; {verb} {len(result.removed)}")
     for name, reason in result.failed[:20]:
         fail(f"class clean: {dropbox / name}: {reason}")
-    if result.failed:
+    refused = {os.strerror(errno.EPERM), os.strerror(errno.EACCES)}
+    if any(reason in refused for _, reason in result.failed):
         fail(
             f"class clean: {len(result.failed)} file(s) could not be moved: the drop-box is"
             " sticky, so only its owner or root may (`attn-tui class init DIR --owner YOU`"
             " as root makes you its owner)"
         )
+    elif result.failed:
+        fail(f"class clean: {len(result.failed)} file(s) could not be moved")
+    if result.failed:
         return 1
     return 0
 

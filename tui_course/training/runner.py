@@ -21,6 +21,7 @@ import contextlib
 import os
 import sys
 import threading
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -47,6 +48,10 @@ if TYPE_CHECKING:
     from tui_course.classroom.slots import Slot, TrainingSlots
 
 SLOT_POLL = 0.25  # seconds between looks at the line while waiting for a slot
+# a look costs a directory read whenever the queue folder changed: a student who fills it
+# (100,000 names cost 0.6 s a read) and keeps changing it must not make every waiter burn
+# a core, so a waiter rests this many times what its last look cost (at most 10% of a CPU)
+LOOK_REST = 9.0
 LEAVE_GRACE = 1.0  # seconds a cancelled run waits for its ticket to be handed back
 TERMINATE_GRACE = 1.0  # seconds between SIGTERM and SIGKILL: cancel completes well within 2 s
 SLURM_TERMINATE_GRACE = 10.0  # the watcher's scancel, which asks slurmctld, before SIGKILL
@@ -177,6 +182,7 @@ class TrainingRun:
         try:
             shown = None
             while not self._stop_waiting.is_set():
+                look_started = time.thread_time()
                 slot = ticket.try_take()
                 if slot is not None:
                     with self._handover:
@@ -189,7 +195,8 @@ class TrainingRun:
                 if position != shown:
                     shown = position
                     post(Waiting(position=position, slots=slots.count))
-                self._stop_waiting.wait(SLOT_POLL)
+                spent = time.thread_time() - look_started
+                self._stop_waiting.wait(max(SLOT_POLL, LOOK_REST * spent))
         except OSError:
             return  # the lock folder failed mid-way: go on without a slot
         finally:
