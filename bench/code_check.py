@@ -45,7 +45,7 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=15)
     args = parser.parse_args()
 
-    from tui_course.code_check_service import CodeChecker, check
+    from tui_course.codecheck.service import CodeChecker, check
     from tui_course.content.quizzes import load_quiz
     from tui_course.sandbox.command import SANDBOX_SITE, bwrap_command, numpy_dirs, python_binary
     from tui_course.sandbox.level import Level, sandbox_level

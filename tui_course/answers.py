@@ -84,7 +84,7 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
             case Kind.TEXT:
                 problems.extend(_text_key_problems(quiz, number, question))
             case Kind.CHOICE | Kind.MULTI | Kind.NUMERIC | Kind.CODE | Kind.ORDER:
-                pass  # numeric keys below; code keys by content.code_proof; the rest at load
+                pass  # numeric keys below; code keys by validation.code_questions; the rest at load
             case _:
                 assert_never(question.kind)
         if not kinds.of(question).reads_numbers or resolved is None:

@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser(commands_needed(argv)).parse_args(argv)
         if args.command is None:
             if args.ascii_app:
-                from tui_course.terminal import ASCII_ENV
+                from tui_course.runtime.terminal import ASCII_ENV
 
                 os.environ[ASCII_ENV] = "1"  # every glyph choice reads it (terminal.py)
             modes = (args.plain, args.color)
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as error:  # a bug or hostile input we did not foresee: one line, a log
-        from tui_course.crash import report_crash
         from tui_course.paths import data_dir as resolve_data_dir
+        from tui_course.runtime.crash import report_crash
 
         return report_crash(resolve_data_dir(getattr(args, "data_dir", None)), error)

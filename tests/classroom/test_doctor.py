@@ -196,7 +196,7 @@ def test_a_class_server_runs_no_listing_without_bwrap(monkeypatch: pytest.Monkey
     from tui_course.classroom import config
     from tui_course.classroom.config import SiteConfig
     from tui_course.content.segments import ListingRunner
-    from tui_course.listings import ListingOutcome, run_listing
+    from tui_course.listings.run import ListingOutcome, run_listing
     from tui_course.sandbox.level import BWRAP_ENV, forget_probe
 
     monkeypatch.setenv(BWRAP_ENV, "")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_course.code_check_service import CodeChecker
+from tui_course.codecheck.service import CodeChecker
 from tui_course.content.models import Question, Quiz
 from tui_course.content.quizzes import load_quiz
 from tui_course.sandbox.level import Level, LevelReport, forget_probe, sandbox_level

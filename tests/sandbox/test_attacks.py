@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.conftest import CODE_QUIZ, level_params
-from tui_course.code_check_service import CodeChecker
+from tui_course.codecheck.service import CodeChecker
 from tui_course.content.code_check import Outcome
 from tui_course.content.models import Question
 from tui_course.render.code import verdict_text

@@ -17,12 +17,13 @@ import numpy as np
 import pytest
 
 from tests.sandbox.conftest import CODE_QUIZ, LIMITS_ONLY, REPO, bwrap_report
-from tui_course import code_check_service, reference_cache
-from tui_course.code_check_service import CodeChecker, compute_expected
+from tui_course.codecheck import reference_cache
+from tui_course.codecheck import service as code_check_service
+from tui_course.codecheck.file_watch import FileWatch
+from tui_course.codecheck.service import CodeChecker, compute_expected
 from tui_course.content.code_check import Outcome
 from tui_course.content.models import Question
 from tui_course.content.quizzes import load_quiz
-from tui_course.file_watch import FileWatch
 from tui_course.sandbox import level
 from tui_course.sandbox.frames import CaseResult
 from tui_course.sandbox.level import (

@@ -9,7 +9,7 @@ from typing import cast
 
 import pytest
 
-from tui_course.code_check_service import CodeChecker
+from tui_course.codecheck.service import CodeChecker
 from tui_course.content.code_check import Outcome
 from tui_course.content.models import Course, Question, Quiz
 from tui_course.render.code import verdict_text

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-import tui_course.code_check_service as service
+import tui_course.codecheck.service as service
 from tui_course.cli import main
 from tui_course.ui.widgets.code_exercises import CodeExercises
 

@@ -20,7 +20,7 @@ import pytest
 
 from tests.sandbox.conftest import LIMITS_ONLY, REPO, bwrap_report
 from tests.sandbox.test_attacks import body
-from tui_course.code_check_service import CodeChecker, refusal, required_level
+from tui_course.codecheck.service import CodeChecker, refusal, required_level
 from tui_course.content.code_check import Outcome
 from tui_course.content.models import Question
 from tui_course.sandbox.level import Level, find_bwrap
@@ -254,7 +254,7 @@ import sys
 from pathlib import Path
 from tests.sandbox.conftest import CODE_QUIZ, REPO, LIMITS_ONLY, bwrap_report
 from tests.sandbox.test_attacks import body
-from tui_course.code_check_service import CodeChecker
+from tui_course.codecheck.service import CodeChecker
 from tui_course.content.quizzes import load_quiz
 from tui_course.sandbox.level import Level
 from tui_course.sandbox.limits import TEST_LIMITS
@@ -307,7 +307,7 @@ SURVIVORS = """
 import ctypes, dataclasses, os, sys, time
 from tests.sandbox.conftest import CODE_QUIZ, REPO, LIMITS_ONLY, bwrap_report
 from tests.sandbox.test_walls import _descendants, _alive
-from tui_course.code_check_service import CodeChecker
+from tui_course.codecheck.service import CodeChecker
 from tui_course.content.quizzes import load_quiz
 from tui_course.sandbox.level import Level
 from tui_course.sandbox.limits import TEST_LIMITS

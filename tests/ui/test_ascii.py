@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 
 from tests.ui.conftest import running, screen_text, shown, until
 from tui_course import cli
-from tui_course.terminal import ASCII_ENV
+from tui_course.runtime.terminal import ASCII_ENV
 from tui_course.ui.app import CourseApp
 
 SCREENS = [

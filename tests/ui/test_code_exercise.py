@@ -17,12 +17,12 @@ from textual.widgets import Static, TextArea
 
 from tests.conftest import REPO
 from tests.ui.conftest import running, screen_text
-from tui_course import listings
 from tui_course.content.session import Phase
+from tui_course.listings.run import run as listings
 from tui_course.progress.drafts import read_draft
 from tui_course.render import quiz as render_quiz
+from tui_course.runtime.terminal import ASCII_ENV
 from tui_course.sandbox.limits import TEST_LIMITS
-from tui_course.terminal import ASCII_ENV
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets import code_exercise
 from tui_course.ui.widgets.code_editor import CodeEditor
@@ -482,7 +482,7 @@ async def test_the_sandbox_warning_shows_once_the_checker_has_started(
     build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The checker starts in a thread after the question shows; its warning still comes."""
-    from tui_course.code_check_service import CodeChecker
+    from tui_course.codecheck.service import CodeChecker
 
     monkeypatch.setattr(CodeChecker, "warning", property(lambda self: "Checks are not boxed."))
     app = build_app("write-double")
@@ -587,7 +587,7 @@ async def test_a_sandbox_that_cannot_start_is_said_above_the_editor_from_the_sta
 ) -> None:
     """The checker's start runs in a thread; what it says joins the view's state (it was
     written into the widget beside the state, and no test saw it on screen)."""
-    from tui_course.code_check_service import CodeChecker
+    from tui_course.codecheck.service import CodeChecker
 
     def no_sandbox(self: CodeChecker, question: object) -> None:
         raise RuntimeError("bubblewrap cannot make a namespace here")

@@ -9,7 +9,7 @@ from tests.ui.conftest import UI_COURSE, ui_course
 from tui_course.content.blocks import BLOCKS
 from tui_course.content.models import Kind
 from tui_course.content.segments import BlockSegment, ListingRunner, ListingSegment
-from tui_course.validate import validate
+from tui_course.validation.course import validate
 
 
 def test_the_ui_course_validates() -> None:

@@ -191,7 +191,7 @@ def test_check_refuses_a_file_over_the_code_cap(tmp_path: Path, capsys) -> None:
 
 
 def test_a_file_at_the_cap_is_read_and_checked(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    from tui_course.code_file import read_code_file
+    from tui_course.codecheck.student_file import read_code_file
     from tui_course.content.code_model import MAX_CODE_BYTES
 
     exact = tmp_path / "exact.py"
@@ -222,7 +222,7 @@ def test_a_second_check_starts_no_probe_and_no_reference(
 ) -> None:  # type: ignore[no-untyped-def]
     """What a student's next `check` pays is one sandboxed run of their code: the probe
     and the reference's results come from the data folder (issue 30)."""
-    from tui_course import code_check_service
+    from tui_course.codecheck import service as code_check_service
     from tui_course.sandbox import level
 
     level.forget_probe()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tui_course.code_check_service import attempt_of, code_hash, counts_as_attempt
+from tui_course.codecheck.service import attempt_of, code_hash, counts_as_attempt
 from tui_course.content.code_check import CodeVerdict, Outcome
 from tui_course.content.code_model import MAX_CODE_BYTES
 from tui_course.content.grading import AnswerFormatError

@@ -16,7 +16,7 @@ from tui_course.content.lessons import load_lesson
 from tui_course.content.models import Kind, Question, Quiz
 from tui_course.content.segments import ListingRunner, ListingSegment, MarkdownSegment
 from tui_course.content.session import Phase, QuizSession
-from tui_course.listings import ListingOutcome, ListingResult
+from tui_course.listings.run import ListingOutcome, ListingResult
 from tui_course.paths import LinkRefused
 from tui_course.progress.drafts import (
     DraftTooLarge,
@@ -27,7 +27,7 @@ from tui_course.progress.drafts import (
 from tui_course.render import quiz as render_quiz
 from tui_course.render.code_exercise import solution_text, status_text
 from tui_course.render.listing import listing_text, shown_lines
-from tui_course.shell_access import shell_access
+from tui_course.runtime.shell_access import shell_access
 from tui_course.views.code_exercise import RESET_QUESTION, CodeExercise, CodePhase
 from tui_course.views.listing import ListingState
 from tui_course.views.quiz import QuizRun

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from tui_course.code_proof import prove_code_quiz
 from tui_course.content.code_check import Outcome, judge
 from tui_course.content.errors import ContentError
 from tui_course.content.quizzes import load_quiz
 from tui_course.sandbox.level import Level
 from tui_course.sandbox.limits import TEST_LIMITS
 from tui_course.sandbox.runner import CaseResult, RunResult
+from tui_course.validation.code_questions import prove_code_quiz
 
 MODULE = """import numpy as np
 
@@ -148,7 +148,7 @@ def test_a_square_single_case_cannot_tell_a_transpose(tmp_path: Path) -> None:
 def test_a_hostile_reference_is_bounded(tmp_path: Path, reference: str) -> None:
     quiz = load_quiz(write(tmp_path, reference=reference, mistakes=""), tmp_path)
     from tests.sandbox.conftest import LIMITS_ONLY
-    from tui_course.code_proof import prove_code_question
+    from tui_course.validation.code_questions import prove_code_question
 
     problems = prove_code_question(quiz, 1, quiz.questions[0], TEST_LIMITS, LIMITS_ONLY)
     assert len(problems) == 1
@@ -274,7 +274,7 @@ def test_validate_proves_each_mistake_shows_its_own_feedback(
 ) -> None:
     # softmax over columns fails "rows sum to 1" first: the feedback must still show
     assert errors_of(tmp_path) == []
-    import tui_course.code_proof as code_proof
+    import tui_course.validation.code_questions as code_proof
 
     monkeypatch.setattr(code_proof, "verdict_text", lambda verdict, width=80: verdict.message)
     assert errors_of(tmp_path) == [
@@ -286,7 +286,7 @@ def test_validate_proves_each_mistake_shows_its_own_feedback(
 def test_split_heads_without_transpose_gets_its_own_feedback() -> None:
     """The shipped question, the mistake written as a student would, run in a child."""
     from tests.sandbox.conftest import LIMITS_ONLY
-    from tui_course.code_check_service import compute_expected
+    from tui_course.codecheck.service import compute_expected
     from tui_course.content.code_check import build_inputs
     from tui_course.render.code import verdict_text
     from tui_course.sandbox.runner import Worker

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from tui_course.crash import EXIT_SOFTWARE, KEEP_LOGS, report_crash, write_crash_log
+from tui_course.runtime.crash import EXIT_SOFTWARE, KEEP_LOGS, report_crash, write_crash_log
 
 BOOM = "boom \x1b]0;retitled\x07 [/]"
 
@@ -93,7 +93,7 @@ def test_report_crash_keeps_a_bounded_number_of_logs(
 def test_a_crash_log_is_never_written_through_a_symlink(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("tui_course.crash.time.strftime", lambda *_: "20000101-000000")
+    monkeypatch.setattr("tui_course.runtime.crash.time.strftime", lambda *_: "20000101-000000")
     target = tmp_path / "victim"
     target.write_text("keep me")
     os.symlink(target, tmp_path / f"crash-20000101-000000-{os.getpid()}.log")

@@ -13,8 +13,7 @@ import pytest
 
 from tests.sandbox.conftest import LIMITS_ONLY
 from tui_course.cli import main
-from tui_course.code_check_service import CodeChecker
-from tui_course.code_proof import prove_code_quiz, unvaried_inputs
+from tui_course.codecheck.service import CodeChecker
 from tui_course.content.code_check import Outcome, build_inputs
 from tui_course.content.common_mistakes import LIBRARY, common_mistakes
 from tui_course.content.errors import ContentError
@@ -22,6 +21,7 @@ from tui_course.content.models import Question
 from tui_course.content.quizzes import load_quiz
 from tui_course.sandbox.level import Level
 from tui_course.sandbox.limits import TEST_LIMITS
+from tui_course.validation.code_questions import prove_code_quiz, unvaried_inputs
 
 REPO = Path(__file__).resolve().parents[2]
 QUIZ = load_quiz(REPO / "quizzes" / "write-the-code.toml", REPO)

@@ -13,7 +13,7 @@ import pytest
 
 from tests.fixtures.hostile_corpus import write_hostile_course
 from tui_course.maths.expression import evaluate_number
-from tui_course.validate import validate
+from tui_course.validation.course import validate
 
 
 @pytest.fixture(scope="module")

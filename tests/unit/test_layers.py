@@ -27,10 +27,10 @@ PURE = [
     "tui_course.progress.recorder",
     "tui_course.progress.review",
     "tui_course.progress.scores",
-    "tui_course.validate",
+    "tui_course.validation.course",
     "tui_course.answers",
-    "tui_course.safe_text",
-    "tui_course.crash",
+    "tui_course.text.safe",
+    "tui_course.runtime.crash",
     "tui_course.specs",
     "tui_course.study",
     "tui_course.training.findings",
@@ -48,13 +48,13 @@ PURE = [
     "tui_course.views.code_exercise",
     "tui_course.views.listing",
     "tui_course.render.listing",
-    "tui_course.listings",
+    "tui_course.listings.run",
     "tui_course.progress.drafts",
-    "tui_course.shell_access",
+    "tui_course.runtime.shell_access",
     "tui_course.classroom.recheck",
     "tui_course.sandbox",
-    "tui_course.code_check_service",
-    "tui_course.code_proof",
+    "tui_course.codecheck.service",
+    "tui_course.validation.code_questions",
     "tui_course.render.code",
     "tui_course.plain.run",
     "tui_course.plain.course",
@@ -64,7 +64,7 @@ PURE = [
     "tui_course.plain.start",
     "tui_course.render.spoken",
     "tui_course.progress.outline",
-    "tui_course.hangup",
+    "tui_course.runtime.hangup",
 ]
 
 
@@ -99,7 +99,7 @@ def test_sandbox_imports_neither_numpy_nor_the_rest_of_the_app() -> None:
 def test_the_check_service_starts_its_sandbox_before_numpy_is_loaded() -> None:
     """`attn-tui check` makes its CodeChecker (whose child starts at once) before this
     process imports NumPy, so the two imports run side by side."""
-    modules = loaded_after("import tui_course.code_check_service, tui_course.commands.check")
+    modules = loaded_after("import tui_course.codecheck.service, tui_course.commands.check")
     assert "numpy" not in modules
 
 

@@ -30,7 +30,7 @@ from tui_course.content.session import Outcome, PassKind, QuizSession
 from tui_course.maths.positional import positional_encoding
 from tui_course.progress.review import ReviewSchedule, review_session
 from tui_course.progress.store import ProgressStore
-from tui_course.validate import validate
+from tui_course.validation.course import validate
 
 SHIPPED = REPO / "quizzes" / "in-order.toml"
 

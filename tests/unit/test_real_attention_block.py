@@ -11,7 +11,7 @@ import pytest
 from tui_course.content.blocks.real_attention import RealAttentionParams
 from tui_course.realmodel.attention import ModelAttention
 from tui_course.render.blocks import BlockError, real_attention_lines
-from tui_course.validate import validate
+from tui_course.validation.course import validate
 
 LESSON = """+++
 id = "real"

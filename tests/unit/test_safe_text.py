@@ -11,7 +11,7 @@ from textual.content import Content
 
 from tui_course.content.errors import ContentError
 from tui_course.content.tomlfile import parse_toml
-from tui_course.safe_text import (
+from tui_course.text.safe import (
     clean,
     clean_deep,
     escape_markup,

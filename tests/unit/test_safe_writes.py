@@ -14,9 +14,9 @@ import pytest
 
 from tests.conftest import REPO
 from tui_course.classroom.submission import keep_pending, pending_files
-from tui_course.crash import write_crash_log
-from tui_course.csvfile import csv_text, safe_cell
 from tui_course.paths import LinkRefused, write_file_safely
+from tui_course.runtime.crash import write_crash_log
+from tui_course.text.csvfile import csv_text, safe_cell
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tui_course.terminal import locale_is_utf8
+from tui_course.runtime.terminal import locale_is_utf8
 
 
 @pytest.mark.parametrize(

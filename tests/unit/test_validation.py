@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES
-from tui_course.validate import validate
+from tui_course.validation.course import validate
 
 BAD = FIXTURES / "bad"
 

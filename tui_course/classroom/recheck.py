@@ -31,7 +31,7 @@ from tui_course.classroom.submission import (
     parse_submission,
 )
 from tui_course.content.models import Course, Question
-from tui_course.safe_text import one_line
+from tui_course.text.safe import one_line
 
 MAX_FILES_PER_OWNER = 200  # of each owner's newest files, the latest valid one is read
 

@@ -480,7 +480,7 @@ def report_csv(report: ClassReport) -> str:
     (not started, or in progress) has empty cells, which Moodle reads as "no grade",
     never a 0 that would count as a failed quiz. `late` lists the quizzes whose counted
     submission arrived after their deadline (map it to nothing, or to a text item)."""
-    from tui_course.csvfile import csv_text
+    from tui_course.text.csvfile import csv_text
 
     header: list[object] = ["username"]
     for quiz_id in report.quiz_ids:

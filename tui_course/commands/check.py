@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tui_course.code_file import CodeFileError, read_code_file
+from tui_course.codecheck.student_file import CodeFileError, read_code_file
 from tui_course.commands.common import (
     PROG,
     add_common,
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from tui_course.code_check_service import CodeChecker
+    from tui_course.codecheck.service import CodeChecker
     from tui_course.content.models import Question, Quiz
 
 POLL_SECONDS = 0.5  # --watch where the kernel cannot say when the file changes
@@ -73,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
     checker = None
     if args.id is not None and not args.starter:
         # The sandbox's child starts first: it imports NumPy on the other core while this
-        # process loads the course and NumPy itself (code_check_service imports neither).
-        from tui_course.code_check_service import CodeChecker
+        # process loads the course and NumPy itself (codecheck.service imports neither).
+        from tui_course.codecheck.service import CodeChecker
 
         checker = CodeChecker(warm=args.watch, data_dir=data_dir(args), hide=[content_dir(args)])
     with checker or contextlib.nullcontext():
@@ -85,7 +85,7 @@ def _run(args: argparse.Namespace, checker: CodeChecker | None) -> int:
     from pathlib import Path
 
     from tui_course.content.course_cache import CACHE_NAME, cached_course
-    from tui_course.safe_text import one_line, path_text
+    from tui_course.text.safe import one_line, path_text
 
     # the course as the app keeps it parsed (a check needs its quizzes, not its lessons)
     course, save_course = cached_course(content_dir(args), recording_dir(args) / CACHE_NAME)
@@ -139,7 +139,7 @@ def _run(args: argparse.Namespace, checker: CodeChecker | None) -> int:
 def _say_if_practice(args: argparse.Namespace) -> None:
     """Checks against another content folder are practice: its reference may be anything."""
     from tui_course.progress.practice import NOT_SENT, is_site_course
-    from tui_course.safe_text import path_text
+    from tui_course.text.safe import path_text
 
     content = content_dir(args)
     if not is_site_course(content):
@@ -155,7 +155,7 @@ def _check_once(
 ) -> int:
     import shutil
 
-    from tui_course.code_check_service import counts_as_attempt
+    from tui_course.codecheck.service import counts_as_attempt
     from tui_course.render.code import verdict_text
 
     if checker.warning:
@@ -172,7 +172,7 @@ def _record(
 ) -> None:
     """The check goes into the quiz like an answer in the app: its first pass while the
     question is open there, else a retry pass of that one question."""
-    from tui_course.code_check_service import attempt_of
+    from tui_course.codecheck.service import attempt_of
     from tui_course.content.grading import AnswerFormatError
     from tui_course.content.session import QuizSession
     from tui_course.progress.recorder import QuizRecorder, first_pass_states
@@ -236,8 +236,8 @@ def _watch(
     changes (file_watch), looking at the file anyway every few seconds."""
     import time
 
-    from tui_course.file_watch import FileWatch
-    from tui_course.safe_text import path_text
+    from tui_course.codecheck.file_watch import FileWatch
+    from tui_course.text.safe import path_text
 
     last: tuple[int, int, str] | None = None
     with FileWatch(path) as watch:

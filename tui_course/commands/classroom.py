@@ -220,7 +220,7 @@ def run_recheck(args: argparse.Namespace) -> int:
     from tui_course.classroom.config import ConfigError
     from tui_course.classroom.folder import DROPBOX
     from tui_course.classroom.recheck import latest_submissions, recheck, recheck_csv, recheck_table
-    from tui_course.code_check_service import CodeChecker
+    from tui_course.codecheck.service import CodeChecker
     from tui_course.content.course import load_course
     from tui_course.sandbox.level import Level
 

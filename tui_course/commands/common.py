@@ -33,7 +33,7 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        from tui_course.safe_text import plain_text  # the message quotes what was typed
+        from tui_course.text.safe import plain_text  # the message quotes what was typed
 
         self.exit(2, f"{self.prog}: error: {plain_text(message)} (see {self.prog} --help)\n")
 
@@ -90,7 +90,7 @@ def recording_dir(args: argparse.Namespace) -> Path:
 
 def fail(message: str, code: int = 1) -> int:
     """Messages quote paths, ids and errors that may hold escape codes: print them as text."""
-    from tui_course.safe_text import plain_text
+    from tui_course.text.safe import plain_text
 
     print(f"{PROG}: {plain_text(message)}", file=sys.stderr)
     return code
@@ -98,7 +98,7 @@ def fail(message: str, code: int = 1) -> int:
 
 def ascii_only(flag: bool) -> bool:
     """--ascii, or a locale that does not promise UTF-8 (block characters would garble)."""
-    from tui_course.terminal import locale_is_utf8
+    from tui_course.runtime.terminal import locale_is_utf8
 
     return flag or not locale_is_utf8()
 

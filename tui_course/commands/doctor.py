@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from tui_course.classroom.doctor import BLOCKER, format_checks, run_checks
-    from tui_course.terminal import locale_is_utf8
+    from tui_course.runtime.terminal import locale_is_utf8
     from tui_course.training.runner import train_extra_installed
 
     size: os.terminal_size | None = None

@@ -33,11 +33,11 @@ def _run_app(content: Path, data: Path, open_id: str | None) -> int:
         return fail(f"error: --open: no lesson, quiz or lab with id '{open_id}' (ids: {known})", 2)
     app.run()
     if app.left_with is not None:  # SIGTERM, SIGHUP, the terminal gone: all saved, go now
-        from tui_course.hangup import end_process
+        from tui_course.runtime.hangup import end_process
 
         end_process(app.left_with)
     if app.crash is not None:
-        from tui_course.crash import report_crash
+        from tui_course.runtime.crash import report_crash
 
         return report_crash(data, app.crash)
     return app.return_code or 0

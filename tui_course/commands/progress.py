@@ -67,7 +67,7 @@ def _cell(value: object) -> object:
 def progress_csv(report: dict[str, Any]) -> str:
     """One row per lesson and quiz, each with the user's login name (for a class sheet).
     Titles come from content: csv_text keeps a `=HYPERLINK(...)` title from running."""
-    from tui_course.csvfile import csv_text
+    from tui_course.text.csvfile import csv_text
 
     rows: list[list[object]] = [["user", "kind", "id", "title", "read", *QUIZ_COLUMNS]]
     user = report["user"]
@@ -144,7 +144,7 @@ def progress_table(report: dict[str, Any]) -> str:
 
 def failed_lines(rows: list[dict[str, Any]]) -> list[str]:
     """Runs that ended in an error, each on one line: when, how far, why (and the log)."""
-    from tui_course.safe_text import plain_text
+    from tui_course.text.safe import plain_text
 
     if not rows:
         return []

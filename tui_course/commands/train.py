@@ -139,7 +139,7 @@ def print_plain_training(event: Event) -> None:
     """One line per epoch: fit for logs and pipes (no carriage returns). Plain mode's
     training lab says each event with it too, so both say the same words."""
     from tui_course.render.training import event_lines
-    from tui_course.safe_text import plain_text
+    from tui_course.text.safe import plain_text
     from tui_course.training.protocol import Error
 
     if isinstance(event, Error):

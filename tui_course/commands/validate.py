@@ -19,8 +19,8 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tui_course.safe_text import path_text
-    from tui_course.validate import validate
+    from tui_course.text.safe import path_text
+    from tui_course.validation.course import validate
 
     root = expand_user(args.dir) if args.dir else content_dir(args)
     report = validate(root)

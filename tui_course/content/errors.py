@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui_course.safe_text import one_line, path_text
+from tui_course.text.safe import one_line, path_text
 
 
 @dataclass(frozen=True)

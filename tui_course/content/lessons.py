@@ -24,7 +24,7 @@ from tui_course.content.segments import (
 )
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
-from tui_course.safe_text import one_line
+from tui_course.text.safe import one_line
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

@@ -22,7 +22,7 @@ from tui_course.content.question_fields import QUESTION_FIELDS as QUESTION_FIELD
 from tui_course.content.question_fields import tolerance_problem as tolerance_problem
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field, TableCheck, TomlLines, parse_toml, read_text
-from tui_course.safe_text import one_line
+from tui_course.text.safe import one_line
 
 # (MAX_OPTIONS, QUESTION_FIELDS and tolerance_problem are still read from here by
 # classroom/gift.py and answers.py.)

@@ -15,7 +15,7 @@ from typing import Any
 
 from tui_course.content.errors import ContentError
 from tui_course.content.text import strip_control_deep
-from tui_course.safe_text import clean, visible
+from tui_course.text.safe import clean, visible
 
 _AOT_HEADER = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_.-]+)\s*\]\]")
 _TABLE_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]")

@@ -19,7 +19,7 @@ from tui_course.content.grading import AnswerFormatError, Verdict
 from tui_course.content.session import AttemptRecord, Phase, QuizSession
 from tui_course.plain.console import Console
 from tui_course.render import quiz as words
-from tui_course.safe_text import clean
+from tui_course.text.safe import clean
 from tui_course.views.quiz import QuizRun
 
 END_OF_CODE = "."
@@ -179,7 +179,7 @@ class PlainCode:
         return code
 
     def check_file(self, name: str) -> None:
-        from tui_course.code_file import CodeFileError, read_code_file
+        from tui_course.codecheck.student_file import CodeFileError, read_code_file
 
         try:
             code = read_code_file(Path(name).expanduser())
@@ -190,7 +190,7 @@ class PlainCode:
 
     def check(self, code: str) -> None:
         """The same check, verdict and stored attempt as the app's editor."""
-        from tui_course.code_check_service import attempt_of, check
+        from tui_course.codecheck.service import attempt_of, check
         from tui_course.render.code import verdict_lines
 
         if not code.strip():

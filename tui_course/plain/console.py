@@ -17,7 +17,7 @@ from typing import TextIO
 
 from rich.cells import cell_len, set_cell_size
 
-from tui_course.safe_text import clean
+from tui_course.text.safe import clean
 
 PAGE_PROMPT = "Enter: more, n: next item, q: quit, ?: help"
 # The longest line read whole: past it, the rest of the line is read and dropped (more than

@@ -19,7 +19,7 @@ from tui_course.plain.console import Console
 from tui_course.plain.markdown import markdown_lines
 from tui_course.progress.recorder import QuizRecorder
 from tui_course.render import quiz as words
-from tui_course.safe_text import clean
+from tui_course.text.safe import clean
 from tui_course.views.quiz import QuizRun
 
 ANSWER_WORDS = {

@@ -56,7 +56,7 @@ def run_plain(content: Path, data: Path, open_id: str | None, colour: bool = Fal
     from tui_course.plain.course import PlainCourse
     from tui_course.plain.start import terminal_size
     from tui_course.progress.store import ProgressStore, StoreError
-    from tui_course.terminal import locale_is_utf8
+    from tui_course.runtime.terminal import locale_is_utf8
 
     if code := check_open_id(content, open_id):
         return code

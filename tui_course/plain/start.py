@@ -119,7 +119,7 @@ def refused_command(environ: Mapping[str, str]) -> str | None:
 
 def say_not_allowed(command: str) -> int:
     """Two lines on stderr: which command was refused, and what this account may send."""
-    from tui_course.safe_text import one_line
+    from tui_course.text.safe import one_line
 
     shown = one_line(command).strip()
     if len(shown) > MAX_SHOWN_COMMAND:

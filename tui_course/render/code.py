@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tui_course.content.code_check import CellDiff, CodeVerdict, Outcome
-from tui_course.safe_text import clean, one_line
+from tui_course.text.safe import clean, one_line
 
 if TYPE_CHECKING:  # Rich comes with the app's renderable or a heatmap, not with the CLI's text
     from rich.console import Console, ConsoleOptions, RenderResult

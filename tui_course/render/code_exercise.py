@@ -8,7 +8,7 @@ solution once the question is closed.
 
 from __future__ import annotations
 
-from tui_course.safe_text import clean
+from tui_course.text.safe import clean
 from tui_course.views.code_exercise import CodeExercise, CodePhase
 
 CHECK_KEY = "ctrl+r"

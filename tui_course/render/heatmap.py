@@ -20,7 +20,7 @@ from rich.measure import Measurement
 from rich.style import Style
 from rich.text import Text
 
-from tui_course.safe_text import one_line
+from tui_course.text.safe import one_line
 
 RAMP = " .:-=+*#%@"
 # Signed values (-1 .. +1): one family of characters below zero, another above,

@@ -7,8 +7,8 @@ the first lines are kept, each cut said in words.
 
 from __future__ import annotations
 
-from tui_course.listings import ListingOutcome, ListingResult
-from tui_course.safe_text import clean
+from tui_course.listings.run import ListingOutcome, ListingResult
+from tui_course.text.safe import clean
 from tui_course.views.listing import ListingState
 
 MAX_SHOWN_LINES = 60

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from tui_course.progress.records import TrainingRecord
 from tui_course.render.plot import line_plot
-from tui_course.safe_text import clean, one_line, path_text
+from tui_course.text.safe import clean, one_line, path_text
 from tui_course.training.findings import AttentionFindings, describe_findings, find_in_attention
 from tui_course.training.options import TrainOptions
 from tui_course.training.protocol import (

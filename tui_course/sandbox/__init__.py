@@ -3,7 +3,7 @@
 Nothing here imports NumPy at import time or knows about grading: it builds the
 child's command line, starts it, enforces the wall clock on the whole process group,
 and moves only arrays and capped text across. The judge (content.code_check) and
-the service (tui_course.code_check_service) sit above it.
+the service (tui_course.codecheck.service) sit above it.
 """
 
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level

@@ -24,8 +24,8 @@ from tui_course.content.errors import ContentError
 from tui_course.content.models import REVIEW_ID, Course, Item, Lesson, Quiz
 from tui_course.progress.outline import LAST_OPENED
 from tui_course.progress.store import ProgressStore, StoreError
-from tui_course.safe_text import clean, one_line, path_text
 from tui_course.study import OutlineState, Study
+from tui_course.text.safe import clean, one_line, path_text
 from tui_course.ui import content_views, startup_gc
 from tui_course.ui.ascii_mode import ascii_key, ascii_only_here, ascii_title
 from tui_course.ui.class_dropbox import DropBoxClient
@@ -131,7 +131,7 @@ class CourseApp(App[None]):
         start_up_notices(self, self.store.notice, self.course.problems)
         self.drop_box.join(self.settings.data_dir)
         if not self.is_headless:  # a terminal to lose (Pilot tests have none)
-            from tui_course.hangup import watch
+            from tui_course.runtime.hangup import watch
 
             watch(asyncio.get_running_loop(), self.leaving.leave_now)  # SIGTERM, SIGHUP, hangup
         self.call_after_refresh(startup_gc.freeze_start_up)

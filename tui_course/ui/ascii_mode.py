@@ -8,7 +8,7 @@ import sys
 
 from textual.content import Content
 
-from tui_course.terminal import locale_is_utf8
+from tui_course.runtime.terminal import locale_is_utf8
 
 # Footer key names when arrows (⏎, →) cannot be drawn.
 ASCII_KEYS = {"enter": "Enter", "right": "Right", "left": "Left", "up": "Up", "down": "Down"}

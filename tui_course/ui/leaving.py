@@ -65,7 +65,7 @@ class Leaving:
             await panel.stop()
         self.drop_box.submit_part_way(wait=0.3)  # kept in pending/ first; the rest goes next start
         if terminal_gone:  # nothing left to restore on a terminal that is not there
-            from tui_course.hangup import end_process
+            from tui_course.runtime.hangup import end_process
 
             self.store.close()
             end_process(self.left_with or 0)

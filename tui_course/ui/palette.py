@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from textual.app import SystemCommand
 
 from tui_course.content.models import Item, Lesson, Quiz
-from tui_course.safe_text import markup_line
+from tui_course.text.safe import markup_line
 
 
 def item_commands(

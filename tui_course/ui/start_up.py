@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tui_course.content.models import Item, Quiz
-from tui_course.safe_text import one_line
+from tui_course.text.safe import one_line
 from tui_course.ui.widgets.footer import CourseFooter
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """A runnable lesson listing as its widget draws it: the code, an edited copy, the last run.
 
-Running is the caller's (a worker thread calls tui_course.listings.run_listing); the
+Running is the caller's (a worker thread calls tui_course.listings.run.run_listing); the
 state only says a run started (`run_started` gives its number) and takes its result
 (`run_finished`), so a result that comes back after the code was changed again still
 shows, marked as the output of an earlier version, and a stale run never overwrites a
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from tui_course.content.segments import ListingRunner, ListingSegment
-from tui_course.listings import ListingResult
+from tui_course.listings.run import ListingResult
 
 
 @dataclass(frozen=True, eq=False)

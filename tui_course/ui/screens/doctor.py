@@ -20,7 +20,7 @@ from tui_course.ui.screens.help import MODAL_BOX_CSS
 def doctor_text(data_dir: Path, size: tuple[int, int]) -> str:
     """The same checks and text as the command (run off the event loop: NFS may hang)."""
     from tui_course.classroom.doctor import format_checks, run_checks
-    from tui_course.terminal import locale_is_utf8
+    from tui_course.runtime.terminal import locale_is_utf8
     from tui_course.training.runner import train_extra_installed
 
     terminal = os.terminal_size(size)

@@ -136,7 +136,7 @@ def help_sections(
 def course_help(everywhere: Iterable[DOMNode], focused: Widget | None) -> HelpScreen:
     """The help for the course: the keys of `everywhere` (the app, its screen) and of
     every pane, read from their BINDINGS, then the outline's marks."""
-    from tui_course.shell_access import editor_available
+    from tui_course.runtime.shell_access import editor_available
     from tui_course.ui.widgets.outline import MARKS_LEGEND
 
     keys = [binding for node in everywhere for binding in type(node).BINDINGS]

@@ -21,7 +21,7 @@ from tui_course.content.blocks.attention import AttentionParams
 from tui_course.maths.explore import AttentionResult, AttentionSetup
 from tui_course.render.attention import controls
 from tui_course.render.blocks import attention_extras, attention_summary, head_title
-from tui_course.terminal import locale_is_utf8
+from tui_course.runtime.terminal import locale_is_utf8
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.item_line import ItemLine
 from tui_course.ui.widgets.state_view import StateView

@@ -36,7 +36,7 @@ from textual.widgets import Static, TextArea
 
 from tui_course.progress.drafts import MAX_DRAFT_BYTES, read_draft, write_draft
 from tui_course.render.code_exercise import solution_text, status_text
-from tui_course.safe_text import clean
+from tui_course.text.safe import clean
 from tui_course.ui.widgets.code_editor import CodeEditor, python_highlighting
 from tui_course.ui.widgets.state_view import StateView
 from tui_course.views.code_exercise import CodeExercise, CodePhase, Judged
@@ -306,7 +306,7 @@ class CodeExerciseView(StateView[CodeExercise], Vertical, can_focus=True):
 
     def action_external_editor(self) -> None:
         """$EDITOR on a copy of the draft, the app suspended meanwhile (a shell's own)."""
-        from tui_course.shell_access import external_editor, shell_access
+        from tui_course.runtime.shell_access import external_editor, shell_access
 
         access = shell_access()
         if not access.allowed:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from tui_course.code_check_service import CodeChecker
+    from tui_course.codecheck.service import CodeChecker
     from tui_course.content.models import Question
     from tui_course.ui.widgets.code_exercise import CodeExerciseView
 
@@ -37,7 +37,7 @@ class CodeExercises:
             if self._closed:  # a thread finishing after the quiz was left: no new worker
                 raise RuntimeError("the quiz was closed")
             if self._checker is None:
-                from tui_course.code_check_service import CodeChecker
+                from tui_course.codecheck.service import CodeChecker
                 from tui_course.ui.widgets import code_exercise  # its limits: tests shorten them
 
                 hide = [self.content_dir] if self.content_dir is not None else []
@@ -49,7 +49,7 @@ class CodeExercises:
     def view(self, question: Question, draft_key: tuple[str, int]) -> CodeExerciseView:
         """The view, cheap to make: the checker starts (and the reference's results are
         computed) in a thread once the question is on screen, not before it shows."""
-        from tui_course.shell_access import editor_available
+        from tui_course.runtime.shell_access import editor_available
         from tui_course.ui.widgets.code_exercise import CodeExerciseView
 
         spec = question.code

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from tui_course.content.errors import ContentError
 from tui_course.content.models import Lesson
-from tui_course.safe_text import one_line
+from tui_course.text.safe import one_line
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown
@@ -186,7 +186,7 @@ def _listing(segment: ListingSegment) -> Widget:
 
     may_edit = True
     if segment.runner is ListingRunner.KERAS:
-        from tui_course.shell_access import shell_access
+        from tui_course.runtime.shell_access import shell_access
 
         may_edit = shell_access().allowed
     return ListingView(segment, may_edit=may_edit, classes="figure listing")

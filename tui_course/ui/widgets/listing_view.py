@@ -2,7 +2,7 @@
 
 A StateView of a ListingState (views/listing.py), drawn with the words of
 render/listing.py. Runs go to a worker thread
-(tui_course.listings: NumPy listings in the code sandbox, Keras ones in a child), so the
+(tui_course.listings.run: NumPy listings in the code sandbox, Keras ones in a child), so the
 lesson scrolls and the editor types while a listing runs.
 """
 
@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
 from tui_course.content.segments import ListingRunner, ListingSegment
-from tui_course.listings import ListingResult, run_listing
+from tui_course.listings.run import ListingResult, run_listing
 from tui_course.render.listing import listing_caption, listing_text
 from tui_course.ui.widgets.code_editor import CodeEditor, python_highlighting
 from tui_course.ui.widgets.state_view import StateView
@@ -137,7 +137,7 @@ class ListingView(StateView[ListingState], Vertical, can_focus=True):
         try:
             result = self._runner(code, runner)
         except Exception as error:  # the machinery failed, not the listing: say so
-            from tui_course.listings import ListingOutcome
+            from tui_course.listings.run import ListingOutcome
 
             result = ListingResult(ListingOutcome.UNAVAILABLE, detail=str(error)[:200])
         self.app.call_from_thread(self._finished, number, code, result)

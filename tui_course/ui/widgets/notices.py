@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from tui_course.safe_text import one_line
+from tui_course.text.safe import one_line
 
 SEVERITY_WORDS = {"information": "", "warning": "Warning: ", "error": "Error: "}
 MAX_SHOWN = 3  # the newest few; older ones are still in CourseApp.notices

@@ -12,7 +12,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from tui_course.content.models import REVIEW_ID, Item, Lesson, Quiz
-from tui_course.terminal import locale_is_utf8
+from tui_course.runtime.terminal import locale_is_utf8
 
 # The outline is 30 wide: 28 for a row (the highlight marker's cell, then the label), the
 # scrollbar and the border.

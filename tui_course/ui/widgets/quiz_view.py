@@ -361,7 +361,7 @@ class QuizView(VerticalScroll, can_focus=True):
         run = self.run
         if run is None or run.phase is not Phase.ASKING or event.exercise is not self.exercise:
             return  # a closed question: checking goes on as practice, unrecorded
-        from tui_course.code_check_service import attempt_of, counts_as_attempt
+        from tui_course.codecheck.service import attempt_of, counts_as_attempt
 
         if not counts_as_attempt(event.verdict):
             return  # said in the editor, and it costs no try

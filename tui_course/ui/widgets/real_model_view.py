@@ -25,7 +25,7 @@ from textual.widgets import Input, Static
 from tui_course import specs
 from tui_course.realmodel.attention import ModelAttention, attention_of
 from tui_course.render.real_model import ModelViewMap, lab_notes, lab_status, query_bars
-from tui_course.terminal import locale_is_utf8
+from tui_course.runtime.terminal import locale_is_utf8
 from tui_course.ui.widgets.heatmap_view import HeatmapView
 from tui_course.ui.widgets.state_view import StateView
 from tui_course.ui.widgets.text_box import TextBox

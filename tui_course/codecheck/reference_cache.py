@@ -44,8 +44,8 @@ MAX_FILE_BYTES = 8 * 1024 * 1024  # the shipped course's largest is a few KB
 MAX_FILES = 64  # the oldest go first
 _LENGTH = struct.Struct(">I")
 _STATUSES = frozenset({"ok", "exception", "exit", "memory", "not_array", "too_large", "missing"})
-_HARNESS = Path(__file__).with_name("sandbox") / "harness.py"
-_MATHS = Path(__file__).with_name("maths")
+_HARNESS = Path(__file__).parent.parent / "sandbox" / "harness.py"
+_MATHS = Path(__file__).parent.parent / "maths"
 
 
 def cache_key(

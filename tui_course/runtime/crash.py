@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 from tui_course import __version__
-from tui_course.safe_text import one_line, path_text, plain_text
+from tui_course.text.safe import one_line, path_text, plain_text
 
 CRASH_PREFIX = "crash-"
 KEEP_LOGS = 20  # older crash logs are removed so a crash loop cannot fill the disk

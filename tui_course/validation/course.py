@@ -50,7 +50,7 @@ def validate(root: Path) -> Report:
         proved = prove_quiz(quiz)
         problems.extend(proved)
         if any(question.code is not None for question in quiz.questions):
-            from tui_course.code_proof import prove_code_quiz
+            from tui_course.validation.code_questions import prove_code_quiz
 
             problems.extend(prove_code_quiz(quiz))
         if not proved:  # what Moodle would make of it, once its keys are sound

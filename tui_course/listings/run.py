@@ -3,10 +3,10 @@
 A NumPy listing is student-editable code, so it runs exactly where a code check runs
 (tui_course.sandbox: bwrap, or rlimits alone, said in one line). A Keras listing needs
 the train extra's packages, which the sandbox does not hold; it runs in a child of this
-environment (`python -m tui_course.listing_child`) with the training child's caps
+environment (`python -m tui_course.listings.child`) with the training child's caps
 (threads, niceness, a wall clock on its whole group, capped output). Because that child
 is not sandboxed, an edited Keras listing runs only where the student has a shell anyway
-(see tui_course.shell_access); the shipped listing is course content, trusted like it.
+(see tui_course.runtime.shell_access); the shipped listing is course content, trusted like it.
 No Textual here: the lesson view calls run_listing from a worker thread.
 """
 
@@ -35,7 +35,7 @@ _DONE_ENTRY = "_attn_tui_listing_done"
 _DONE_CODE = f"\n\ndef {_DONE_ENTRY}():\n    return 0\n"
 KERAS_WALL_SECONDS = 180.0  # TensorFlow's import alone takes 10-30 s on a busy server
 KERAS_CPU_SECONDS = 300
-_CHILD = (sys.executable, "-I", "-m", "tui_course.listing_child")
+_CHILD = (sys.executable, "-I", "-m", "tui_course.listings.child")
 OUTPUT_BYTES = 64 * 1024  # stdout and stderr each, as the sandbox caps them
 
 
@@ -84,7 +84,7 @@ def run_listing(
 
 
 def _run_sandboxed(code: str, wall_seconds: float | None) -> ListingResult:
-    from tui_course.code_check_service import refusal
+    from tui_course.codecheck.service import refusal
     from tui_course.sandbox import Limits, Worker
 
     refused = refusal()  # a class server runs student code under bwrap only
@@ -160,7 +160,7 @@ def _run_keras(code: str, wall_seconds: float) -> ListingResult:
                 sys.executable,
                 "-I",
                 "-m",
-                "tui_course.listing_child",
+                "tui_course.listings.child",
                 str(script),
                 str(KERAS_CPU_SECONDS),
             ],

@@ -1,6 +1,6 @@
-"""`python -m tui_course.listing_child FILE CPU_SECONDS`: run a Keras listing, then exit.
+"""`python -m tui_course.listings.child FILE CPU_SECONDS`: run a Keras listing, then exit.
 
-Started by tui_course.listings for listings that need the train extra. Like the
+Started by tui_course.listings.run for listings that need the train extra. Like the
 training child, it dies with its parent, caps TensorFlow's threads and lowers its
 priority before anything heavy is imported; then it runs the file as __main__.
 """

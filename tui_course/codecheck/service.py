@@ -196,7 +196,7 @@ def compute_expected(
 
     `cache_dir`: where results are remembered between runs (reference_cache), read and
     written here, in the trusted process, never by a child; None: always computed."""
-    from tui_course import reference_cache
+    from tui_course.codecheck import reference_cache
     from tui_course.content.code_check import build_inputs
 
     inputs = build_inputs(spec, seed_offset)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tui_course.code_check_service import ReferenceFailed, compute_expected
+from tui_course.codecheck.service import ReferenceFailed, compute_expected
 from tui_course.content.code_check import (
     CodeVerdict,
     Outcome,

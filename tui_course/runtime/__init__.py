@@ -1,0 +1,1 @@
+"""The process and its surroundings: the terminal, hang-ups, crashes and shell access."""
