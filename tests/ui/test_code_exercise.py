@@ -18,7 +18,7 @@ from textual.widgets import Static, TextArea
 from tests.conftest import REPO
 from tests.ui.conftest import running, screen_text
 from tui_course.content.session import Phase
-from tui_course.listings.run import run as listings
+from tui_course.listings import run as listings
 from tui_course.progress.drafts import read_draft
 from tui_course.render import quiz as render_quiz
 from tui_course.runtime.terminal import ASCII_ENV

@@ -10,8 +10,8 @@ import pytest
 from tests.conftest import REPO
 from tui_course.content.lessons import load_lessons
 from tui_course.content.segments import ListingRunner, ListingSegment
+from tui_course.listings import run as listings
 from tui_course.listings.run import KERAS_MISSING, ListingOutcome, run_listing
-from tui_course.listings.run import run as listings
 
 
 def shipped_listings() -> dict[str, list[ListingSegment]]:

@@ -77,8 +77,8 @@ def test_a_pass_for_an_older_sentence_is_never_shown() -> None:
 
 
 def test_the_lab_lets_go_of_a_pass_once_and_a_lesson_figure_takes_its_answer() -> None:
-    from tui_course.render.real_model import LabState, attention_of
-    from tui_course.views.real_model import RealFigure, RealModelLab
+    from tui_course.realmodel.attention import attention_of
+    from tui_course.views.real_model import LabState, RealFigure, RealModelLab
 
     lab = RealModelLab("a b", None, LabState(), attention_of)
     running = lab.started()
