@@ -543,8 +543,10 @@ class CourseApp(App[None]):
 
     @on(QuizSaved)
     def _quiz_saved(self) -> None:
-        """A question closed, so a mark or the review count may have changed."""
-        self.refresh_outline()
+        """A question closed, so a mark or the review count may have changed: read and
+        drawn after the next frame, which shows the question the student waits for
+        (a skip closes one and opens the next with the same key)."""
+        self.call_after_refresh(self.refresh_outline)
 
     # actions
 

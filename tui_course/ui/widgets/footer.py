@@ -65,11 +65,13 @@ class CourseFooter(Footer):
         their styles, a layout) cost more than the question itself. A key no longer
         wanted is hidden and kept for the next longer row; a group of keys (a KeyGroup and
         its label) is composed afresh, as Textual does."""
-        wanted = list(self.compose())
+        shown = [active.binding for active in self.screen.active_bindings.values()]
+        grouped = any(binding.show and binding.group is not None for binding in shown)
         drawn = list(self.children)
-        if not all(isinstance(widget, FooterKey) for widget in (*wanted, *drawn)):
-            await self.recompose()
+        if grouped or not all(isinstance(widget, FooterKey) for widget in drawn):
+            await self.recompose()  # (composing a group needs Textual's compose stack)
             return
+        wanted = list(self.compose())
         added: list[Widget] = []
         for in_palette in (False, True):
             new_keys = [key for key in wanted if key.has_class(PALETTE_CLASS) == in_palette]
