@@ -276,7 +276,7 @@ def test_a_changed_block_parser_drops_the_cached_segments(
     parser_file.write_text("# version 1\n")
     loaded: list[tuple[str, object]] = []
     monkeypatch.setattr(course_cache, "_code_key", lambda: (sys.version, tuple(loaded)))
-    course, save = cached_course(root, cache, now=later())
+    _, save = cached_course(root, cache, now=later())
     assert save is not None
     loaded.append((str(parser_file), stat_of(parser_file)))  # loaded while showing a lesson
     save()
