@@ -1,16 +1,19 @@
 """A quiz's next question changes what is on screen in place: the footer's keys get their
 new words in the key widgets already there, and the outline relabels only the rows whose
-text changed (nothing mounted again, no whole outline rebuilt for one mark)."""
+text changed (nothing mounted again, no whole outline rebuilt for one mark); a lesson's
+prose is parsed once."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from textual.widgets._footer import FooterKey
 
-from tests.ui.conftest import running, shown, until
+from tests.ui.conftest import laid_out, running, shown, until
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.footer import CourseFooter
+from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.outline import Outline
 
 
@@ -100,3 +103,27 @@ async def test_a_new_review_entry_still_rebuilds_the_rows(
         assert str(outline.get_option_at_index(0).prompt).strip() == "Review (2 due)"
         assert outline.highlighted_option is not None
         assert outline.highlighted_option.id == "first-check"
+
+
+async def test_a_lesson_parses_each_prose_part_once(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each Markdown part of a lesson is made with its text: one parse as it mounts (made
+    empty and then updated, it parsed twice, each time in a thread of its own)."""
+    from textual.widgets import Markdown
+
+    updates: list[tuple[int, str]] = []
+    real = Markdown.update
+
+    def counted(self: Markdown, markdown: str) -> object:
+        updates.append((id(self), markdown))
+        return real(self, markdown)
+
+    monkeypatch.setattr(Markdown, "update", counted)
+    app = build_app("word-by-word")
+    async with running(app, size=(120, 30)) as pilot:
+        view = app.query_one(LessonView)
+        assert await until(pilot, lambda: laid_out(view))
+        prose = list(view.query_children(Markdown))
+        assert prose and all(part.source for part in prose)
+        assert sorted(updates) == sorted((id(part), part.source) for part in prose)
