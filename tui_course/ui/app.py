@@ -248,11 +248,6 @@ class CourseApp(App[None]):
         self.call_after_refresh(self._open_start, self.settings.open_id is not None)
 
     def _first_focus(self) -> None:
-        """Focus the outline (the lesson when narrow) once the start item is open: giving
-        focus restyles every node and redraws the footer's keys, which need not delay
-        the first lesson's text (_open_start calls this again after it)."""
-        if self._start_opening and self._start_id is not None:
-            return
         if self.focused is None and not self._start_quiz_pending():
             (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
 
@@ -329,9 +324,8 @@ class CourseApp(App[None]):
             # After the frame that shows it: a quiz opens before the first frame, and what
             # _after_start does (the lessons' digest, the course cache) need not delay it.
             self.call_after_refresh(self._after_start)
-        # The usual first focus, after the frame that shows the item (a quiz that opened
-        # has focused its answer box; one that could not open leaves it to this).
-        self.call_after_refresh(self._first_focus)
+        if self.current is None:  # the quiz could not open: the usual first focus
+            self._first_focus()
 
     # opening things
 
