@@ -225,18 +225,63 @@ def test_a_fifo_in_the_content_does_not_block_the_key(tmp_path: Path) -> None:
     assert course_cache.content_key(tmp_path / "missing") is None
 
 
-def test_segments_found_before_the_save_stay_out_of_the_cache(
+def test_segments_found_before_the_save_are_kept_for_the_next_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The app saves after its first screen, by when the lessons' live blocks may have been
-    found: the cache keeps each lesson's fields, not what this session worked out."""
+    """The app saves after its first screen, by when the lesson it shows has its segments:
+    the next start shows that lesson from the cache, without the lesson parser."""
     root, cache = copy(tmp_path), tmp_path / CACHE_NAME
     course, save = cached_course(root, cache, now=later())
     assert save is not None
-    found = [lesson.segments for lesson in course.lessons]
+    shown = course.lessons[0]
+    found = shown.segments
     save()
     seen = parses(monkeypatch)
     again, _ = cached_course(root, cache, now=later())
     assert seen == [] and again == course
-    assert all("segments" not in vars(lesson) for lesson in again.lessons)
-    assert [lesson.segments for lesson in again.lessons] == found
+    assert vars(again.lessons[0])["segments"] == found  # found by no parser this start
+    assert all("segments" not in vars(lesson) for lesson in again.lessons[1:])
+    assert [lesson.segments for lesson in again.lessons] == [
+        lesson.segments for lesson in course.lessons
+    ]
+
+
+def test_segments_with_values_the_cache_cannot_hold_are_left_to_the_parser(
+    tmp_path: Path,
+) -> None:
+    """Block parameters other than plain values (a TOML date) are not pickled: the cache
+    still loads, and that lesson's segments are found again when shown."""
+    import datetime
+
+    from tui_course.content.segments import BlockSegment
+
+    root, cache = copy(tmp_path), tmp_path / CACHE_NAME
+    course, save = cached_course(root, cache, now=later())
+    assert save is not None
+    odd = BlockSegment("pe-table", {"when": datetime.date(2026, 1, 1)}, 3)
+    vars(course.lessons[0])["segments"] = (odd,)
+    save()
+    again, save_again = cached_course(root, cache, now=later())
+    assert save_again is None  # read from the cache
+    assert "segments" not in vars(again.lessons[0])
+
+
+def test_a_changed_block_parser_drops_the_cached_segments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Code loaded after the course was parsed (finding a lesson's segments loads the block
+    parser) is in the key too: a change to it parses again."""
+    root, cache = copy(tmp_path), tmp_path / CACHE_NAME
+    parser_file = tmp_path / "blocks.py"
+    parser_file.write_text("# version 1\n")
+    loaded: list[tuple[str, object]] = []
+    monkeypatch.setattr(course_cache, "_code_key", lambda: (sys.version, tuple(loaded)))
+    _, save = cached_course(root, cache, now=later())
+    assert save is not None
+    loaded.append((str(parser_file), stat_of(parser_file)))  # loaded while showing a lesson
+    save()
+    assert cached_course(root, cache, now=later())[1] is None  # read from the cache
+    parser_file.write_text("# version 2, longer\n")
+    seen = parses(monkeypatch)
+    cached_course(root, cache, now=later())
+    assert seen == [root]

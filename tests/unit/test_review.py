@@ -35,6 +35,25 @@ def test_only_misses_and_reveals_are_scheduled(data_dir: Path) -> None:
         assert sorted(item.question for item in later.due()) == [2, 3, 4]  # hard: a bit later
 
 
+def test_a_new_card_is_made_without_fsrs_sleeping(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A skip or miss makes its card while the student waits for the next question:
+    fsrs's Card() sleeps a millisecond for a unique id (on a busy server, a wake-up of
+    ~10 ms), so the schedule gives the id itself, from its own clock."""
+    import fsrs.card
+
+    sleeps: list[float] = []
+    monkeypatch.setattr(fsrs.card.time, "sleep", sleeps.append)
+    with ProgressStore(data_dir) as store:
+        schedule = ReviewSchedule(store, lambda: START)
+        schedule.closed("quiz", 4, "skipped", 0, "first")
+        stored = store.review_card("quiz", 4)
+    assert sleeps == []
+    assert stored is not None
+    assert fsrs.Card.from_json(stored).card_id == int(START.timestamp() * 1000)
+
+
 def test_a_good_review_pushes_the_card_later(data_dir: Path) -> None:
     clock = [START]
     with ProgressStore(data_dir) as store:

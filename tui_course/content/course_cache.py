@@ -2,14 +2,16 @@
 parsing every TOML and front matter again (about a tenth of a returning student's start-up
 CPU when this was written; the course changes far less often than it is opened).
 
-The cache holds a key and the Course. It is used only if the key still matches:
+The cache holds a key and the Course, with the segments of the lessons the writing session
+had found (the lesson a student opens first shows next time without the lesson parser).
+It is used only if the key still matches:
 
 - every entry of the content folder's lessons/ and quizzes/ (name, type, inode, size, and
   the modified and changed times: a file rewritten, added, removed, renamed or re-linked
   changes one of them; the changed time cannot be set back by a user), and where the
   folder really is (problems name files relative to it);
-- every tui_course source file that was loaded when the course was parsed (a newer app,
-  or an edited checkout, parses again), and the Python version.
+- every tui_course source file that was loaded when the course was parsed or the cache
+  written (a newer app, or an edited checkout, parses again), and the Python version.
 
 A file changed in the last SETTLE_SECONDS is not cached: file times tick in coarse steps,
 and a second edit in the same step as the read would leave a stale cache with the same
@@ -47,7 +49,12 @@ CONTENT_FOLDERS = ("lessons", "quizzes")
 # What the pickle may name: the content model and its parts, and a path (a code question's
 # module file). Classes only: nothing in a cache can call a function.
 _ALLOWED_MODULES = frozenset(
-    {"tui_course.content.models", "tui_course.content.code_model", "tui_course.content.errors"}
+    {
+        "tui_course.content.models",
+        "tui_course.content.code_model",
+        "tui_course.content.errors",
+        "tui_course.content.segments",
+    }
 )
 _ALLOWED_GLOBALS = frozenset({("pathlib", "PosixPath")})
 _FIND_SEGMENTS = "lesson_segments"  # Lesson.find_segments, stored by name (see _Pickler)
@@ -77,7 +84,7 @@ def cached_course(
     if key is None or _too_recent(key, time.time() if now is None else now):
         return course, None
     code = _code_key()
-    return course, lambda: _write(cache, key, code, course)
+    return course, lambda: _write(cache, key, _code_at_write(code), course)
 
 
 def content_key(root: Path) -> ContentKey | None:
@@ -129,6 +136,17 @@ def _code_key() -> tuple[object, ...]:
         if (name == "tui_course" or name.startswith("tui_course.")) and isinstance(path, str):
             files.add(path)
     return (sys.version, tuple((path, _signature(path)) for path in sorted(files)))
+
+
+def _code_at_write(at_parse: tuple[object, ...]) -> tuple[object, ...]:
+    """The code key for a cache written now: what parsing loaded, and what finding the
+    lessons' segments since loaded (the block parser; the segments found go in the cache
+    too). A file that changed since the course was parsed gets its old signature, so the
+    next start does not trust what the old code made."""
+    now = _code_key()
+    known = dict(at_parse[1])  # type: ignore[call-overload]
+    files = tuple((path, known.get(path, signature)) for path, signature in now[1])  # type: ignore[attr-defined]
+    return (now[0], files)
 
 
 def _code_unchanged(code: object) -> bool:
@@ -205,11 +223,34 @@ class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
         if type(obj) is ContentError:  # a frozen exception cannot be pickled as one
             return ContentError, (obj.path, obj.line, obj.message)
-        if type(obj) is Lesson:  # its fields only: segments found this session stay out
-            return Lesson, tuple(getattr(obj, each.name) for each in fields(Lesson))
+        if type(obj) is Lesson:  # its fields, and its segments if this session found them
+            args = tuple(getattr(obj, each.name) for each in fields(Lesson))
+            segments = vars(obj).get("segments")  # Lesson.segments, a cached_property
+            if segments is not None and all(_plain_segment(each) for each in segments):
+                return Lesson, args, {"segments": segments}  # the next start shows it unparsed
+            return Lesson, args
         if isinstance(obj, Enum):  # by value: early 3.11 pickles a member as getattr(cls, name)
             return type(obj), (obj.value,)
         return NotImplemented
+
+
+def _plain_segment(segment: object) -> bool:
+    """A segment whose block parameters are plain values (what the unpickler may load)."""
+    from tui_course.content.segments import BlockSegment, ListingSegment, MarkdownSegment
+
+    if isinstance(segment, BlockSegment):
+        return _plain_value(segment.params)
+    return isinstance(segment, MarkdownSegment | ListingSegment)
+
+
+def _plain_value(value: object) -> bool:
+    if value is None or isinstance(value, str | int | float | bool):
+        return True
+    if isinstance(value, list | tuple):
+        return all(_plain_value(each) for each in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _plain_value(each) for key, each in value.items())
+    return False
 
 
 def _find_segments(lesson: Lesson) -> tuple[Segment, ...]:

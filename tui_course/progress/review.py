@@ -77,7 +77,13 @@ class ReviewSchedule:
             rating = Rating.Hard
         else:
             rating = Rating.Good
-        card = Card() if stored is None else Card.from_json(stored)
+        if stored is None:
+            # fsrs's own id (the epoch milliseconds) given here: made by fsrs, it sleeps a
+            # millisecond to keep ids apart, which on a busy server is a wake-up of ~10 ms
+            # before a skipped question's next one shows. The id is only kept in the JSON.
+            card = Card(card_id=int(self.now().timestamp() * 1000))
+        else:
+            card = Card.from_json(stored)
         card, _ = self.scheduler.review_card(card, rating, self.now())
         self.store.save_review_card(quiz_id, question, card.to_json(), _stamp(card.due))
 

@@ -224,9 +224,7 @@ class CourseApp(App[None]):
 
     async def _quiz_view(self) -> QuizView:
         """The one quiz view, for every quiz and the review (mounted on first use)."""
-        return await content_views.quiz_view(
-            self.main_screen, self.study, self.settings.data_dir, self.settings.content_dir
-        )
+        return await content_views.quiz_view(self.main_screen, self.study, self.settings)
 
     async def open_review(self) -> None:
         """The review queue: due questions from every quiz, in one pass."""
@@ -296,8 +294,9 @@ class CourseApp(App[None]):
         self.drop_box.submit(self.study.sent_after(event.quiz_id))
 
     def on_quiz_view_saved(self) -> None:
-        """A question closed, so a mark or the review count may have changed."""
-        self.refresh_outline()
+        """A mark or the review count may have changed: drawn after the frame that shows
+        the question the student waits for (a skip closes one and opens the next)."""
+        self.call_after_refresh(self.refresh_outline)
 
     # actions
 

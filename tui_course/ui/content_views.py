@@ -5,7 +5,7 @@ Both are imported on first use: most sessions start on a lesson, and start-up is
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Static
@@ -71,15 +71,27 @@ async def lab_view(
     return view
 
 
-async def quiz_view(
-    screen: CourseScreen, study: Study, data_dir: Path, content_dir: Path
-) -> QuizView:
+class Folders(Protocol):
+    """Where the student's data and the course live (the app's Settings)."""
+
+    @property
+    def data_dir(self) -> Path: ...
+
+    @property
+    def content_dir(self) -> Path: ...
+
+
+async def quiz_view(screen: CourseScreen, study: Study, settings: Folders) -> QuizView:
     """The quiz view (the same one for every quiz and the review); its code checks show
     the course's folder empty to student code."""
     from tui_course.ui.widgets.code_exercises import CodeExercises
     from tui_course.ui.widgets.quiz_view import QuizView
 
     def make() -> QuizView:
-        return QuizView(study.recorder(), exercises=CodeExercises(data_dir, content_dir), id="quiz")
+        return QuizView(
+            study.recorder(),
+            exercises=CodeExercises(settings.data_dir, settings.content_dir),
+            id="quiz",
+        )
 
     return await screen.content_view(QuizView, make)

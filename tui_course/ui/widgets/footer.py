@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
+from textual.widget import Widget
 from textual.widgets import Footer
 
 from tui_course.ui.textual_compat import FooterKey, prune_watchers
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 
 # Shown first, so a narrow terminal cuts the pane's keys rather than these.
 ALWAYS_FIRST = ("quit", "help", "toggle_outline")
+PALETTE_CLASS = "-command-palette"  # Textual's class for the palette's key, docked right
 
 
 def footer_rank(action: str) -> int:
@@ -55,7 +57,36 @@ class CourseFooter(Footer):
     async def _redraw_if_changed(self) -> None:
         self._redraw_pending = False
         if self.is_attached and self._keys_now() != self._keys_drawn:
-            await self.recompose()
+            await self._redraw()
+
+    async def _redraw(self) -> None:
+        """The new keys drawn into the key widgets already there: a quiz's next question
+        changes the words of a few keys, and mounting a whole new row of keys (their CSS,
+        their styles, a layout) cost more than the question itself. A key no longer
+        wanted is hidden and kept for the next longer row; a group of keys (a KeyGroup and
+        its label) is composed afresh, as Textual does."""
+        shown = [active.binding for active in self.screen.active_bindings.values()]
+        grouped = any(binding.show and binding.group is not None for binding in shown)
+        drawn = list(self.children)
+        if grouped or not all(isinstance(widget, FooterKey) for widget in drawn):
+            await self.recompose()  # (composing a group needs Textual's compose stack)
+            return
+        wanted = list(self.compose())
+        added: list[Widget] = []
+        for in_palette in (False, True):
+            new_keys = [key for key in wanted if key.has_class(PALETTE_CLASS) == in_palette]
+            on_screen = [key for key in drawn if key.has_class(PALETTE_CLASS) == in_palette]
+            for new, old in zip(new_keys, on_screen, strict=False):
+                assert isinstance(new, FooterKey) and isinstance(old, FooterKey)
+                _copy_key(new, old)
+                old.display = True
+            for spare in on_screen[len(new_keys) :]:
+                assert isinstance(spare, FooterKey)
+                spare.display = False
+                spare.description = spare.key_display = ""  # no stale words in a query
+            added += new_keys[len(on_screen) :]
+        if added:
+            await self.mount_all(added)
 
     def _keys_now(self) -> tuple[object, ...]:
         """Everything compose draws from: each shown key (and q, Esc and the palette's,
@@ -104,3 +135,17 @@ class CourseFooter(Footer):
         does: every focus change that redrew the footer kept its old keys, with their render
         caches, alive for the whole session (megabytes an hour of use)."""
         prune_watchers(self, "compact", lambda node: node.is_attached)
+
+
+def _copy_key(new: FooterKey, old: FooterKey) -> None:
+    """Make the key on screen (`old`) say what `new` says; repainted only if it changed."""
+    shown = (old.key, old.key_display, old.description, old.action, old._disabled, old.tooltip)
+    wanted = (new.key, new.key_display, new.description, new.action, new._disabled, new.tooltip)
+    if shown == wanted:
+        return
+    width_changed = (old.key_display, old.description) != (new.key_display, new.description)
+    old.key, old.key_display, old.description, old.action = wanted[:4]
+    old._disabled = new._disabled
+    old.tooltip = new.tooltip
+    old.set_class(new._disabled, "-disabled")
+    old.refresh(layout=width_changed)

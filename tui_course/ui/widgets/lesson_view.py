@@ -88,17 +88,20 @@ class LessonView(VerticalScroll):
         from tui_course.content.segments import BlockSegment, ListingSegment, MarkdownSegment
 
         widgets: list[Widget] = []
-        prose: list[tuple[Markdown, str]] = []
         for segment in segments:
             match segment:
                 case MarkdownSegment():
                     # A lesson's links are never opened: on a lab server the "browser" may be
                     # lynx taking over the terminal, and the link comes from a content file.
                     # Raw HTML in a lesson (<eos>, <pad>) is text: see content/markdown.py.
+                    # Given its text here, it is parsed once, as it mounts (made empty and
+                    # updated, it was parsed twice, each in a thread of its own).
                     markdown = Markdown(
-                        classes="prose", open_links=False, parser_factory=markdown_parser
+                        segment.text,
+                        classes="prose",
+                        open_links=False,
+                        parser_factory=markdown_parser,
                     )
-                    prose.append((markdown, segment.text))
                     widgets.append(markdown)
                 case BlockSegment():
                     widgets.append(_figure(segment))
@@ -106,9 +109,7 @@ class LessonView(VerticalScroll):
                     widgets.append(_listing(segment))
                 case _:
                     assert_never(segment)
-        await self.mount_all(widgets)
-        for markdown, text in prose:
-            await markdown.update(text)  # returns once its blocks are mounted
+        await self.mount_all(widgets)  # returns once every Markdown's blocks are mounted
         self._pending_scroll = scroll_y or None
         self.scroll_home(animate=False)
         self.watch_virtual_size()

@@ -134,10 +134,20 @@ class Outline(OptionList):
             self.update_marks(self.marks, self.review_due)
 
     def update_marks(self, marks: Mapping[str, str], review_due: int | None = None) -> None:
+        """Relabel the rows whose text changed, and only those: every closed or skipped
+        question asks, and most change nothing (a new list of rows would be measured and
+        drawn whole, the outline's every line, before the next question paints)."""
         self.marks, self.review_due = marks, review_due
+        options = self._build_options(marks, review_due)
+        shown = [self.get_option_at_index(index) for index in range(self.option_count)]
+        if [option.id for option in options] == [option.id for option in shown]:
+            for index, (option, old) in enumerate(zip(options, shown, strict=True)):
+                if str(option.prompt) != str(old.prompt):
+                    self.replace_option_prompt_at_index(index, option.prompt)
+            return
         highlighted = self.highlighted_option.id if self.highlighted_option else None
         self.clear_options()
-        self.add_options(self._build_options(marks, review_due))
+        self.add_options(options)
         if highlighted is not None:
             self.select_id(highlighted)
 

@@ -397,8 +397,8 @@ class QuizView(VerticalScroll, can_focus=True):
                 return
             from textual.widgets import Markdown
 
-            widget = Markdown(
-                id=part, classes=part, open_links=False, parser_factory=markdown_parser
+            widget = Markdown(  # parsed as it mounts: not once empty, then again
+                text, id=part, classes=part, open_links=False, parser_factory=markdown_parser
             )
             self._markdown_parts[part] = widget
             await self.mount(widget, after=self.get_child_by_id(MARKDOWN_PLACES[part]))
