@@ -180,7 +180,7 @@ def app_child(data_dir: str) -> None:
         await wait_for(view, pilot, view.sentence)
         await pilot.pause(0.5)
         report["rss_after"] = rss_kib()
-        report["problem"] = view.state.problem
+        report["problem"] = view.figure.problem
         long_sentence = " ".join(["word"] * 126)
         start = time.perf_counter()
         view.query_one(".real-sentence", Input).value = long_sentence
@@ -189,7 +189,7 @@ def app_child(data_dir: str) -> None:
         heatmap = view.query_one(".real-head-view", HeatmapView)
         plain = heatmap.plain
         grid = [line for line in plain.splitlines() if line.startswith((" ", ">"))]
-        report["tokens"] = len(view.state.attention.labels) if view.state.attention else 0
+        report["tokens"] = len(view.figure.attention.labels) if view.figure.attention else 0
         report["widest"] = max((len(line) for line in grid), default=0)
         report["width"] = heatmap.content_region.width
         report["windowed"] = "of 128" in plain
