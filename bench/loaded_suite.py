@@ -22,7 +22,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 MARKER = "<!-- test-command -->"
-SUMMARY = re.compile(r"=* (.*\b(passed|failed|error)\b.*) in [\d.]+s")
+SUMMARY = re.compile(r"^=*\s*(\d.*\b(?:passed|failed|error)\b.*?) in [\d.]+s", re.MULTILINE)
 
 
 def marked_command(marker: str = MARKER) -> str:
