@@ -10,6 +10,7 @@ outcome.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -183,7 +184,7 @@ class Worker:
         return bwrap_command(self.report.bwrap, args, self.limits, hidden, info_fd, as_root)
 
     def _limits_command(self, request_fd: int, result_fd: int, lifeline_fd: int) -> ChildCommand:
-        remove_stale_private_dirs()
+        _remove_stale_private_dirs_once()
         self._private = Path(tempfile.mkdtemp(prefix=f"{PRIVATE_PREFIX}{os.getpid()}-"))
         work = self._private / "work"
         site = self._private / "site"
@@ -426,6 +427,13 @@ def remove_stale_private_dirs(folder: Path | None = None) -> list[Path]:
         shutil.rmtree(entry.path, ignore_errors=True)
         removed.append(Path(entry.path))
     return removed
+
+
+@functools.cache
+def _remove_stale_private_dirs_once() -> None:
+    """Once a process: a folder is left only by a checker that died, which a look at the
+    start finds; a warm checker starts a worker per check and need not look again."""
+    remove_stale_private_dirs()
 
 
 def _alive(pid: int) -> bool:
