@@ -145,7 +145,10 @@ class Worker:
                 self._info, info_write = os.pipe()
                 child_ends.append(info_write)
                 command = self._bwrap_command(request_read, result_write, info_write, hidden)
-                env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # bwrap clears it
+                _end_stranded_sandboxes_once(command.argv[0])
+                # bwrap clears the environment it gives the harness (--clearenv); the mark
+                # stays on bwrap's own processes, for end_stranded_sandboxes
+                env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), MARK_ENV: self._mark}
             else:
                 lifeline_read, self._lifeline = os.pipe()
                 child_ends.append(lifeline_read)
@@ -434,6 +437,59 @@ def _remove_stale_private_dirs_once() -> None:
     """Once a process: a folder is left only by a checker that died, which a look at the
     start finds; a warm checker starts a worker per check and need not look again."""
     remove_stale_private_dirs()
+
+
+def end_stranded_sandboxes(bwrap: str) -> list[int]:
+    """Kill the sandboxes a killed checker left half-started; return their pids.
+
+    bwrap's child waits on an eventfd until its parent has set up the namespace; a parent
+    killed in that window (--die-with-parent fires as the app dies during a sandbox start)
+    leaves the child asleep for ever, as the new namespace's pid 1, still bwrap, before any
+    student code or the harness. Such a child is this account's, runs `bwrap`, carries our
+    mark in its environment, is pid 1 of its own namespace, and its parent is not the
+    marked bwrap that started it. A live sandbox's child always has that parent."""
+    uid = os.getuid()
+    try:
+        binary = os.path.realpath(bwrap)
+        pids = [int(entry.name) for entry in os.scandir("/proc") if entry.name.isdigit()]
+    except OSError:
+        return []
+    ended: list[int] = []
+    for pid in pids:
+        try:
+            if os.stat(f"/proc/{pid}").st_uid != uid or os.readlink(f"/proc/{pid}/exe") != binary:
+                continue
+            if not _marked(pid):
+                continue
+            with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
+                fields = dict(line.split(":", 1) for line in handle if ":" in line)
+            namespaces = fields.get("NSpid", "").split()
+            if len(namespaces) < 2 or namespaces[-1] != "1" or _marked(int(fields["PPid"])):
+                continue
+            os.kill(pid, signal.SIGKILL)
+            ended.append(pid)
+        except (OSError, ValueError, KeyError):
+            continue
+    return ended
+
+
+def _marked(pid: int) -> bool:
+    """Whether the process carries a sandbox mark in its environment (not readable for
+    another account's process: False)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return any(
+                item.startswith(f"{MARK_ENV}=".encode()) for item in handle.read().split(b"\0")
+            )
+    except OSError:
+        return False
+
+
+@functools.cache
+def _end_stranded_sandboxes_once(bwrap: str) -> None:
+    """Once a process, as the stale folders are: a stranded sandbox is left only by a
+    checker that died before this one began."""
+    end_stranded_sandboxes(bwrap)
 
 
 def _alive(pid: int) -> bool:
