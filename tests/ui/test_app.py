@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from textual.widgets import Markdown, Static
+from textual.widgets import ContentSwitcher, Markdown, Static
 
 from tests.ui.conftest import (
     lab,
@@ -20,11 +22,13 @@ from tests.ui.conftest import (
     until,
 )
 from tui_course.progress.store import DB_NAME
+from tui_course.ui import content_views
 from tui_course.ui.app import CourseApp
 from tui_course.ui.screens.help import HelpScreen
 from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.lesson_view import Figure, LessonView
 from tui_course.ui.widgets.outline import Outline
+from tui_course.ui.widgets.quiz_view import QuizView
 
 
 async def test_first_start_shows_outline_beside_first_lesson(
@@ -288,3 +292,34 @@ async def test_next_pressed_in_the_first_frame_is_not_lost(
         await until(pilot, lambda: app.started and app.current is not None)
         await pilot.pause()
         assert app.current is not None and app.current.id == ui_course().outline()[1].id
+
+
+async def test_an_open_overtaken_by_a_newer_one_leaves_the_screen_to_it(
+    build_app: Callable[..., CourseApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """n opens the training lab, whose view is slow to mount on a busy server; the student
+    clicks a quiz meanwhile. The quiz stays on screen with the keys, not the lab that
+    finished mounting after it (a 'p' then went into the lab's hidden epochs box)."""
+    entered, release = asyncio.Event(), asyncio.Event()
+    mount_lab = content_views.lab_view
+
+    async def slow_lab_view(*args: Any, **kwargs: Any) -> Any:
+        entered.set()
+        await release.wait()
+        return await mount_lab(*args, **kwargs)
+
+    monkeypatch.setattr(content_views, "lab_view", slow_lab_view)
+    app = build_app("positions")
+    async with running(app) as pilot:
+        opening_lab = asyncio.create_task(app.open_item("training-lab", focus_content=True))
+        await entered.wait()
+        await app.open_item("by-hand")
+        release.set()
+        await opening_lab
+        await pilot.pause()
+        assert app.current is not None and app.current.id == "by-hand"
+        assert app.query_one(ContentSwitcher).current == "quiz"
+        assert app.sub_title.startswith("Quiz:")
+        assert isinstance(app.focused, QuizView)
+        await pilot.press("p")
+        assert app.current.id == "positions"

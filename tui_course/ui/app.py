@@ -31,7 +31,7 @@ from tui_course.ui.ascii_mode import ascii_key, ascii_only_here, ascii_title
 from tui_course.ui.class_dropbox import DropBoxClient
 from tui_course.ui.leaving import Leaving
 from tui_course.ui.lesson_check import LessonBlocksCheck
-from tui_course.ui.palette import item_commands
+from tui_course.ui.palette import course_commands
 from tui_course.ui.screens.course import CourseScreen
 from tui_course.ui.start_up import StartItem, start_up_notices
 from tui_course.ui.textual_compat import clear_exit_renderables
@@ -96,6 +96,7 @@ class CourseApp(App[None]):
         self.drop_box = DropBoxClient(self, self.study, self._store_problem)
         self.notices: list[str] = []  # every notice of this session, as shown
         self.tabs_pressed = 0  # focus moves the student made (open_item leaves them be)
+        self.opens_started = 0  # the newest open_item wins: an older one still mounting stops
         self.leaving = Leaving(self, store, self.drop_box, self._remember_position)
         self.lesson_check = LessonBlocksCheck(self, course, store)
         # make_app's: writes the parsed course to the data folder, after the first screen
@@ -174,12 +175,19 @@ class CourseApp(App[None]):
         item = self.course.find(item_id)
         if item is None:
             return
+        this_open = self.opens_started = self.opens_started + 1  # the newest open wins:
+
+        def overtaken() -> bool:  # a click after a key on a busy server: the older one stops
+            return this_open != self.opens_started
+
         session: QuizSession | None = None
         if isinstance(item, Quiz):
             keys = self.study.answer_keys([item])  # computed in a thread, if at all
             if not keys.done():
                 await asyncio.wrap_future(keys)
             keys.result()  # what computing them raised, raised here
+            if overtaken():
+                return
             try:  # where the student stands in it is read from the store
                 session = self.study.quiz_session(item)
             except ContentError as error:
@@ -202,11 +210,15 @@ class CourseApp(App[None]):
             switcher.current = "lesson"
             saved = self.store.get_setting(f"position:{item.id}")
             await self.query_one(LessonView).show(item, float(saved) if saved else 0.0)
+            if overtaken():
+                return
             self.sub_title = one_line(item.title)
             target = self.query_one(LessonView)
         elif isinstance(item, Quiz):
             assert session is not None  # made above, before anything changed on screen
             quiz_view = await self._quiz_view()
+            if overtaken():
+                return
             switcher.current = "quiz"
             self.sub_title = f"Quiz: {one_line(item.title)}"
             await quiz_view.start(session)
@@ -216,6 +228,8 @@ class CourseApp(App[None]):
             target = await content_views.lab_view(
                 self.main_screen, item, runs, extra, self.store, self.ascii_only
             )
+            if overtaken():
+                return
             switcher.current = target.id
             self.sub_title = one_line(item.title)
         # A quiz focuses its own answer box; and a Tab pressed while this opened wins.
@@ -228,7 +242,10 @@ class CourseApp(App[None]):
 
     async def open_review(self) -> None:
         """The review queue: due questions from every quiz, in one pass."""
+        this_open = self.opens_started = self.opens_started + 1
         await asyncio.wrap_future(self.study.answer_keys())  # every quiz's, in a thread
+        if this_open != self.opens_started:  # overtaken, as in open_item
+            return
         try:
             session = self.study.review_session()
         except StoreError as error:
@@ -379,25 +396,8 @@ class CourseApp(App[None]):
             self.push_screen(course_help([self, self.main_screen], self.focused))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
-        yield from item_commands(self.items, lambda item_id: self.open_item(item_id, True))
-        yield SystemCommand("Next item", "Open the next lesson, lab or quiz", self.action_next_item)
-        yield SystemCommand(
-            "Previous item", "Open the previous lesson, lab or quiz", self.action_previous_item
-        )
-        yield SystemCommand("Review", "Go through the questions due for review", self.open_review)
-        yield SystemCommand("Help: keys", "Show every key", self.action_help)
-        yield SystemCommand("Doctor", "Check this account, terminal and class", self._doctor)
-        yield SystemCommand(
-            "Toggle outline",
-            "Hide or show the course outline",
-            lambda: self.main_screen.action_toggle_outline(),
-        )
+        yield from course_commands(self)
         yield from super().get_system_commands(screen)
-
-    async def _doctor(self) -> None:
-        from tui_course.ui.screens.doctor import show_doctor
-
-        await show_doctor(self, self.settings.data_dir)
 
     async def action_quit(self) -> None:
         await self.leaving.quit()
