@@ -24,15 +24,12 @@ from tui_course.classroom.gift.html_text import html_to_text
 from tui_course.classroom.gift.imported import checked_toml
 from tui_course.classroom.gift.parse import parse_gift
 from tui_course.classroom.gift.syntax import UnescapedText, escape
-from tui_course.classroom.lms_answers import (
-    ExportError,
-    effective_tolerance,
-    moodle_tolerance,
-    text_keys,
-)
+from tui_course.classroom.lms_answers import ExportError
 from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
+from tui_course.content.kinds.numeric_margins import effective_tolerance, moodle_tolerance
+from tui_course.content.kinds.text_forms import text_keys
 from tui_course.content.models import Kind, Mistake, Question, Quiz
 from tui_course.content.quizzes import QUESTION_FIELDS, load_quiz
 

@@ -31,15 +31,14 @@ from tui_course.classroom.lms_answers import (
     PLAIN_DECIMAL_NOTE,
     ExportError,
     moodle_differences,
-    moodle_tolerance,
-    text_keys,
-    text_variants,
 )
 from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content import kinds
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
 from tui_course.content.kinds import grade
+from tui_course.content.kinds.numeric_margins import moodle_tolerance
+from tui_course.content.kinds.text_forms import text_keys, text_variants
 from tui_course.content.models import Kind, Question, Quiz
 from tui_course.content.quizzes import load_quiz
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
 
+from tui_course.content.kinds.lms import ExportError, LmsAnswers, LmsForm, MoodleField, MoodleGaps
 from tui_course.content.models import Key as K
 from tui_course.content.models import Kind, Mistake, Question
 from tui_course.content.question_fields import (
@@ -57,16 +58,6 @@ class Draft(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class LmsRow:
-    """One answer row as Moodle stores it: its text, the value Moodle keeps in `fraction`
-    (a grade in percent; an ordering question's position), and feedback."""
-
-    text: str
-    value: float
-    feedback: str = ""
-
-
 class QuestionKind(Generic[K]):
     """A kind, generic in its key's type (models.Key): its methods see `question.answer`
     and each mistake's `answer` as that type, so mypy checks each kind's use of them."""
@@ -88,9 +79,11 @@ class QuestionKind(Generic[K]):
     reads_numbers: ClassVar[bool] = False
     # Answered by a check of the student's code (its own editor; a failed check is no try).
     checked: ClassVar[bool] = False
-    # Moodle XML's question type, or None with the reason it has none.
+    # Moodle XML's question type, or None with the reason it has none; how its answer rows
+    # are written (kinds with a moodle_type set it).
     moodle_type: ClassVar[str | None] = None
     no_moodle: ClassVar[str] = ""
+    lms_form: ClassVar[LmsForm]
     # GIFT: None when GIFT has a syntax for it, else the one line that says why it is left out.
     no_gift: ClassVar[str | None] = None
 
@@ -258,11 +251,17 @@ class QuestionKind(Generic[K]):
 
     # LMS export
 
-    def lms_rows(self, question: Question[K]) -> tuple[LmsRow, ...] | None:
-        """The Moodle answer rows of a kind that lays them out itself (classroom.lms_answers
-        lays out choice, multi, numeric and text: their text forms and margins live there)."""
-        return None
+    def lms_answers(self, question: Question[K]) -> LmsAnswers:
+        """The Moodle answer rows of a question whose keys are computed (answers.resolve),
+        with the mistakes no row can hold; raises lms.ExportError when Moodle cannot hold
+        the question."""
+        raise ExportError(self.no_moodle or f"a {self.kind} question has no Moodle answer rows")
 
-    def moodle_fields(self) -> dict[str, str]:
+    def moodle_fields(self) -> tuple[MoodleField, ...]:
         """Moodle XML elements of this question type beyond the shared ones, in order."""
-        return {}
+        return ()
+
+    def moodle_gaps(self, question: Question[K]) -> MoodleGaps:
+        """Where Moodle would grade this question unlike the app (keys computed where they
+        could be; a key still None is not looked at)."""
+        return MoodleGaps()

@@ -13,6 +13,14 @@ from tui_course.content.grading import (
     numeric_keys,
 )
 from tui_course.content.kinds.base import QuestionKind
+from tui_course.content.kinds.lms import (
+    ExportError,
+    LmsAnswers,
+    LmsForm,
+    LmsRow,
+    MoodleField,
+    MoodleGaps,
+)
 from tui_course.content.models import Kind, Question
 from tui_course.content.tomlfile import TableCheck
 
@@ -26,6 +34,7 @@ class NumericKind(QuestionKind[float | None]):
     typed = True
     reads_numbers = True
     moodle_type = "numerical"
+    lms_form = LmsForm.NUMBER
 
     def read_key(
         self,
@@ -76,6 +85,65 @@ class NumericKind(QuestionKind[float | None]):
 
     def expected_text(self, question: Question[float | None]) -> str:
         return format_number(numeric_keys(question)[0], question)
+
+    # LMS export
+
+    def lms_answers(self, question: Question[float | None]) -> LmsAnswers:
+        """The key, the other readings graded right, and each mistake, all with one margin
+        (numeric_margins.moodle_tolerance)."""
+        from tui_course.content.kinds.numeric_margins import (
+            moodle_number_problem,
+            moodle_tolerance,
+            number_text,
+        )
+
+        if question.answer is None or not math.isfinite(float(question.answer)):
+            raise ExportError(f"the key {question.answer} is not a finite number")
+        key = float(question.answer)
+        tolerance = moodle_tolerance(question, key)
+        for value in (key, *question.also_accepted):
+            problem = moodle_number_problem(float(value), tolerance)
+            if problem:
+                raise ExportError(problem)
+        rows = [
+            LmsRow(number_text(right), 100.0, "", tolerance)
+            for right in (key, *question.also_accepted)  # other readings graded right too
+        ]
+        for mistake in question.mistakes:
+            if mistake.answer is not None:
+                wrong = float(mistake.answer)
+                rows.append(LmsRow(number_text(wrong), 0.0, mistake.feedback, tolerance))
+        return LmsAnswers(tuple(rows))
+
+    def moodle_fields(self) -> tuple[MoodleField, ...]:
+        # Moodle's units, none asked for.
+        return tuple(
+            MoodleField(tag, value, after_answers=True)
+            for tag, value in (
+                ("unitgradingtype", "0"),
+                ("unitpenalty", "0"),
+                ("showunits", "3"),
+                ("unitsleft", "0"),
+            )
+        )
+
+    def moodle_gaps(self, question: Question[float | None]) -> MoodleGaps:
+        """Keys Moodle would round out of their margin (an expression's key not computed
+        yet is not looked at)."""
+        from tui_course.content.kinds.numeric_margins import (
+            moodle_number_problem,
+            moodle_tolerance,
+        )
+
+        if question.answer is None or not math.isfinite(float(question.answer)):
+            return MoodleGaps()
+        key = float(question.answer)
+        tolerance = moodle_tolerance(question, key)
+        problems = (
+            moodle_number_problem(float(value), tolerance)
+            for value in (key, *question.also_accepted)
+        )
+        return MoodleGaps(refused=tuple(problem for problem in problems if problem))
 
 
 KIND = NumericKind()
