@@ -11,7 +11,7 @@ import pytest
 from tui_course.classroom.lms_answers import moodle_question
 from tui_course.content import kinds
 from tui_course.content.kinds.lms import ExportError, LmsForm, LmsRow, MoodleField
-from tui_course.content.models import Kind, Mistake, Question
+from tui_course.content.models import Kind, Mistake, NumericSpec, Question
 
 REPO = Path(__file__).resolve().parents[2]
 LMS_WRITERS = [
@@ -77,8 +77,7 @@ def test_numeric_rows_share_one_margin_and_keep_the_mistakes() -> None:
         "So much.",
         1,
         answer=28.0,
-        rel_tolerance=0.01,
-        also_accepted=(29.0,),
+        numeric=NumericSpec(rel_tolerance=0.01, also_accepted=(29.0,)),
         mistakes=(Mistake(30.0, "one too many"),),
     )
     rows = kinds.of(question).lms_answers(question).rows
@@ -90,7 +89,9 @@ def test_numeric_rows_share_one_margin_and_keep_the_mistakes() -> None:
 
 
 def test_a_numeric_key_moodle_would_round_away_is_refused_and_named() -> None:
-    question = Question(Kind.NUMERIC, "p", "e", 1, answer=1.2345678901234567, tolerance=1e-17)
+    question = Question(
+        Kind.NUMERIC, "p", "e", 1, answer=1.2345678901234567, numeric=NumericSpec(tolerance=1e-17)
+    )
     kind = kinds.of(question)
     with pytest.raises(ExportError, match="14 significant digits"):
         kind.lms_answers(question)

@@ -115,8 +115,7 @@ def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
         meta["mistakes"] = [
             {"answer": sorted(m.answer), "feedback": m.feedback} for m in moodle.unplaced
         ]
-    numeric = kinds.of(question).lms_form is LmsForm.NUMBER
-    if numeric and question.tolerance == question.rel_tolerance == 0:
+    if kinds.of(question).reads_numbers and question.numeric_spec.exact:
         meta[EXACT_ENTRY] = True  # the tolerance written is numeric_margins.exact_tolerance
     meta[MARKDOWN_ENTRY] = {
         "prompt": moodle.prompt,

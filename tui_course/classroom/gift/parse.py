@@ -433,7 +433,7 @@ def _numeric(reader: _Reader, answers: UnescapedText, fmt: str) -> dict[str, Any
         value, tolerance = _numeric_value(reader, value_src)
         if percent >= 100 and key is None:
             key = (value, tolerance)
-        elif percent >= 100:  # more right numbers: Question.also_accepted
+        elif percent >= 100:  # more right numbers: NumericSpec.also_accepted
             also.append(value)
             if key is not None and tolerance != key[1]:
                 reader.note(piece.line(), f"{value:g} is graded with the first number's tolerance")

@@ -6,20 +6,18 @@ does differently; the rest of the tree calls these methods and never tests the k
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
 
 from tui_course.content.kinds.lms import ExportError, LmsAnswers, LmsForm, MoodleField, MoodleGaps
 from tui_course.content.models import Key as K
-from tui_course.content.models import Kind, Mistake, Question
+from tui_course.content.models import Kind, Mistake, NumericSpec, Question
 from tui_course.content.question_fields import (
     MISTAKE_FIELDS,
     QUESTION_FIELDS,
     check_options,
     nonempty,
-    tolerance_problem,
     tries_of,
 )
 
@@ -106,21 +104,9 @@ class QuestionKind(Generic[K]):
             for key in ("answer_from", "tolerance", "rel_tolerance"):
                 if key in table:
                     raise check.error(f"'{key}' is only for numeric questions", key)
-        answer = self._answer(check, table, options, "answer", several=True)
-        also_accepted: tuple[float, ...] = ()
-        if self.reads_numbers and isinstance(answer, tuple):
-            answer, also_accepted = answer[0], answer[1:]
-        tolerance = float(table.get("tolerance", 0.0))
-        rel_tolerance = float(table.get("rel_tolerance", 0.0))
-        for key, value in (("tolerance", tolerance), ("rel_tolerance", rel_tolerance)):
-            if not math.isfinite(value) or value < 0:
-                raise check.error(f"'{key}' must be a finite number, not negative", key)
-        if (
-            self.reads_numbers
-            and answer is not None
-            and (problem := tolerance_problem(answer, tolerance, rel_tolerance))
-        ):
-            raise check.error(problem, "tolerance" if "tolerance" in table else "rel_tolerance")
+        answer, numeric = self.numeric_fields(
+            check, table, self._answer(check, table, options, "answer", several=True)
+        )
         mistakes = []
         for index, entry in enumerate(table.get("mistake", [])):
             mistake_check = check.entry("mistake", index)
@@ -132,14 +118,18 @@ class QuestionKind(Generic[K]):
             line=check.lines.line_of(check.path) or 1,
             options=options,
             answer=answer,
-            answer_from=table.get("answer_from"),
-            tolerance=tolerance,
-            rel_tolerance=rel_tolerance,
             hints=tuple(hint.strip() for hint in table.get("hints", [])),
             mistakes=tuple(mistakes),
             tries=tries_of(check, table),
-            also_accepted=also_accepted,
+            numeric=numeric,
         )
+
+    def numeric_fields(
+        self, check: TableCheck, table: dict[str, Any], answer: Any
+    ) -> tuple[Any, NumericSpec | None]:
+        """The key, and the fields of a kind that reads numbers (numeric.py); the others
+        have none (their tables were refused any numeric key above)."""
+        return answer, None
 
     def _answer(
         self,

@@ -21,7 +21,8 @@ from tui_course.content.kinds.lms import (
     MoodleField,
     MoodleGaps,
 )
-from tui_course.content.models import Kind, Question
+from tui_course.content.models import Kind, NumericSpec, Question
+from tui_course.content.question_fields import tolerance_problem
 from tui_course.content.tomlfile import TableCheck
 
 NUMBER = (int, float)
@@ -63,6 +64,24 @@ class NumericKind(QuestionKind[float | None]):
             raise check.error(f"'{key}' must be a finite number, not {value}", key)
         return float(value)
 
+    def numeric_fields(
+        self, check: TableCheck, table: dict[str, Any], answer: Any
+    ) -> tuple[float | None, NumericSpec]:
+        """The key (the first of a list; the rest are other readings graded right), and how
+        it is computed and how close counts, each proved here."""
+        also_accepted: tuple[float, ...] = ()
+        if isinstance(answer, tuple):
+            answer, also_accepted = answer[0], answer[1:]
+        tolerance = float(table.get("tolerance", 0.0))
+        rel_tolerance = float(table.get("rel_tolerance", 0.0))
+        for key, value in (("tolerance", tolerance), ("rel_tolerance", rel_tolerance)):
+            if not math.isfinite(value) or value < 0:
+                raise check.error(f"'{key}' must be a finite number, not negative", key)
+        if answer is not None and (problem := tolerance_problem(answer, tolerance, rel_tolerance)):
+            raise check.error(problem, "tolerance" if "tolerance" in table else "rel_tolerance")
+        spec = NumericSpec(table.get("answer_from"), tolerance, rel_tolerance, also_accepted)
+        return answer, spec
+
     def mistake_problem(self, wrong: float | None, key: float | None) -> str | None:
         return None  # within the tolerance of a computed key: proved in answers.py
 
@@ -70,12 +89,13 @@ class NumericKind(QuestionKind[float | None]):
         self, question: Question[float | None], raw: str, read_number: NumberReader
     ) -> Verdict:
         number = read_number(raw)
-        correct = any(numbers_close(number, key, question) for key in numeric_keys(question))
+        spec = question.numeric_spec
+        correct = any(numbers_close(number, key, spec) for key in numeric_keys(question))
         feedback = next(
             (
                 m.feedback
                 for m in question.mistakes
-                if m.answer is not None and numbers_close(number, m.answer, question)
+                if m.answer is not None and numbers_close(number, m.answer, spec)
             ),
             None,
         )
@@ -84,7 +104,7 @@ class NumericKind(QuestionKind[float | None]):
         )
 
     def expected_text(self, question: Question[float | None]) -> str:
-        return format_number(numeric_keys(question)[0], question)
+        return format_number(numeric_keys(question)[0], question.numeric_spec)
 
     # LMS export
 
@@ -100,14 +120,15 @@ class NumericKind(QuestionKind[float | None]):
         if question.answer is None or not math.isfinite(float(question.answer)):
             raise ExportError(f"the key {question.answer} is not a finite number")
         key = float(question.answer)
-        tolerance = moodle_tolerance(question, key)
-        for value in (key, *question.also_accepted):
+        also_accepted = question.numeric_spec.also_accepted
+        tolerance = moodle_tolerance(question.numeric_spec, key)
+        for value in (key, *also_accepted):
             problem = moodle_number_problem(float(value), tolerance)
             if problem:
                 raise ExportError(problem)
         rows = [
             LmsRow(number_text(right), 100.0, "", tolerance)
-            for right in (key, *question.also_accepted)  # other readings graded right too
+            for right in (key, *also_accepted)  # other readings graded right too
         ]
         for mistake in question.mistakes:
             if mistake.answer is not None:
@@ -138,10 +159,10 @@ class NumericKind(QuestionKind[float | None]):
         if question.answer is None or not math.isfinite(float(question.answer)):
             return MoodleGaps()
         key = float(question.answer)
-        tolerance = moodle_tolerance(question, key)
+        tolerance = moodle_tolerance(question.numeric_spec, key)
         problems = (
             moodle_number_problem(float(value), tolerance)
-            for value in (key, *question.also_accepted)
+            for value in (key, *question.numeric_spec.also_accepted)
         )
         return MoodleGaps(refused=tuple(problem for problem in problems if problem))
 

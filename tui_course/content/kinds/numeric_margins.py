@@ -3,12 +3,7 @@ numeric kind's export: content/kinds/numeric.py), and the keys Moodle cannot hol
 
 from __future__ import annotations
 
-from tui_course.content.models import Question
-
-
-def effective_tolerance(question: Question, key: float) -> float:
-    """The absolute tolerance the app grades with (rel_tolerance folded in)."""
-    return max(question.tolerance, question.rel_tolerance * abs(key))
+from tui_course.content.models import NumericSpec
 
 
 def exact_tolerance(key: float) -> float:
@@ -17,9 +12,9 @@ def exact_tolerance(key: float) -> float:
     return max(1e-9 * abs(key), 1e-12)
 
 
-def moodle_tolerance(question: Question, key: float) -> float:
+def moodle_tolerance(spec: NumericSpec, key: float) -> float:
     """The absolute tolerance Moodle is given, so it accepts what the app accepts."""
-    return effective_tolerance(question, key) or exact_tolerance(key)
+    return spec.margin(key) or exact_tolerance(key)
 
 
 # Moodle keeps a numerical key to PHP's 14 significant digits (precision = 14).
