@@ -41,8 +41,9 @@ def resolve(question: Question) -> Question:
     if not kinds.of(question).reads_numbers:
         return question
     answer = question.answer
-    if question.answer_from is not None:
-        answer = evaluate_number(question.answer_from)
+    answer_from = question.numeric_spec.answer_from
+    if answer_from is not None:
+        answer = evaluate_number(answer_from)
     mistakes = tuple(
         dataclasses.replace(m, answer=evaluate_number(m.answer_from))
         if m.answer_from is not None
@@ -90,15 +91,14 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
         if not kinds.of(question).reads_numbers or resolved is None:
             continue
         where = f"question {number}"
-        if question.answer_from is not None and (
-            problem := tolerance_problem(
-                float(resolved.answer), question.tolerance, question.rel_tolerance
-            )
+        spec = question.numeric_spec
+        if spec.answer_from is not None and (
+            problem := tolerance_problem(float(resolved.answer), spec.tolerance, spec.rel_tolerance)
         ):
             problems.append(ContentError(quiz.path, question.line, f"{where}: {problem}"))
-        if question.answer is not None and question.answer_from is not None:
+        if question.answer is not None and spec.answer_from is not None:
             computed = float(resolved.answer)
-            if not numbers_close(float(question.answer), computed, question):
+            if not numbers_close(float(question.answer), computed, spec):
                 problems.append(
                     ContentError(
                         quiz.path,
@@ -106,10 +106,10 @@ def prove_quiz(quiz: Quiz) -> list[ContentError]:
                         f"{where}: answer = {question.answer} but answer_from gives {computed:.6g}",
                     )
                 )
-        keys = (float(resolved.answer), *question.also_accepted)
+        keys = (float(resolved.answer), *spec.also_accepted)
         for index, mistake in enumerate(resolved.mistakes, start=1):
             if mistake.answer is not None and any(
-                numbers_close(float(mistake.answer), key, question) for key in keys
+                numbers_close(float(mistake.answer), key, spec) for key in keys
             ):
                 problems.append(
                     ContentError(

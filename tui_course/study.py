@@ -245,7 +245,7 @@ def quiz_keys(quiz: Quiz) -> QuizKeys:
 def needs_expressions(quiz: Quiz) -> bool:
     """A key or a mistake written as `answer_from`, which the maths (NumPy) computes."""
     return any(
-        question.answer_from is not None
+        question.numeric_spec.answer_from is not None
         or any(mistake.answer_from is not None for mistake in question.mistakes)
         for question in quiz.questions
     )

@@ -37,7 +37,7 @@ def test_the_ui_course_has_every_block_and_question_kind() -> None:
     assert runners == set(ListingRunner)
     questions = [question for quiz in course.quizzes for question in quiz.questions]
     assert {question.kind for question in questions} == set(Kind)
-    assert any(question.answer_from for question in questions)
+    assert any(question.numeric_spec.answer_from for question in questions)
     assert any(question.mistakes for question in questions)
     assert any(question.hints for question in questions)
     assert all(quiz.after for quiz in course.quizzes)

@@ -61,7 +61,7 @@ def first_screen(tmp_path: Path, item: str) -> dict[str, object]:
 
 
 def test_coming_back_to_a_finished_quiz_loads_no_numpy(tmp_path: Path) -> None:
-    assert not any(question.answer_from for question in quiz("first-check").questions)
+    assert not any(q.numeric_spec.answer_from for q in quiz("first-check").questions)
     assert first_screen(tmp_path, "first-check") == {
         "opened": "first-check",
         "numpy": False,
@@ -71,7 +71,7 @@ def test_coming_back_to_a_finished_quiz_loads_no_numpy(tmp_path: Path) -> None:
 
 def test_a_quiz_with_computed_keys_still_gets_them(tmp_path: Path) -> None:
     # by-hand has answer_from keys: opening it is what loads the maths
-    assert any(question.answer_from for question in quiz("by-hand").questions)
+    assert any(q.numeric_spec.answer_from for q in quiz("by-hand").questions)
     assert first_screen(tmp_path, "by-hand") == {
         "opened": "by-hand",
         "numpy": True,

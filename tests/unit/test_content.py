@@ -52,11 +52,12 @@ def test_shipped_quizzes_cover_the_syllabus(course_root: Path) -> None:
     kinds = {q.kind for quiz in course.quizzes for q in quiz.questions}
     assert kinds == set(Kind)
     numeric = [resolve(q) for q in quizzes["exercises"].questions if q.kind is Kind.NUMERIC]
-    assert len(numeric) >= 3 and all(q.answer_from for q in numeric)  # keys are recomputed
-    assert any(q.tolerance > 0 for q in numeric)
+    # keys are recomputed
+    assert len(numeric) >= 3 and all(q.numeric_spec.answer_from for q in numeric)
+    assert any(q.numeric_spec.tolerance > 0 for q in numeric)
     for question in numeric:  # a tolerance accepts the key's rounding, never a wrong number
         assert question.answer is not None
-        key, tolerance = question.answer, question.tolerance
+        key, tolerance = question.answer, question.numeric_spec.tolerance
         assert math.isfinite(tolerance) and 0 <= tolerance < abs(key), question.prompt
         assert grade(question, repr(key + tolerance / 2)).correct
         assert not grade(question, repr(key + 3 * tolerance + abs(key) / 1000)).correct

@@ -10,7 +10,7 @@ from tui_course.content.grading import (
     parse_number,
 )
 from tui_course.content.kinds import grade
-from tui_course.content.models import Kind, Mistake, Question
+from tui_course.content.models import Kind, Mistake, NumericSpec, Question
 
 
 def q(kind: Kind, **fields: object) -> Question:
@@ -20,7 +20,10 @@ def q(kind: Kind, **fields: object) -> Question:
 CHOICE = q(Kind.CHOICE, options=("a", "b", "c"), answer=2, mistakes=(Mistake(3, "c is tempting"),))
 MULTI = q(Kind.MULTI, options=("a", "b", "c"), answer=frozenset({1, 3}))
 NUMERIC = q(
-    Kind.NUMERIC, answer=0.67, tolerance=0.005, mistakes=(Mistake(0.5, "you forgot to scale"),)
+    Kind.NUMERIC,
+    answer=0.67,
+    numeric=NumericSpec(tolerance=0.005),
+    mistakes=(Mistake(0.5, "you forgot to scale"),),
 )
 TEXT = q(Kind.TEXT, answer=("the street", "street"), mistakes=(Mistake(("the animal",), "tired"),))
 
@@ -59,7 +62,7 @@ def test_numeric_tolerance_and_targeted_feedback() -> None:
 
 
 def test_numeric_relative_tolerance_and_exact_default() -> None:
-    relative = q(Kind.NUMERIC, answer=1000.0, rel_tolerance=0.01)
+    relative = q(Kind.NUMERIC, answer=1000.0, numeric=NumericSpec(rel_tolerance=0.01))
     assert grade(relative, "1009").correct and not grade(relative, "1011").correct
     exact = q(Kind.NUMERIC, answer=29.0)
     assert grade(exact, "29").correct and not grade(exact, "29.001").correct
@@ -83,7 +86,7 @@ def test_text_is_case_space_and_punctuation_insensitive() -> None:
 
 def test_numeric_key_must_be_resolved() -> None:
     with pytest.raises(ValueError, match="not resolved"):
-        grade(q(Kind.NUMERIC, answer=None, answer_from="sqrt(2)"), "1.41")
+        grade(q(Kind.NUMERIC, answer=None, numeric=NumericSpec(answer_from="sqrt(2)")), "1.41")
 
 
 def test_decimal_comma_and_fractions() -> None:
@@ -153,7 +156,12 @@ def test_normalisation_keeps_different_answers_apart(typed: str, key: str) -> No
 
 
 def test_numeric_also_accepted_readings() -> None:
-    question = q(Kind.NUMERIC, answer=28.0, also_accepted=(29.0,), mistakes=(Mistake(30.0, "f"),))
+    question = q(
+        Kind.NUMERIC,
+        answer=28.0,
+        numeric=NumericSpec(also_accepted=(29.0,)),
+        mistakes=(Mistake(30.0, "f"),),
+    )
     assert grade(question, "28").correct and grade(question, "29").correct
     wrong = grade(question, "30")
     assert not wrong.correct and wrong.feedback == "f" and wrong.expected == "28"

@@ -24,16 +24,13 @@ from tui_course.classroom.gift.html_text import html_to_text
 from tui_course.classroom.gift.imported import checked_toml
 from tui_course.classroom.gift.parse import parse_gift
 from tui_course.classroom.gift.syntax import UnescapedText, escape
-from tui_course.classroom.lms_answers import (
-    ExportError,
-    effective_tolerance,
-    moodle_tolerance,
-    text_keys,
-)
+from tui_course.classroom.lms_answers import ExportError
 from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
-from tui_course.content.models import Kind, Mistake, Question, Quiz
+from tui_course.content.kinds.numeric_margins import moodle_tolerance
+from tui_course.content.kinds.text_forms import text_keys
+from tui_course.content.models import Kind, Mistake, NumericSpec, Question, Quiz
 from tui_course.content.quizzes import QUESTION_FIELDS, load_quiz
 
 REPO = Path(__file__).resolve().parents[2]
@@ -76,9 +73,9 @@ def assert_same_question(original: Question, imported: Question) -> None:
     if expected.kind is Kind.NUMERIC:
         key = float(expected.answer)
         assert imported.answer == key  # repr() keeps every bit
-        also = getattr(expected, "also_accepted", ())  # other numbers graded right, if any
-        assert getattr(imported, "also_accepted", ()) == tuple(float(n) for n in also)
-        assert imported.tolerance == effective_tolerance(expected, key)
+        also = expected.numeric_spec.also_accepted  # other numbers graded right, if any
+        assert imported.numeric_spec.also_accepted == tuple(float(n) for n in also)
+        assert imported.numeric_spec.tolerance == expected.numeric_spec.margin(key)
         assert [(m.answer, m.feedback) for m in imported.mistakes] == [
             (float(m.answer), m.feedback) for m in expected.mistakes
         ]
@@ -148,13 +145,13 @@ def test_moodle_xml_has_moodles_structure_for_every_question(path: Path) -> None
             assert all(f < 0 for f in wrong) and math.isclose(sum(wrong), -100, abs_tol=1e-3)
         elif expected.kind is Kind.NUMERIC:
             assert element.attrib["type"] == "numerical"
-            right_numbers = [expected.answer, *getattr(expected, "also_accepted", ())]
+            right_numbers = [expected.answer, *expected.numeric_spec.also_accepted]
             keys, mistakes = answers[: len(right_numbers)], answers[len(right_numbers) :]
             assert [float(k.findtext("text") or "") for k in keys] == right_numbers
             assert all(_fraction(k) == 100 for k in keys)
             key = keys[0]
             # Tolerance 0 goes out as the margin the app grades with (relative 1e-9).
-            tolerance = moodle_tolerance(expected, float(expected.answer))
+            tolerance = moodle_tolerance(expected.numeric_spec, float(expected.answer))
             assert float(key.findtext("tolerance") or "") == tolerance
             assert [float(m.findtext("text") or "") for m in mistakes] == [
                 float(m.answer) for m in expected.mistakes
@@ -249,7 +246,7 @@ def hostile_quiz(draw: Any) -> Quiz:
             field_text(draw),
             1,
             answer=draw(st.floats(-1e6, 1e6)),
-            tolerance=draw(st.sampled_from([0.0, 0.001, 0.5])),
+            numeric=NumericSpec(tolerance=draw(st.sampled_from([0.0, 0.001, 0.5]))),
         ),
         Question(
             Kind.TEXT,

@@ -31,16 +31,15 @@ from tui_course.classroom.lms_answers import (
     PLAIN_DECIMAL_NOTE,
     ExportError,
     moodle_differences,
-    moodle_tolerance,
-    text_keys,
-    text_variants,
 )
 from tui_course.classroom.moodle_xml import export_moodle_xml
 from tui_course.content import kinds
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
 from tui_course.content.kinds import grade
-from tui_course.content.models import Kind, Question, Quiz
+from tui_course.content.kinds.numeric_margins import moodle_tolerance
+from tui_course.content.kinds.text_forms import text_keys, text_variants
+from tui_course.content.models import Kind, NumericSpec, Question, Quiz
 from tui_course.content.quizzes import load_quiz
 
 REPO = Path(__file__).resolve().parents[2]
@@ -167,7 +166,12 @@ def test_validate_and_export_name_a_question_moodle_cannot_match(tmp_path: Path)
 
 def _numeric(answer: float, tolerance: float = 0.0) -> Quiz:
     question = Question(
-        Kind.NUMERIC, "How much?", "So much.", 3, answer=answer, tolerance=tolerance
+        Kind.NUMERIC,
+        "How much?",
+        "So much.",
+        3,
+        answer=answer,
+        numeric=NumericSpec(tolerance=tolerance),
     )
     return Quiz("n", "N", "n.toml", (question,))
 
@@ -175,7 +179,7 @@ def _numeric(answer: float, tolerance: float = 0.0) -> Quiz:
 def test_tolerance_zero_goes_out_as_the_margin_the_app_grades_with() -> None:
     quiz = _numeric(1 / 3)
     question = quiz.questions[0]
-    tolerance = moodle_tolerance(question, 1 / 3)
+    tolerance = moodle_tolerance(question.numeric_spec, 1 / 3)
     root = ET.fromstring(export_moodle_xml([quiz]))
     assert float(root.findtext("question/answer/tolerance") or "") == tolerance
     for typed in (0.333333333, 0.3333333334, 0.333333, 0.34):
@@ -192,7 +196,9 @@ def test_keys_moodle_cannot_store_with_their_tolerance_are_refused() -> None:
         export_gift([_numeric(key, tolerance=1e-16)])
     # With tolerance 0 the app's own margin (1e-9 relative) is far above the rounding.
     assert moodle_differences(_numeric(key))[0] == []
-    assert moodle_numerical(key, key, moodle_tolerance(_numeric(key).questions[0], key))
+    assert moodle_numerical(
+        key, key, moodle_tolerance(_numeric(key).questions[0].numeric_spec, key)
+    )
 
 
 def test_numeric_prompts_say_plain_decimal_and_multi_feedback_says_how_it_is_graded() -> None:

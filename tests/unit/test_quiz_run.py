@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui_course.content.models import Kind, Mistake, Question, Quiz
+from tui_course.content.models import Kind, Mistake, NumericSpec, Question, Quiz
 from tui_course.content.session import AttemptRecord, Outcome, Phase, QuizSession
 from tui_course.render import quiz as render
 from tui_course.views.quiz import QuizRun
@@ -14,7 +14,7 @@ def q(kind: Kind, **fields: object) -> Question:
 
 CHOICE = q(Kind.CHOICE, options=("a", "b", "c", "d"), answer=2, mistakes=(Mistake(3, "c!"),))
 MULTI = q(Kind.MULTI, options=("a", "b", "c"), answer=(1, 3))
-NUMERIC = q(Kind.NUMERIC, answer=0.5, tolerance=0.005, hints=("h1",), tries=2)
+NUMERIC = q(Kind.NUMERIC, answer=0.5, numeric=NumericSpec(tolerance=0.005), hints=("h1",), tries=2)
 QUIZ = Quiz("x", "X", "x.toml", (CHOICE, MULTI, NUMERIC), intro="Hello")
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from tui_course.answers import prove_quiz
 from tui_course.content.errors import ContentError
+from tui_course.content.models import NumericSpec
 from tui_course.content.quizzes import load_quiz
 
 HEAD = 'id = "q"\ntitle = "Q"\n'
@@ -30,7 +31,28 @@ def test_tries_at_quiz_and_question_level(tmp_path: Path) -> None:
         )
     )
     assert quiz.tries == 2 and quiz.questions[0].tries == 5 and quiz.questions[1].tries is None
-    assert (quiz.questions[1].answer, quiz.questions[1].also_accepted) == (28.0, (29.0,))
+    numeric = quiz.questions[1]
+    assert (numeric.answer, numeric.numeric_spec.also_accepted) == (28.0, (29.0,))
+
+
+def test_numeric_fields_are_the_numeric_question_s_own(tmp_path: Path) -> None:
+    """Written in the question's table as before, read into its NumericSpec; no other kind
+    carries one."""
+    quiz = load_quiz(
+        write(
+            tmp_path,
+            HEAD + '[[question]]\nkind = "numeric"\nprompt = "p"\nexplanation = "e"\n'
+            'answer_from = "1/sqrt(2)"\ntolerance = 0.001\nrel_tolerance = 0.01\n'
+            '[[question]]\nkind = "numeric"\nprompt = "p"\nexplanation = "e"\nanswer = 0.5\n'
+            '[[question]]\nkind = "text"\nprompt = "p"\nexplanation = "e"\nanswer = "a"\n',
+        )
+    )
+    computed, exact, text = quiz.questions
+    assert computed.numeric == NumericSpec("1/sqrt(2)", 0.001, 0.01, ())
+    assert computed.answer is None and not computed.numeric.exact
+    assert computed.numeric.margin(10.0) == pytest.approx(0.1)
+    assert exact.numeric == NumericSpec() and exact.numeric.exact
+    assert text.numeric is None
 
 
 @pytest.mark.parametrize("value", ["0", "10", "true", '"3"'])

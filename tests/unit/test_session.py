@@ -6,7 +6,7 @@ import pytest
 
 from tui_course.content.grading import AnswerFormatError
 from tui_course.content.kinds import tries_allowed
-from tui_course.content.models import DEFAULT_TRIES, Kind, Mistake, Question, Quiz
+from tui_course.content.models import DEFAULT_TRIES, Kind, Mistake, NumericSpec, Question, Quiz
 from tui_course.content.session import Outcome, PassKind, Phase, QuestionState, QuizSession
 
 
@@ -16,7 +16,9 @@ def q(kind: Kind, **fields: object) -> Question:
 
 CHOICE = q(Kind.CHOICE, options=("a", "b", "c", "d"), answer=2, mistakes=(Mistake(3, "c!"),))
 TWO = q(Kind.CHOICE, options=("yes", "no"), answer=1)
-NUMERIC = q(Kind.NUMERIC, answer=0.67, tolerance=0.005, hints=("h1", "h2"), tries=2)
+NUMERIC = q(
+    Kind.NUMERIC, answer=0.67, numeric=NumericSpec(tolerance=0.005), hints=("h1", "h2"), tries=2
+)
 QUIZ = Quiz("x", "X", "x.toml", (CHOICE, TWO, NUMERIC), intro="Hello")
 
 

@@ -9,14 +9,13 @@ the explanation in <generalfeedback>, with a sentence where Moodle grades differ
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import assert_never
 
 from tui_course.classroom.lms_answers import (
     ExportError,
     MoodleQuestion,
     explanation_notes,
-    number_text,
     percent_text,
     plain_html,
     prompt_notes,
@@ -26,7 +25,9 @@ from tui_course.classroom.lms_answers import (
     xml_text,
 )
 from tui_course.content import kinds
-from tui_course.content.models import Kind, Quiz
+from tui_course.content.kinds.lms import LmsForm, LmsRow, MoodleField
+from tui_course.content.kinds.numeric_margins import number_text
+from tui_course.content.models import Quiz
 
 
 def html(text: str) -> str:
@@ -59,10 +60,10 @@ def export_moodle_xml(quizzes: Sequence[Quiz]) -> str:
 
 
 def _question(name: str, question: MoodleQuestion) -> ET.Element:
-    moodle_type = kinds.kind_of(question.kind).moodle_type
-    if moodle_type is None:  # the export command leaves these out first
+    kind = kinds.kind_of(question.kind)
+    if kind.moodle_type is None:  # the export command leaves these out first
         raise ExportError(f"a {question.kind} question has no Moodle question type")
-    element = ET.Element("question", {"type": moodle_type})
+    element = ET.Element("question", {"type": kind.moodle_type})
     ET.SubElement(ET.SubElement(element, "name"), "text").text = _xml_text(name)
     prompt = with_notes(html(question.prompt), prompt_notes(question))
     _text_element(element, "questiontext", prompt)
@@ -72,49 +73,39 @@ def _question(name: str, question: MoodleQuestion) -> ET.Element:
     ET.SubElement(element, "defaultgrade").text = "1"
     ET.SubElement(element, "penalty").text = "0.3333333"
     ET.SubElement(element, "hidden").text = "0"
-    for tag, value in kinds.kind_of(question.kind).moodle_fields().items():
-        ET.SubElement(element, tag).text = value
-    match question.kind:
-        case Kind.CHOICE | Kind.MULTI:
-            several = kinds.kind_of(question.kind).picks_several
-            ET.SubElement(element, "single").text = "false" if several else "true"
-            # The app shows options in an order of its own for each student (content/shuffle.py).
-            ET.SubElement(element, "shuffleanswers").text = "true"
-            ET.SubElement(element, "answernumbering").text = "123"
-            for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
-                _text_element(element, tag, "")
-        case Kind.TEXT:
-            ET.SubElement(element, "usecase").text = "0"
-        case Kind.NUMERIC | Kind.ORDER | Kind.CODE:
-            pass  # numeric: its unit fields follow the answers; order: moodle_fields above
-        case _:
-            assert_never(question.kind)
+    fields = kind.moodle_fields()
+    _add_fields(element, (field for field in fields if not field.after_answers))
     for answer in question.answers:
-        attributes = {"fraction": percent_text(answer.percent)}
-        tolerance = None
-        match question.kind:
-            case Kind.TEXT:
-                # Compared as typed: plain text, with Moodle's * wildcard escaped.
-                row = _text_element(element, "answer", answer.text.replace("*", "\\*"), "")
-                row.attrib.update(attributes | {"format": "moodle_auto_format"})
-            case Kind.NUMERIC:
-                row = _text_element(element, "answer", answer.text, "moodle_auto_format")
-                row.attrib.update(attributes)
-                tolerance = number_text(answer.tolerance)
-            case Kind.CHOICE | Kind.MULTI | Kind.ORDER:  # text shown as it is: escaped HTML
-                row = _text_element(element, "answer", plain_html(answer.text))
-                row.attrib.update(attributes)
-            case Kind.CODE:  # its kind has no moodle_type: refused above
-                raise ExportError("a code question has no Moodle answer rows")
-            case _:
-                assert_never(question.kind)
-        _text_element(row, "feedback", html(answer.feedback) if answer.feedback else "")
-        if tolerance is not None:
-            ET.SubElement(row, "tolerance").text = tolerance
-    if kinds.kind_of(question.kind).reads_numbers:  # Moodle's units, none asked for
-        for tag, value in (("unitgradingtype", "0"), ("unitpenalty", "0"), ("showunits", "3")):
-            ET.SubElement(element, tag).text = value
-        ET.SubElement(element, "unitsleft").text = "0"
+        _answer_row(element, kind.lms_form, answer)
+    _add_fields(element, (field for field in fields if field.after_answers))
     for hint in question.hints:
         _text_element(element, "hint", html(hint))
     return element
+
+
+def _add_fields(element: ET.Element, fields: Iterable[MoodleField]) -> None:
+    for field in fields:
+        if field.html:
+            _text_element(element, field.tag, field.value)
+        else:
+            ET.SubElement(element, field.tag).text = field.value
+
+
+def _answer_row(element: ET.Element, form: LmsForm, answer: LmsRow) -> None:
+    attributes = {"fraction": percent_text(answer.value)}
+    match form:
+        case LmsForm.TYPED:
+            # Compared as typed: plain text, with Moodle's * wildcard escaped.
+            row = _text_element(element, "answer", answer.text.replace("*", "\\*"), "")
+            row.attrib.update(attributes | {"format": "moodle_auto_format"})
+        case LmsForm.NUMBER:
+            row = _text_element(element, "answer", answer.text, "moodle_auto_format")
+            row.attrib.update(attributes)
+        case LmsForm.SHOWN:  # text shown as it is: escaped HTML
+            row = _text_element(element, "answer", plain_html(answer.text))
+            row.attrib.update(attributes)
+        case _:
+            assert_never(form)
+    _text_element(row, "feedback", html(answer.feedback) if answer.feedback else "")
+    if form is LmsForm.NUMBER:
+        ET.SubElement(row, "tolerance").text = number_text(answer.tolerance)

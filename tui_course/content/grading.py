@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from tui_course.content.models import Question
+from tui_course.content.models import NumericSpec, Question
 
 
 class AnswerFormatError(ValueError):
@@ -161,16 +161,16 @@ def parse_options(raw: str, count: int) -> frozenset[int]:
     return picked
 
 
-def numbers_close(value: float, key: float, question: Question) -> bool:
-    if question.tolerance == 0 and question.rel_tolerance == 0:
+def numbers_close(value: float, key: float, spec: NumericSpec) -> bool:
+    if spec.exact:
         return math.isclose(value, key, rel_tol=1e-9, abs_tol=1e-12)
-    return abs(value - key) <= max(question.tolerance, question.rel_tolerance * abs(key))
+    return abs(value - key) <= spec.margin(key)
 
 
-def format_number(value: float, question: Question) -> str:
+def format_number(value: float, spec: NumericSpec) -> str:
     """Show a number to the precision its tolerance asks for."""
-    if question.tolerance > 0:
-        decimals = max(0, math.ceil(-math.log10(question.tolerance)))
+    if spec.tolerance > 0:
+        decimals = max(0, math.ceil(-math.log10(spec.tolerance)))
         return f"{value:.{decimals}f}"
     return f"{value:.6g}"
 
@@ -183,4 +183,4 @@ def _numeric_key(question: Question[float | None]) -> float:
 
 def numeric_keys(question: Question[float | None]) -> tuple[float, ...]:
     """The key first, then any other reading the quiz also accepts."""
-    return (_numeric_key(question), *question.also_accepted)
+    return (_numeric_key(question), *question.numeric_spec.also_accepted)

@@ -43,6 +43,29 @@ class Mistake(Generic[Key]):
 
 
 @dataclass(frozen=True)
+class NumericSpec:
+    """A numeric question's own fields (content/kinds/numeric.py reads them from the
+    question's table): where its key comes from and how close an answer must be."""
+
+    answer_from: str | None = None  # an expression the app computes the key from
+    tolerance: float = 0.0  # absolute
+    rel_tolerance: float = 0.0  # relative to the key
+    also_accepted: tuple[float, ...] = ()  # other readings graded right
+
+    @property
+    def exact(self) -> bool:
+        """No margin given: the key is graded to float precision (grading.numbers_close)."""
+        return self.tolerance == 0 and self.rel_tolerance == 0
+
+    def margin(self, key: float) -> float:
+        """The absolute margin around `key` (rel_tolerance folded in)."""
+        return max(self.tolerance, self.rel_tolerance * abs(key))
+
+
+EXACT = NumericSpec()  # a numeric question with no fields of its own: graded exactly
+
+
+@dataclass(frozen=True)
 class Question(Generic[Key]):
     kind: Kind
     prompt: str
@@ -51,14 +74,16 @@ class Question(Generic[Key]):
     options: tuple[str, ...] = ()
     # The key, typed by the kind (see Key); None for a kind without one (code).
     answer: Key = None  # type: ignore[assignment]
-    answer_from: str | None = None
-    tolerance: float = 0.0
-    rel_tolerance: float = 0.0
     hints: tuple[str, ...] = ()
     mistakes: tuple[Mistake[Key], ...] = ()
     tries: int | None = None  # None: the quiz's setting
-    also_accepted: tuple[float, ...] = ()  # numeric: other readings graded right
+    numeric: NumericSpec | None = None  # numeric questions only
     code: CodeSpec | None = None  # code questions only
+
+    @property
+    def numeric_spec(self) -> NumericSpec:
+        """A numeric question's fields; one built without them is graded exactly."""
+        return self.numeric or EXACT
 
 
 @dataclass(frozen=True)

@@ -109,8 +109,6 @@ def code_question(table: dict[str, Any], check: TableCheck, quiz_dir: Path | Non
         prompt=nonempty(check, table, "prompt"),
         explanation=nonempty(check, table, "explanation"),
         line=check.lines.line_of(check.path) or 1,
-        tolerance=spec.tolerance,
-        rel_tolerance=spec.rel_tolerance,
         hints=tuple(hint.strip() for hint in table.get("hints", [])),
         tries=tries_of(check, table),
         code=spec,

@@ -251,4 +251,5 @@ def first_words(text: str, width: int = 60) -> str:
 
 def reading(value: float, question: Question) -> str:
     """A number as the student should recognise it: the key's precision, no float noise."""
-    return format_number(value, question) if question.tolerance > 0 else f"{value:.6g}"
+    spec = question.numeric_spec
+    return format_number(value, spec) if spec.tolerance > 0 else f"{value:.6g}"

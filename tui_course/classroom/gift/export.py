@@ -28,10 +28,8 @@ from tui_course.classroom.gift.syntax import (
 from tui_course.classroom.lms_answers import (
     CARRIED_FIELDS,
     ExportError,
-    MoodleAnswer,
     MoodleQuestion,
     explanation_notes,
-    number_text,
     percent_text,
     plain_html,
     prompt_notes,
@@ -40,7 +38,9 @@ from tui_course.classroom.lms_answers import (
     with_notes,
 )
 from tui_course.content import kinds
-from tui_course.content.models import Kind, Question, Quiz
+from tui_course.content.kinds.lms import LmsForm, LmsRow
+from tui_course.content.kinds.numeric_margins import number_text
+from tui_course.content.models import Question, Quiz
 
 _MOODLE_PLACEHOLDER = re.compile(r"&&(?:058;|035;|061;|123;|125;|126;|092;|010)")
 
@@ -115,9 +115,8 @@ def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
         meta["mistakes"] = [
             {"answer": sorted(m.answer), "feedback": m.feedback} for m in moodle.unplaced
         ]
-    numeric = kinds.of(question).reads_numbers
-    if numeric and question.tolerance == question.rel_tolerance == 0:
-        meta[EXACT_ENTRY] = True  # the tolerance written is lms_answers.exact_tolerance
+    if kinds.of(question).reads_numbers and question.numeric_spec.exact:
+        meta[EXACT_ENTRY] = True  # the tolerance written is numeric_margins.exact_tolerance
     meta[MARKDOWN_ENTRY] = {
         "prompt": moodle.prompt,
         "explanation": moodle.explanation,
@@ -127,40 +126,39 @@ def _carried(question: Question, moodle: MoodleQuestion) -> dict[str, Any]:
 
 
 def _question_block(quiz: Quiz, number: int, question: Question, moodle: MoodleQuestion) -> str:
-    left_out = kinds.of(question).no_gift
-    if left_out:  # the export command leaves these out first, with a note
-        raise ExportError(left_out)
+    kind = kinds.of(question)
+    if kind.no_gift:  # the export command leaves these out first, with a note
+        raise ExportError(kind.no_gift)
     lines = [f"{QUESTION_META} {_json(_carried(question, moodle))}"]
     name = escape(f"{quiz.id} q{number}")
     lines.append(f"::{name}::{_text(moodle.prompt, prompt_notes(moodle))}{{")
-    if kinds.of(question).reads_numbers:
+    if kind.lms_form is LmsForm.NUMBER:
         lines[-1] += "#"
-    answers = [f"\t{_answer(moodle.kind, answer)}" for answer in moodle.answers]
+    answers = [f"\t{_answer(kind.lms_form, kind.picks_several, row)}" for row in moodle.answers]
     # GIFT has no hints: Moodle's interactive mode gives such a question one try.
     general = _text(moodle.explanation, explanation_notes(moodle, 1))
     lines += [*answers, f"\t####{general}", "}"]
     return "\n".join(lines)
 
 
-def _answer(kind: Kind, answer: MoodleAnswer) -> str:
-    feedback = f"#{_text(answer.feedback)}" if answer.feedback else ""
-    match kind:
-        case Kind.NUMERIC:
-            value = f"{answer.text}:{number_text(answer.tolerance)}"
-            return f"=%{percent_text(answer.percent)}%{value}{feedback}"
-        case Kind.TEXT:
-            written = f"=%{percent_text(answer.percent)}%{_plain_answer(answer.text)}{feedback}"
+def _answer(form: LmsForm, several: bool, row: LmsRow) -> str:
+    """One answer line; `several`: options weighted as a multiple-answer question."""
+    feedback = f"#{_text(row.feedback)}" if row.feedback else ""
+    match form:
+        case LmsForm.NUMBER:
+            value = f"{row.text}:{number_text(row.tolerance)}"
+            return f"=%{percent_text(row.value)}%{value}{feedback}"
+        case LmsForm.TYPED:
+            written = f"=%{percent_text(row.value)}%{_plain_answer(row.text)}{feedback}"
             if "->" in written:
                 raise ExportError(
                     "'->' in a text answer or its feedback reads as matching in Moodle"
                 )
             return written
-        case Kind.CHOICE:
-            mark = "=" if answer.percent == 100 else "~"
-            return f"{mark}{_option(answer.text)}{feedback}"
-        case Kind.MULTI:
-            return f"~%{percent_text(answer.percent)}%{_option(answer.text)}{feedback}"
-        case Kind.CODE | Kind.ORDER:  # their kinds' no_gift: refused in _question_block
-            raise ExportError(f"GIFT has no syntax for a {kind} question")
+        case LmsForm.SHOWN if several:
+            return f"~%{percent_text(row.value)}%{_option(row.text)}{feedback}"
+        case LmsForm.SHOWN:
+            mark = "=" if row.value == 100 else "~"
+            return f"{mark}{_option(row.text)}{feedback}"
         case _:
-            assert_never(kind)
+            assert_never(form)

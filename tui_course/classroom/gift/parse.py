@@ -29,14 +29,10 @@ from tui_course.classroom.gift.syntax import (
     QUIZ_META,
     UnescapedText,
 )
-from tui_course.classroom.lms_answers import (
-    CARRIED_FIELDS,
-    exact_tolerance,
-    safe_html,
-    without_last_note,
-)
+from tui_course.classroom.lms_answers import CARRIED_FIELDS, safe_html, without_last_note
 from tui_course.content.errors import ContentError
 from tui_course.content.grading import normalise_text
+from tui_course.content.kinds.numeric_margins import exact_tolerance
 from tui_course.content.quizzes import MAX_OPTIONS, QUESTION_FIELDS, QUIZ_FIELDS
 from tui_course.content.text import strip_control
 from tui_course.content.tomlfile import Field
@@ -382,7 +378,7 @@ def _true_false(reader: _Reader, answers: UnescapedText, fmt: str) -> dict[str, 
 def _short_answer(reader: _Reader, answers: UnescapedText, fmt: str) -> dict[str, Any]:
     keys: list[str] = []
     mistakes: list[dict[str, Any]] = []
-    # attn-tui writes each key's forms as more answers (lms_answers.text_variants): a form
+    # attn-tui writes each key's forms as more answers (content/kinds/text_forms.py): a form
     # that reads as an answer already taken adds nothing.
     read_as: set[str] = set()
     for index, piece in enumerate(answers.split_before("=")):
@@ -437,7 +433,7 @@ def _numeric(reader: _Reader, answers: UnescapedText, fmt: str) -> dict[str, Any
         value, tolerance = _numeric_value(reader, value_src)
         if percent >= 100 and key is None:
             key = (value, tolerance)
-        elif percent >= 100:  # more right numbers: Question.also_accepted
+        elif percent >= 100:  # more right numbers: NumericSpec.also_accepted
             also.append(value)
             if key is not None and tolerance != key[1]:
                 reader.note(piece.line(), f"{value:g} is graded with the first number's tolerance")

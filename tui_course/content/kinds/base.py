@@ -6,19 +6,18 @@ does differently; the rest of the tree calls these methods and never tests the k
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
 
+from tui_course.content.kinds.lms import ExportError, LmsAnswers, LmsForm, MoodleField, MoodleGaps
 from tui_course.content.models import Key as K
-from tui_course.content.models import Kind, Mistake, Question
+from tui_course.content.models import Kind, Mistake, NumericSpec, Question
 from tui_course.content.question_fields import (
     MISTAKE_FIELDS,
     QUESTION_FIELDS,
     check_options,
     nonempty,
-    tolerance_problem,
     tries_of,
 )
 
@@ -57,16 +56,6 @@ class Draft(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class LmsRow:
-    """One answer row as Moodle stores it: its text, the value Moodle keeps in `fraction`
-    (a grade in percent; an ordering question's position), and feedback."""
-
-    text: str
-    value: float
-    feedback: str = ""
-
-
 class QuestionKind(Generic[K]):
     """A kind, generic in its key's type (models.Key): its methods see `question.answer`
     and each mistake's `answer` as that type, so mypy checks each kind's use of them."""
@@ -88,9 +77,11 @@ class QuestionKind(Generic[K]):
     reads_numbers: ClassVar[bool] = False
     # Answered by a check of the student's code (its own editor; a failed check is no try).
     checked: ClassVar[bool] = False
-    # Moodle XML's question type, or None with the reason it has none.
+    # Moodle XML's question type, or None with the reason it has none; how its answer rows
+    # are written (kinds with a moodle_type set it).
     moodle_type: ClassVar[str | None] = None
     no_moodle: ClassVar[str] = ""
+    lms_form: ClassVar[LmsForm]
     # GIFT: None when GIFT has a syntax for it, else the one line that says why it is left out.
     no_gift: ClassVar[str | None] = None
 
@@ -113,21 +104,9 @@ class QuestionKind(Generic[K]):
             for key in ("answer_from", "tolerance", "rel_tolerance"):
                 if key in table:
                     raise check.error(f"'{key}' is only for numeric questions", key)
-        answer = self._answer(check, table, options, "answer", several=True)
-        also_accepted: tuple[float, ...] = ()
-        if self.reads_numbers and isinstance(answer, tuple):
-            answer, also_accepted = answer[0], answer[1:]
-        tolerance = float(table.get("tolerance", 0.0))
-        rel_tolerance = float(table.get("rel_tolerance", 0.0))
-        for key, value in (("tolerance", tolerance), ("rel_tolerance", rel_tolerance)):
-            if not math.isfinite(value) or value < 0:
-                raise check.error(f"'{key}' must be a finite number, not negative", key)
-        if (
-            self.reads_numbers
-            and answer is not None
-            and (problem := tolerance_problem(answer, tolerance, rel_tolerance))
-        ):
-            raise check.error(problem, "tolerance" if "tolerance" in table else "rel_tolerance")
+        answer, numeric = self.numeric_fields(
+            check, table, self._answer(check, table, options, "answer", several=True)
+        )
         mistakes = []
         for index, entry in enumerate(table.get("mistake", [])):
             mistake_check = check.entry("mistake", index)
@@ -139,14 +118,18 @@ class QuestionKind(Generic[K]):
             line=check.lines.line_of(check.path) or 1,
             options=options,
             answer=answer,
-            answer_from=table.get("answer_from"),
-            tolerance=tolerance,
-            rel_tolerance=rel_tolerance,
             hints=tuple(hint.strip() for hint in table.get("hints", [])),
             mistakes=tuple(mistakes),
             tries=tries_of(check, table),
-            also_accepted=also_accepted,
+            numeric=numeric,
         )
+
+    def numeric_fields(
+        self, check: TableCheck, table: dict[str, Any], answer: Any
+    ) -> tuple[Any, NumericSpec | None]:
+        """The key, and the fields of a kind that reads numbers (numeric.py); the others
+        have none (their tables were refused any numeric key above)."""
+        return answer, None
 
     def _answer(
         self,
@@ -258,11 +241,17 @@ class QuestionKind(Generic[K]):
 
     # LMS export
 
-    def lms_rows(self, question: Question[K]) -> tuple[LmsRow, ...] | None:
-        """The Moodle answer rows of a kind that lays them out itself (classroom.lms_answers
-        lays out choice, multi, numeric and text: their text forms and margins live there)."""
-        return None
+    def lms_answers(self, question: Question[K]) -> LmsAnswers:
+        """The Moodle answer rows of a question whose keys are computed (answers.resolve),
+        with the mistakes no row can hold; raises lms.ExportError when Moodle cannot hold
+        the question."""
+        raise ExportError(self.no_moodle or f"a {self.kind} question has no Moodle answer rows")
 
-    def moodle_fields(self) -> dict[str, str]:
+    def moodle_fields(self) -> tuple[MoodleField, ...]:
         """Moodle XML elements of this question type beyond the shared ones, in order."""
-        return {}
+        return ()
+
+    def moodle_gaps(self, question: Question[K]) -> MoodleGaps:
+        """Where Moodle would grade this question unlike the app (keys computed where they
+        could be; a key still None is not looked at)."""
+        return MoodleGaps()

@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from tui_course.content.grading import AnswerFormatError
-from tui_course.content.kinds.options import OptionsKind, option_number, options_picked
+from tui_course.content.kinds.lms import LmsAnswers
+from tui_course.content.kinds.options import (
+    OptionsKind,
+    option_number,
+    option_rows,
+    options_picked,
+)
 from tui_course.content.models import Kind, Question
 from tui_course.content.tomlfile import TableCheck
 
@@ -47,6 +53,13 @@ class ChoiceKind(OptionsKind[int]):
     def max_tries(self, question: Question[int], tries: int) -> int:
         # Trying every option (2 options: a second try) would make the last try a sure thing.
         return min(tries, len(question.options) - 1)
+
+    def lms_answers(self, question: Question[int]) -> LmsAnswers:
+        """The key at 100 %, the other options at 0 %, each mistake's feedback on its option."""
+        feedback = {mistake.answer: mistake.feedback for mistake in question.mistakes}
+        return LmsAnswers(
+            option_rows(question, frozenset({question.answer}), (100.0, 0.0), feedback)
+        )
 
 
 KIND = ChoiceKind()

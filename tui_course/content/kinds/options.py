@@ -14,6 +14,7 @@ from tui_course.content.grading import (
     parse_options,
 )
 from tui_course.content.kinds.base import QuestionKind
+from tui_course.content.kinds.lms import LmsForm, LmsRow, MoodleField
 from tui_course.content.models import Key as K
 from tui_course.content.models import Question
 from tui_course.content.tomlfile import TableCheck
@@ -29,6 +30,7 @@ class OptionsKind(QuestionKind[K]):
     picks_options = True
     empty_answer = "Pick an option first (keys 1-9)."
     moodle_type = "multichoice"
+    lms_form = LmsForm.SHOWN
 
     def picked(self, question: Question[K], raw: str) -> K:
         """The graded form of the picks: an option number (choice) or a set (multi)."""
@@ -97,6 +99,35 @@ class OptionsKind(QuestionKind[K]):
         named = "; ".join(f"option {n}, {question.options[n - 1]}" for n in right)
         said = f"The {'answers' if len(right) > 1 else 'answer'}: {named}"
         return (said if said.endswith((".", "?", "!", ":")) else said + ".",)
+
+    # LMS export
+
+    def moodle_fields(self) -> tuple[MoodleField, ...]:
+        return (
+            MoodleField("single", "false" if self.picks_several else "true"),
+            # The app shows options in an order of its own for each student (content/shuffle.py).
+            MoodleField("shuffleanswers", "true"),
+            MoodleField("answernumbering", "123"),
+            *(
+                MoodleField(tag, "", html=True)
+                for tag in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback")
+            ),
+        )
+
+
+def option_rows(
+    question: Question,
+    key_set: frozenset[int],
+    weights: tuple[float, float],
+    feedback: dict[int, str],
+) -> tuple[LmsRow, ...]:
+    """One Moodle row per option, in the file's order: weighted (right, wrong), with its
+    feedback."""
+    right, wrong = weights
+    return tuple(
+        LmsRow(option, right if number in key_set else wrong, feedback.get(number, ""))
+        for number, option in enumerate(question.options, start=1)
+    )
 
 
 def option_number(check: TableCheck, value: Any, options: tuple[str, ...], key: str) -> int:

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from tui_course.content.grading import AnswerFormatError, NumberReader, Verdict
-from tui_course.content.kinds.base import LmsRow, QuestionKind, Row
+from tui_course.content.kinds.base import QuestionKind, Row
+from tui_course.content.kinds.lms import LmsAnswers, LmsForm, LmsRow, MoodleField
 from tui_course.content.models import Kind, Mistake, Question
 from tui_course.content.tomlfile import Field, TableCheck
 
@@ -137,6 +138,7 @@ class OrderKind(QuestionKind[tuple[int, ...]]):
     plain_prompt = "Type the line numbers in the right order, e.g. 3 1 2"
     empty_answer = "Put the lines in order first (1-9 picks a line, 1-9 again puts it)."
     moodle_type = "ordering"  # qtype_ordering, core Moodle since 4.4
+    lms_form = LmsForm.SHOWN
     no_gift = "GIFT has no ordering question (export them with --format moodle-xml)"
 
     # reading the file
@@ -255,25 +257,29 @@ class OrderKind(QuestionKind[tuple[int, ...]]):
 
     # LMS export
 
-    def lms_rows(self, question: Question[tuple[int, ...]]) -> tuple[LmsRow, ...]:
+    def lms_answers(self, question: Question[tuple[int, ...]]) -> LmsAnswers:
         """Moodle's ordering question lists the items in the right order, each with its
         position where other types keep a grade; leading spaces as no-break spaces, so
-        HTML keeps the indentation."""
-        return tuple(
+        HTML keeps the indentation. Its rows hold no mistake: they are carried, not graded."""
+        rows = tuple(
             LmsRow(_kept_indent(question.options[number - 1]), float(position))
             for position, number in enumerate(question.answer, start=1)
         )
+        return LmsAnswers(rows, question.mistakes)
 
-    def moodle_fields(self) -> dict[str, str]:
+    def moodle_fields(self) -> tuple[MoodleField, ...]:
         # All lines, one column, graded all or nothing by position as the app grades it.
-        return {
-            "layouttype": "VERTICAL",
-            "selecttype": "ALL",
-            "selectcount": "0",
-            "gradingtype": "ALL_OR_NOTHING",
-            "showgrading": "SHOW",
-            "numberingstyle": "none",
-        }
+        return tuple(
+            MoodleField(tag, value)
+            for tag, value in (
+                ("layouttype", "VERTICAL"),
+                ("selecttype", "ALL"),
+                ("selectcount", "0"),
+                ("gradingtype", "ALL_OR_NOTHING"),
+                ("showgrading", "SHOW"),
+                ("numberingstyle", "none"),
+            )
+        )
 
 
 def _kept_indent(line: str) -> str:

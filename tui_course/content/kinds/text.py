@@ -13,6 +13,7 @@ from tui_course.content.grading import (
     other_form,
 )
 from tui_course.content.kinds.base import QuestionKind
+from tui_course.content.kinds.lms import LmsAnswers, LmsForm, LmsRow, MoodleField, MoodleGaps
 from tui_course.content.models import Kind, Question
 from tui_course.content.tomlfile import TableCheck
 
@@ -23,6 +24,7 @@ class TextKind(QuestionKind[tuple[str, ...]]):
     plain_prompt = "Type the answer"
     typed = True
     moodle_type = "shortanswer"
+    lms_form = LmsForm.TYPED
 
     def read_key(
         self,
@@ -66,6 +68,27 @@ class TextKind(QuestionKind[tuple[str, ...]]):
         self, raw: str, question: Question[tuple[str, ...]], order: tuple[int, ...]
     ) -> str:
         return normalise_text(raw)
+
+    # LMS export: Moodle compares as typed, so each key and mistake goes out in every form
+    # the app reads as it (text_forms)
+
+    def lms_answers(self, question: Question[tuple[str, ...]]) -> LmsAnswers:
+        from tui_course.content.kinds.text_forms import all_variants, text_keys
+
+        rows = [LmsRow(variant, 100.0) for variant in text_keys(question)]
+        for mistake in question.mistakes:
+            rows.extend(
+                LmsRow(variant, 0.0, mistake.feedback) for variant in all_variants(mistake.answer)
+            )
+        return LmsAnswers(tuple(rows))
+
+    def moodle_fields(self) -> tuple[MoodleField, ...]:
+        return (MoodleField("usecase", "0"),)  # case ignored, as the app ignores it
+
+    def moodle_gaps(self, question: Question[tuple[str, ...]]) -> MoodleGaps:
+        from tui_course.content.kinds.text_forms import forms_left_out
+
+        return MoodleGaps(marked_wrong=forms_left_out(question.answer))
 
 
 KIND = TextKind()
