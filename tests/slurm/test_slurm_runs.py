@@ -22,6 +22,7 @@ import pytest
 from tests.slurm.cluster import NODE, PARTITION, Cluster
 from tests.slurm.conftest import (
     STUDENTS,
+    WAIT,
     Command,
     make_home,
     user_env,
@@ -278,7 +279,7 @@ def test_a_job_past_its_time_limit_is_one_line_naming_it(slurm: Cluster, tmp_pat
         None,
         {**os.environ, "ATTN_TUI_CONFIG": str(site)},
     )
-    assert run.finish(timeout=240) == 1
+    assert run.finish(timeout=2 * WAIT) == 1
     (line,) = [line for line in run.errors if "time limit" in line]
     assert line.startswith("attn-tui: train: Slurm job ")
     assert line.endswith(
