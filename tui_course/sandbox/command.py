@@ -16,6 +16,7 @@ import dataclasses
 import importlib.util
 import json
 import os
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -292,11 +293,14 @@ def harness_args(
     drop_to: Account | None = None,
     lifeline_fd: int | None = None,
     readable: Sequence[Path] | None = None,
+    preload: bool = False,
 ) -> list[str]:
     """The harness's arguments. `drop_to`: the account the harness becomes once NumPy is
     imported (for a root caller). `lifeline_fd`: a pipe whose end of file (the parent
     gone, or done with the check) makes the harness's waiter kill it. `readable` (limits
-    only): the folders student code may read besides the interpreter's own library."""
+    only): the folders student code may read besides the interpreter's own library.
+    `preload`: import the modules exercises use before becoming `drop_to`, whose account
+    could not read them later (see library_open_to_all)."""
     wanted = dataclasses.asdict(limits)
     shown: dict[str, object] = {
         key: wanted[key]
@@ -305,6 +309,8 @@ def harness_args(
     shown["processes"] = _process_allowance(limits.processes, account.uid)
     if drop_to is not None:
         shown["run_as"] = [drop_to.uid, drop_to.gid]
+        if preload:
+            shown["preload"] = True
     if lifeline_fd is not None:
         shown["lifeline"] = lifeline_fd
     if readable is not None:  # no namespaces: Landlock keeps it to these and its folder
@@ -312,6 +318,23 @@ def harness_args(
         shown["readable"] = [str(path) for path in readable]
         shown["work_dir"] = work_dir
     return [str(request_fd), str(result_fd), work_dir, json.dumps(shown)]
+
+
+def library_open_to_all() -> bool:
+    """Whether any account can read the interpreter's own library from its prefix down
+    (folders o+rx, as an installed Python's are). Under bwrap the folders above the prefix
+    are made 0755 (bwrap_command), so `nobody`, whom root's checks run as, then imports
+    what student code asks for when it asks; otherwise (an interpreter in a private
+    folder) the harness imports the common modules before it becomes nobody."""
+    prefix = Path(sys.base_prefix).resolve()
+    library = Path(os.__file__).resolve().parent  # the standard library, never a venv's
+    folders = {prefix, Path(python_binary()).parent, library, library / "lib-dynload"}
+    folders.update(parent for parent in library.parents if _inside(parent, [prefix]))
+    needed = stat.S_IROTH | stat.S_IXOTH
+    try:
+        return all(os.stat(folder).st_mode & needed == needed for folder in folders)
+    except OSError:
+        return False
 
 
 def _process_allowance(extra: int, uid: int) -> int:

@@ -24,7 +24,6 @@ import subprocess
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -36,6 +35,7 @@ from tui_course.sandbox.command import (
     ChildCommand,
     bwrap_command,
     harness_args,
+    library_open_to_all,
     limits_only_command,
     numpy_dirs,
     sandbox_account,
@@ -127,7 +127,7 @@ class Worker:
         self._lock = threading.Lock()
         self._used = False
         self._private: Path | None = None
-        self._mark = uuid.uuid4().hex
+        self._mark = os.urandom(16).hex()
         self.process: subprocess.Popen[bytes] | None = None
         self._request: int | None = None
         self._result: int | None = None
@@ -180,7 +180,10 @@ class Worker:
         assert self.report.bwrap is not None
         as_root = self.account.dropped  # the harness becomes nobody after importing NumPy
         drop_to = self.account if as_root else None
-        args = harness_args(request_fd, result_fd, WORK_DIR, self.limits, self.account, drop_to)
+        preload = as_root and not library_open_to_all()
+        args = harness_args(
+            request_fd, result_fd, WORK_DIR, self.limits, self.account, drop_to, preload=preload
+        )
         return bwrap_command(self.report.bwrap, args, self.limits, hidden, info_fd, as_root)
 
     def _limits_command(self, request_fd: int, result_fd: int, lifeline_fd: int) -> ChildCommand:
@@ -209,6 +212,7 @@ class Worker:
             drop_to,
             lifeline_fd,
             readable=[site, *numpy_dirs()],
+            preload=drop_to is not None,  # no namespaces: root's home stays closed to nobody
         )
         return limits_only_command(args, work, site)
 
