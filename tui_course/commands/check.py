@@ -11,7 +11,6 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tui_course.codecheck.student_file import CodeFileError, read_code_file
 from tui_course.commands.common import (
     PROG,
     add_common,
@@ -76,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
         # process loads the course and NumPy itself (codecheck.service imports neither).
         from tui_course.codecheck.service import CodeChecker
 
-        checker = CodeChecker(warm=args.watch, data_dir=data_dir(args), hide=[content_dir(args)])
+        checker = CodeChecker(
+            warm=args.watch, data_dir=data_dir(args), hide=[content_dir(args)], start_here=True
+        )
     with checker or contextlib.nullcontext():
         return _run(args, checker)
 
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, checker: CodeChecker | None) -> int:
     from pathlib import Path
 
+    from tui_course.codecheck.student_file import CodeFileError, read_code_file
     from tui_course.content.course_cache import CACHE_NAME, cached_course
     from tui_course.text.safe import one_line, path_text
 
@@ -154,17 +156,37 @@ def _check_once(
     args: argparse.Namespace, checker: Any, quiz: Quiz, number: int, question: Question, code: str
 ) -> int:
     import shutil
+    import threading
 
     from tui_course.codecheck.service import counts_as_attempt
     from tui_course.render.code import verdict_text
 
     if checker.warning:
         print(f"{PROG}: {checker.warning}", file=sys.stderr)
+    # while this thread waits for the sandbox's child, what recording the verdict needs is
+    # loaded beside it, so the prompt comes back sooner after the verdict
+    threading.Thread(
+        target=_load_recording, args=(question,), name="attn-tui-record-imports", daemon=True
+    ).start()
     verdict = checker.check(question, code)
     print(verdict_text(verdict, shutil.get_terminal_size((80, 24)).columns))
     if counts_as_attempt(verdict):  # the app's rule: an unfinished starter costs no try
         _record(args, quiz, number, question, code, verdict)
     return 0 if verdict.passed else 1
+
+
+def _load_recording(question: Question) -> None:
+    """Import what _record uses (the question's kind among it). Nothing is opened or
+    written here; a failure is left for _record to meet and report."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        from tui_course.content import kinds
+        from tui_course.content.session import QuizSession  # noqa: F401
+        from tui_course.progress.recorder import QuizRecorder  # noqa: F401
+        from tui_course.progress.store import ProgressStore  # noqa: F401
+
+        kinds.of(question)
 
 
 def _record(
@@ -203,6 +225,8 @@ def _fingerprint(path: Path) -> tuple[int, int, str] | None:
     """mtime, size and content hash: a network or WSL drive may keep a coarse mtime."""
     import hashlib
 
+    from tui_course.codecheck.student_file import CodeFileError, read_code_file
+
     try:
         info = path.stat()
         digest = hashlib.sha256(read_code_file(path).encode("utf-8", "surrogatepass")).hexdigest()
@@ -215,6 +239,8 @@ def _changed(
     path: Path, seen: tuple[int, int, str] | None, last: tuple[int, int, str] | None
 ) -> str | None:
     """The file's code when it changed since the last check and can still be read."""
+    from tui_course.codecheck.student_file import CodeFileError, read_code_file
+
     if seen is None or seen == last:
         return None
     try:

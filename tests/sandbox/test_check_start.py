@@ -1,0 +1,150 @@
+"""How `attn-tui check` starts its sandbox (issue 30): the first worker from the command's
+own thread before anything else loads, and root's harness importing ahead only what
+`nobody` could not import later. Neither weakens a wall: the same command line, the same
+limits, the same account."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.conftest import bwrap_report
+from tui_course.codecheck import service as code_check_service
+from tui_course.codecheck.service import CodeChecker
+from tui_course.content.code_check import Outcome
+from tui_course.content.models import Question
+from tui_course.sandbox import command
+from tui_course.sandbox.command import Account, harness_args, library_open_to_all
+from tui_course.sandbox.level import Level, LevelReport
+from tui_course.sandbox.limits import TEST_LIMITS
+from tui_course.sandbox.runner import Worker
+
+SOLUTION = (
+    "import numpy as np\n"
+    "def attention_weights(Q, K):\n"
+    "    s = Q @ K.T / np.sqrt(Q.shape[-1])\n"
+    "    e = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+    "    return e / e.sum(axis=-1, keepdims=True)\n"
+)
+WORKING = bwrap_report()
+
+
+class _Started(list[tuple[str, int]]):
+    """Each worker made: the name of the thread that made it, and its child's pid."""
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> _Started:
+    made = _Started()
+
+    class CountedWorker(Worker):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            pid = self.process.pid if self.process is not None else -1
+            made.append((threading.current_thread().name, pid))
+
+    monkeypatch.setattr(code_check_service, "Worker", CountedWorker)
+    return made
+
+
+@pytest.mark.parametrize("report", [WORKING], ids=["bwrap"])
+@pytest.mark.skipif(WORKING is None, reason="no working bwrap here")
+def test_a_commands_first_worker_is_started_by_its_own_thread_before_the_checker_returns(
+    report: LevelReport, started: _Started, attention_question: Question, tmp_path: Path
+) -> None:
+    """`start_here`: the child is running when the constructor returns, started by the
+    caller's thread (no starter thread sharing the interpreter with the caller's imports),
+    and the check then uses that very child: one sandbox for one check."""
+    me = threading.current_thread().name
+    with CodeChecker(
+        TEST_LIMITS, report, Level.LIMITS, warm=False, data_dir=tmp_path, start_here=True
+    ) as checker:
+        assert [name for name, _ in started] == [me]
+        pid = started[0][1]
+        assert pid > 0 and os.path.exists(f"/proc/{pid}")  # running before any check
+        assert not [t for t in threading.enumerate() if t.name == "attn-tui-sandbox-starter"]
+        checker.expected(attention_question)  # the reference's own worker, ended already
+        assert len(started) == 2
+        verdict = checker.check(attention_question, SOLUTION)
+    assert verdict.outcome is Outcome.PASSED, verdict
+    assert len(started) == 2  # the student's code ran in the first child: none started
+
+
+@pytest.mark.parametrize("report", [WORKING], ids=["bwrap"])
+@pytest.mark.skipif(WORKING is None, reason="no working bwrap here")
+def test_without_start_here_the_starter_thread_makes_every_worker(
+    report: LevelReport, started: _Started, attention_question: Question
+) -> None:
+    """The app's checker (made on the UI's thread) keeps starting workers on the thread
+    that lives as long as the checker."""
+    me = threading.current_thread().name
+    with CodeChecker(TEST_LIMITS, report, Level.LIMITS, warm=True) as checker:
+        checker.expected(attention_question)  # the reference's worker: made by the caller
+        verdict = checker.check(attention_question, SOLUTION)
+        assert verdict.outcome is Outcome.PASSED, verdict
+    # one reference worker by the caller; the student's, and the spare asked for after
+    # the check when it was made before the close, by the starter
+    students = [name for name, _ in started if name != me]
+    assert len(started) - len(students) == 1
+    assert students and set(students) == {"attn-tui-sandbox-starter"}
+
+
+def test_the_preload_is_asked_only_for_an_account_the_harness_becomes() -> None:
+    nobody = Account(65534, 65534, "nobody")
+    plain = json.loads(harness_args(3, 4, "/tmp/work", TEST_LIMITS, nobody, preload=True)[3])
+    assert "preload" not in plain and "run_as" not in plain
+    dropped = json.loads(
+        harness_args(3, 4, "/tmp/work", TEST_LIMITS, nobody, nobody, preload=True)[3]
+    )
+    assert dropped["run_as"] == [65534, 65534] and dropped["preload"] is True
+    without = json.loads(harness_args(3, 4, "/tmp/work", TEST_LIMITS, nobody, nobody)[3])
+    assert "preload" not in without
+
+
+def test_a_library_folder_others_cannot_read_asks_for_the_preload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under bwrap root's harness skips the preload only where every folder of the
+    interpreter others must pass through is o+rx; one closed folder and it imports ahead
+    (else nobody would fail to import `statistics` mid-check)."""
+    if not library_open_to_all():
+        pytest.skip("this interpreter's own library is not open to all")
+    binary_dir = tmp_path / "bin"
+    binary_dir.mkdir(mode=0o755)
+    binary_dir.chmod(0o755)
+    monkeypatch.setattr(command, "python_binary", lambda: str(binary_dir / "python3"))
+    assert library_open_to_all()
+    binary_dir.chmod(0o750)
+    assert not library_open_to_all()
+    binary_dir.chmod(0o711)
+    assert not library_open_to_all()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root's checks become another account")
+@pytest.mark.skipif(WORKING is None, reason="no working bwrap here")
+def test_roots_harness_under_bwrap_preloads_only_when_the_library_is_closed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the harness is told, read from the command line each worker really starts."""
+    assert WORKING is not None
+
+    def settings_of_a_worker() -> dict[str, object]:
+        worker = Worker(TEST_LIMITS, WORKING)
+        try:
+            assert worker.process is not None
+            argv = worker.process.args
+            assert isinstance(argv, list)
+            script = len(argv) - 1 - argv[::-1].index("/sandbox/harness.py")
+            found: dict[str, object] = json.loads(argv[script + 4])
+            return found
+        finally:
+            worker.close()
+
+    monkeypatch.setattr("tui_course.sandbox.runner.library_open_to_all", lambda: True)
+    assert "preload" not in settings_of_a_worker()
+    monkeypatch.setattr("tui_course.sandbox.runner.library_open_to_all", lambda: False)
+    assert settings_of_a_worker()["preload"] is True
