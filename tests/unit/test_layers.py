@@ -121,6 +121,15 @@ def test_the_check_command_starts_its_sandbox_before_the_course_is_loaded() -> N
         assert not {m for m in modules if m.startswith("tui_course.classroom")}
 
 
+def test_where_a_check_records_is_known_without_opening_the_store() -> None:
+    """`attn-tui check` asks progress.practice and progress.drafts where things go before
+    its verdict; SQLite and the store load beside the wait for the child, not before."""
+    modules = loaded_after("import tui_course.progress.practice, tui_course.progress.drafts")
+    assert "sqlite3" not in modules and "tui_course.progress.store" not in modules
+    names = loaded_after("from tui_course.progress import ProgressStore, StoreError")
+    assert "tui_course.progress.store" in names  # the package's names still resolve
+
+
 def test_content_layer_does_not_import_numpy() -> None:
     modules = loaded_after("import tui_course.content.course, tui_course.content.session")
     assert "numpy" not in modules
