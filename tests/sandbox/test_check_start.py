@@ -148,3 +148,33 @@ def test_roots_harness_under_bwrap_preloads_only_when_the_library_is_closed(
     assert "preload" not in settings_of_a_worker()
     monkeypatch.setattr("tui_course.sandbox.runner.library_open_to_all", lambda: False)
     assert settings_of_a_worker()["preload"] is True
+
+
+@pytest.mark.parametrize("report", [WORKING], ids=["bwrap"])
+@pytest.mark.skipif(WORKING is None, reason="no working bwrap here")
+def test_on_wait_is_called_once_after_the_reference_and_before_the_verdict(
+    report: LevelReport, attention_question: Question, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command loads what recording needs when the checking thread starts waiting
+    for the child: after the trusted results exist (not competing with that work), once,
+    on the checking thread, before the verdict."""
+    events: list[str] = []
+    real_expected = CodeChecker.expected
+
+    def expected(self: CodeChecker, *args: object, **kwargs: object) -> object:
+        found = real_expected(self, *args, **kwargs)  # type: ignore[arg-type]
+        events.append("expected")
+        return found
+
+    monkeypatch.setattr(CodeChecker, "expected", expected)
+    me = threading.current_thread()
+
+    def on_wait() -> None:
+        assert threading.current_thread() is me
+        events.append("wait")
+
+    with CodeChecker(TEST_LIMITS, report, Level.LIMITS, warm=False, start_here=True) as checker:
+        verdict = checker.check(attention_question, SOLUTION, on_wait=on_wait)
+        events.append("verdict")
+    assert verdict.outcome is Outcome.PASSED, verdict
+    assert events == ["expected", "wait", "verdict"]

@@ -28,7 +28,7 @@ import hashlib
 import importlib
 import queue
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -454,8 +454,15 @@ class CodeChecker:
 
         threading.Thread(target=work, name="attn-tui-reference", daemon=True).start()
 
-    def check(self, question: Question, code: str, seed_offset: int = 0) -> CodeVerdict:
-        """Run the student's code on every case and judge it. Never raises for bad code."""
+    def check(
+        self,
+        question: Question,
+        code: str,
+        seed_offset: int = 0,
+        on_wait: Callable[[], None] | None = None,
+    ) -> CodeVerdict:
+        """Run the student's code on every case and judge it. Never raises for bad code.
+        `on_wait`: called once this thread starts waiting for the sandbox (Worker.run)."""
         from tui_course.content.code_check import (
             CodeVerdict,
             Outcome,
@@ -488,7 +495,7 @@ class CodeChecker:
                 message = f"The question itself is broken (tell your teacher): {error}"
                 return CodeVerdict(Outcome.UNAVAILABLE, "content", message, self.level)
             inputs = build_inputs(spec, seed_offset)
-            run = worker.run(code, spec.entry, inputs)
+            run = worker.run(code, spec.entry, inputs, on_wait)
         finally:
             worker.close()
             self._replace_spare()  # after the run: the next child's start does not slow it

@@ -68,7 +68,13 @@ def find(found: list[tuple[Quiz, int, Question]], wanted: str) -> tuple[Quiz, in
 
 def run(args: argparse.Namespace) -> int:
     import contextlib
+    import os
 
+    # NumPy, loaded below, would start BLAS's thread pool, whose threads spin waiting for
+    # work a check never gives them (a few small arrays) on the core the sandbox's child
+    # is starting on; one thread, unless the caller chose otherwise
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
     checker = None
     if args.id is not None and not args.starter:
         # The sandbox's child starts first: it imports NumPy on the other core while this
@@ -163,12 +169,16 @@ def _check_once(
 
     if checker.warning:
         print(f"{PROG}: {checker.warning}", file=sys.stderr)
-    # while this thread waits for the sandbox's child, what recording the verdict needs is
-    # loaded beside it, so the prompt comes back sooner after the verdict
-    threading.Thread(
-        target=_load_recording, args=(question,), name="attn-tui-record-imports", daemon=True
-    ).start()
-    verdict = checker.check(question, code)
+
+    def load_recording() -> None:
+        """While this thread waits for the sandbox's child, what recording the verdict
+        needs is loaded beside it (not before: the work that must come first is not made
+        to share the interpreter with it), so the prompt comes back sooner after it."""
+        threading.Thread(
+            target=_load_recording, args=(question,), name="attn-tui-record-imports", daemon=True
+        ).start()
+
+    verdict = checker.check(question, code, on_wait=load_recording)
     print(verdict_text(verdict, shutil.get_terminal_size((80, 24)).columns))
     if counts_as_attempt(verdict):  # the app's rule: an unfinished starter costs no try
         _record(args, quiz, number, question, code, verdict)

@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -217,9 +217,15 @@ class Worker:
         return limits_only_command(args, work, site)
 
     def run(
-        self, code: str, entry: str | Sequence[str], cases: Sequence[Sequence[Arg]]
+        self,
+        code: str,
+        entry: str | Sequence[str],
+        cases: Sequence[Sequence[Arg]],
+        on_wait: Callable[[], None] | None = None,
     ) -> RunResult:
-        """Send the job, wait at most the wall clock, and always leave nothing running."""
+        """Send the job, wait at most the wall clock, and always leave nothing running.
+        `on_wait` is called once, when the job is ready and this thread starts waiting for
+        the child: the caller's own work that can run beside it (it must not block)."""
         with self._lock:
             if self._used:
                 raise RuntimeError("a Worker runs one job; start another")
@@ -229,11 +235,17 @@ class Worker:
             return RunResult("unavailable", self.level, detail={"message": detail})
         try:
             entries = [entry] if isinstance(entry, str) else list(entry)
-            return self._run(code, entries, cases)
+            return self._run(code, entries, cases, on_wait)
         finally:
             self.close()
 
-    def _run(self, code: str, entries: list[str], cases: Sequence[Sequence[Arg]]) -> RunResult:
+    def _run(
+        self,
+        code: str,
+        entries: list[str],
+        cases: Sequence[Sequence[Arg]],
+        on_wait: Callable[[], None] | None,
+    ) -> RunResult:
         assert self.process is not None and self.process.stdout and self.process.stderr
         assert self._request is not None and self._result is not None
         request = self._request
@@ -257,6 +269,8 @@ class Worker:
         for case in encoded:
             for payload, _ in case:
                 job += _frame(payload)
+        if on_wait is not None:
+            on_wait()
         selector = selectors.DefaultSelector()
         selector.register(self._result, selectors.EVENT_READ, "result")
         selector.register(self.process.stdout, selectors.EVENT_READ, stdout)
