@@ -178,3 +178,49 @@ def test_on_wait_is_called_once_after_the_reference_and_before_the_verdict(
         events.append("verdict")
     assert verdict.outcome is Outcome.PASSED, verdict
     assert events == ["expected", "wait", "verdict"]
+
+
+def test_a_check_leaves_collection_on_with_what_it_loaded_frozen(tmp_path: Path) -> None:
+    """The command turns the cyclic collector off while it runs and freezes what it
+    loaded at the end (the interpreter's last collections at exit skip it): whoever called
+    it, a test here, gets collection back on, and a check that fails does too."""
+    import gc
+
+    from tui_course.cli import main
+
+    solution = tmp_path / "mine.py"
+    solution.write_text(SOLUTION, encoding="utf-8")
+    gc.unfreeze()
+    data = str(tmp_path / "data")
+    assert main(["check", "code/1", str(solution), "--data-dir", data]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    gc.unfreeze()
+    solution.write_text(SOLUTION.replace("/ np.sqrt(Q.shape[-1])", ""), encoding="utf-8")
+    assert main(["check", "code/1", str(solution), "--data-dir", data]) == 1
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    gc.unfreeze()
+
+
+@pytest.mark.parametrize("report", [WORKING], ids=["bwrap"])
+@pytest.mark.skipif(WORKING is None, reason="no working bwrap here")
+def test_student_code_runs_with_collection_on_and_numpy_frozen_out_of_it(
+    report: LevelReport, attention_question: Question
+) -> None:
+    """The harness imports NumPy with the collector off, then freezes it and turns the
+    collector on before student code: a cycle student code makes is still collected."""
+    code = (
+        "import gc\n"
+        "print('enabled', gc.isenabled())\n"
+        "print('frozen', gc.get_freeze_count() > 0)\n"
+        "class Node:\n"
+        "    pass\n"
+        "a, b = Node(), Node()\n"
+        "a.other, b.other = b, a\n"
+        "del a, b\n"
+        "print('collected', gc.collect() >= 2)\n" + SOLUTION
+    )
+    with CodeChecker(TEST_LIMITS, report, Level.LIMITS, warm=False) as checker:
+        verdict = checker.check(attention_question, code)
+    assert verdict.outcome is Outcome.PASSED, verdict
+    said = dict(line.split(" ", 1) for line in verdict.stdout.splitlines())
+    assert said == {"enabled": "True", "frozen": "True", "collected": "True"}
