@@ -224,3 +224,31 @@ def test_student_code_runs_with_collection_on_and_numpy_frozen_out_of_it(
     assert verdict.outcome is Outcome.PASSED, verdict
     said = dict(line.split(" ", 1) for line in verdict.stdout.splitlines())
     assert said == {"enabled": "True", "frozen": "True", "collected": "True"}
+
+
+def test_is_inside_says_what_the_parents_of_a_path_say() -> None:
+    """bwrap_command's test of which folders lie under a bind, by parts: the same answers
+    as comparing with every parent, for the same and nested folders, look-alike prefixes
+    and the root."""
+    paths = [
+        Path(text)
+        for text in (
+            "/",
+            "/usr",
+            "/usr/lib",
+            "/usr/lib/python3/dist-packages",
+            "/usr/libexec",
+            "/root/.pyenv/versions/3.11.7",
+            "/root/.pyenv/versions/3.11.7/lib/python3.11",
+            "/root/.pyenv/versions/3.11",
+            "/home/s1",
+            "/home/s10/.local",
+            "/tmp/work",
+        )
+    ]
+    for path in paths:
+        for root in paths:
+            expected = path == root or root in path.parents
+            assert command.is_inside(path, [root]) is expected, (path, root)
+        assert command.is_inside(path, paths) is True
+        assert command.is_inside(path, []) is False

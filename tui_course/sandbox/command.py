@@ -192,7 +192,7 @@ def _open_parents(destinations: Iterable[Path]) -> list[str]:
     made: list[Path] = []
     for destination in destinations:
         for parent in reversed(destination.parents):
-            if parent == Path("/") or parent in made or _inside(parent, system):
+            if parent == Path("/") or parent in made or is_inside(parent, system):
                 continue
             made.append(parent)
     args: list[str] = []
@@ -201,8 +201,12 @@ def _open_parents(destinations: Iterable[Path]) -> list[str]:
     return args
 
 
-def _inside(path: Path, roots: Sequence[Path]) -> bool:
-    return any(path == root or root in path.parents for root in roots)
+def is_inside(path: Path, roots: Sequence[Path]) -> bool:
+    """`path` is one of `roots` or below one, by their parts (what `root in path.parents`
+    says, without making a Path for each parent: bwrap_command asks this hundreds of
+    times before the check's child can start)."""
+    parts = path.parts
+    return any(parts[: len(root.parts)] == root.parts for root in roots)
 
 
 def bwrap_command(
@@ -247,11 +251,11 @@ def bwrap_command(
     args += _open_parents(destinations)
     bound = [Path(folder) for folder in SYSTEM_DIRS if os.path.isdir(folder)]
     prefix = Path(sys.base_prefix).resolve()
-    if not _inside(prefix, bound):
+    if not is_inside(prefix, bound):
         args += ["--ro-bind", str(prefix), str(prefix)]
         bound.append(prefix)
     binary_dir = Path(python).parent
-    if not _inside(binary_dir, bound):
+    if not is_inside(binary_dir, bound):
         args += ["--ro-bind", str(binary_dir), str(binary_dir)]
         bound.append(binary_dir)
     for folder in numpy_dirs():
@@ -260,7 +264,7 @@ def bwrap_command(
     needed = [prefix, binary_dir, *stdlib, *(Path(folder) for folder in SYSTEM_DIRS)]
     for folder in sensitive_dirs(hidden):
         # hidden under a tmpfs where a bind holds it, unless Python itself lives in it
-        if _inside(folder, bound) and not any(_inside(path, [folder]) for path in needed):
+        if is_inside(folder, bound) and not any(is_inside(path, [folder]) for path in needed):
             args += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     # /dev read-only (its /dev/shm would be a tmpfs of half the machine's memory), then
     # the one writable place, with its size, and the new root itself read-only
@@ -329,7 +333,7 @@ def library_open_to_all() -> bool:
     prefix = Path(sys.base_prefix).resolve()
     library = Path(os.__file__).resolve().parent  # the standard library, never a venv's
     folders = {prefix, Path(python_binary()).parent, library, library / "lib-dynload"}
-    folders.update(parent for parent in library.parents if _inside(parent, [prefix]))
+    folders.update(parent for parent in library.parents if is_inside(parent, [prefix]))
     needed = stat.S_IROTH | stat.S_IXOTH
     try:
         return all(os.stat(folder).st_mode & needed == needed for folder in folders)
