@@ -187,7 +187,9 @@ def main() -> int:
     base_wall, base_cpu = median("baseline", 0), median("baseline", 1)
     wall, cpu = median("check", 0), median("check", 1)
     ratios = [c[0] / b[0] for b, c in zip(samples["baseline"], samples["check"], strict=True)]
-    mode = "busy (two CPU burners)" if args.busy else "quiet"
+    # the load average says how quiet the machine really was: without --busy this run
+    # starts no burners, which is not to say nothing else ran
+    mode = "busy (two CPU burners of its own)" if args.busy else "no burners of its own"
     print(f"{mode}; load average {load:.1f} at the start; {args.rounds} rounds, medians")
     for name, (shown_wall, shown_cpu) in (
         ("baseline (import numpy)", (base_wall, base_cpu)),

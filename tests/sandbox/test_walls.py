@@ -599,3 +599,30 @@ def test_numpy_modules_imported_late_still_load(
     )
     assert outcome is Outcome.PASSED, found
     assert found["lazy"] == "numpy.lib.recfunctions"
+
+
+def test_the_standard_library_and_numpy_load_when_student_code_asks(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    """Root's harness under bwrap imports nothing ahead of student code where the library
+    is open to all (command.library_open_to_all): as nobody, the modules exercises use
+    still load at the moment they are asked for, at both levels."""
+    from tui_course.sandbox.command import numpy_dirs
+
+    as_root_without_bwrap = checker.level is Level.LIMITS and os.geteuid() == 0
+    if as_root_without_bwrap and not _others_can_reach(numpy_dirs()[0]):
+        pytest.skip("nobody cannot reach NumPy here without bwrap's binds")
+    outcome, found = said(
+        checker,
+        attention_question,
+        "import statistics, decimal, fractions, textwrap, numpy.random, numpy.fft\n"
+        "print('mean', statistics.mean([1, 2, 3]))\n"
+        "print('decimal', decimal.Decimal('0.1') + decimal.Decimal('0.2'))\n"
+        "print('random', numpy.random.default_rng(0).integers(0, 10, 3).shape)\n"
+        "print('fft', numpy.fft.fft([1.0, 0.0]).real.tolist())",
+    )
+    assert outcome is Outcome.PASSED, found
+    assert found["mean"] == "2"
+    assert found["decimal"] == "0.3"
+    assert found["random"] == "(3,)"
+    assert found["fft"] == "[1.0, 1.0]"

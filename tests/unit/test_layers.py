@@ -103,6 +103,33 @@ def test_the_check_service_starts_its_sandbox_before_numpy_is_loaded() -> None:
     assert "numpy" not in modules
 
 
+def test_the_check_command_starts_its_sandbox_before_the_course_is_loaded() -> None:
+    """Everything a CodeChecker needs to start its child, the folders it hides and the
+    level the site asks for included, loads no content model, no classroom module (without
+    a site config) and no NumPy: what the command loads after runs beside the child."""
+    from tui_course.paths import SITE_CONFIG_PATH
+
+    modules = loaded_after(
+        "import os\n"
+        "os.environ.pop('ATTN_TUI_CONFIG', None)\n"
+        "import tui_course.codecheck.service as service, tui_course.commands.check\n"
+        "service.private_dirs(), service.required_level()"
+    )
+    assert "numpy" not in modules
+    assert not {m for m in modules if m.startswith("tui_course.content")}
+    if not SITE_CONFIG_PATH.exists():  # a lab server's config is read, as it must be
+        assert not {m for m in modules if m.startswith("tui_course.classroom")}
+
+
+def test_where_a_check_records_is_known_without_opening_the_store() -> None:
+    """`attn-tui check` asks progress.practice and progress.drafts where things go before
+    its verdict; SQLite and the store load beside the wait for the child, not before."""
+    modules = loaded_after("import tui_course.progress.practice, tui_course.progress.drafts")
+    assert "sqlite3" not in modules and "tui_course.progress.store" not in modules
+    names = loaded_after("from tui_course.progress import ProgressStore, StoreError")
+    assert "tui_course.progress.store" in names  # the package's names still resolve
+
+
 def test_content_layer_does_not_import_numpy() -> None:
     modules = loaded_after("import tui_course.content.course, tui_course.content.session")
     assert "numpy" not in modules

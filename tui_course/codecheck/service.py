@@ -28,19 +28,19 @@ import hashlib
 import importlib
 import queue
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui_course.content.code_model import MATHS_PREFIX, MAX_CODE_BYTES, CodeAttempt, CodeSpec
-from tui_course.content.models import Question
 from tui_course.sandbox.level import Level, LevelReport, forget_probe, sandbox_level
 from tui_course.sandbox.limits import Limits
 from tui_course.sandbox.runner import CaseResult, RunResult, Worker
 
 if TYPE_CHECKING:
     from tui_course.content.code_check import CodeVerdict
+    from tui_course.content.code_model import CodeAttempt, CodeSpec
+    from tui_course.content.models import Question
 
 START_WAIT_SECONDS = 10.0  # a spare the starter thread is starting: Popen, not NumPy's import
 CACHE_FOLDER = "check-cache"  # in the data folder: the remembered probe, reference results
@@ -84,6 +84,8 @@ def counts_as_attempt(verdict: CodeVerdict) -> bool:
 
 def attempt_of(code: str, verdict: CodeVerdict) -> CodeAttempt:
     """What the store keeps of a check (QuizSession.answer_code takes it)."""
+    from tui_course.content.code_model import CodeAttempt
+
     return CodeAttempt(
         code=code,
         sha256=code_hash(code),
@@ -110,11 +112,14 @@ def required_level() -> Level:
 
 
 def _needs_bwrap(path: Path) -> bool:
-    from tui_course.classroom.config import ConfigError, load_site_config
-
     try:
         if not path.exists() and path != _env_config_path():
             return False
+    except OSError:
+        return True  # cannot tell: be strict rather than open
+    from tui_course.classroom.config import ConfigError, load_site_config
+
+    try:
         site = load_site_config(path)
     except (ConfigError, OSError):  # a broken site config: be strict rather than open
         return True
@@ -133,10 +138,13 @@ def private_dirs() -> tuple[Path, ...]:
     """Folders a check must never see, even where a system bind would hold them: the
     student's data folder, the class folder and the course content (with its references).
     (Homes and every site-packages are hidden by the sandbox itself.)"""
-    from tui_course.classroom.config import ConfigError, load_site_config
-    from tui_course.paths import data_dir, default_content_dir
+    from tui_course.paths import data_dir, default_content_dir, site_config_path
 
     found = [data_dir(), default_content_dir()]
+    if not site_config_path().exists():  # no class folder (and no config module to load)
+        return tuple(found)
+    from tui_course.classroom.config import ConfigError, load_site_config
+
     try:
         site = load_site_config()
     except (ConfigError, OSError):
@@ -198,6 +206,7 @@ def compute_expected(
     written here, in the trusted process, never by a child; None: always computed."""
     from tui_course.codecheck import reference_cache
     from tui_course.content.code_check import build_inputs
+    from tui_course.content.code_model import MATHS_PREFIX
 
     inputs = build_inputs(spec, seed_offset)
     names = [spec.reference] + [m.variant for m in spec.mistakes if m.variant is not None]
@@ -235,6 +244,8 @@ def _results(
 ) -> dict[str, tuple[CaseResult, ...]]:
     """Every named function's results: the content's module in a sandboxed child, the
     app's own maths functions here."""
+    from tui_course.content.code_model import MATHS_PREFIX
+
     results: dict[str, tuple[CaseResult, ...]] = {}
     if in_module:
         report = report or sandbox_level()
@@ -310,7 +321,13 @@ class CodeChecker:
     `data_dir`: the student's data folder, where the sandbox probe and (under bwrap) the
     reference's results are remembered between runs; hidden from the sandbox like the
     default data folder. `hide`: more folders the sandbox must show empty (a course given
-    with --content, whose references are the answers; the class folder a recheck reads)."""
+    with --content, whose references are the answers; the class folder a recheck reads).
+
+    `start_here`: the first worker is started by the calling thread before the constructor
+    returns, not by the starter thread, which would share the interpreter with whatever the
+    caller loads meanwhile and start the child later. Only for a thread that lives as long
+    as the checker (a command's main thread): see _start_spare on bwrap's parent-death
+    signal."""
 
     def __init__(
         self,
@@ -320,6 +337,7 @@ class CodeChecker:
         warm: bool = True,
         data_dir: Path | None = None,
         hide: Iterable[Path] = (),
+        start_here: bool = False,
     ) -> None:
         self.limits = limits or Limits()
         self.cache_dir = data_dir / CACHE_FOLDER if data_dir is not None else None
@@ -336,7 +354,11 @@ class CodeChecker:
         self._closed = False
         extra = (data_dir,) if data_dir is not None else ()
         self.hidden = tuple(dict.fromkeys((*private_dirs(), *extra, *hide)))
-        if self.allowed:
+        if not self.allowed:
+            return
+        if start_here:
+            self._spare = Worker(self.limits, self.report, self.hidden)
+        else:
             self._start_spare()
 
     @property
@@ -432,8 +454,15 @@ class CodeChecker:
 
         threading.Thread(target=work, name="attn-tui-reference", daemon=True).start()
 
-    def check(self, question: Question, code: str, seed_offset: int = 0) -> CodeVerdict:
-        """Run the student's code on every case and judge it. Never raises for bad code."""
+    def check(
+        self,
+        question: Question,
+        code: str,
+        seed_offset: int = 0,
+        on_wait: Callable[[], None] | None = None,
+    ) -> CodeVerdict:
+        """Run the student's code on every case and judge it. Never raises for bad code.
+        `on_wait`: called once this thread starts waiting for the sandbox (Worker.run)."""
         from tui_course.content.code_check import (
             CodeVerdict,
             Outcome,
@@ -441,6 +470,7 @@ class CodeChecker:
             held_out_spec,
             judge,
         )
+        from tui_course.content.code_model import MAX_CODE_BYTES
 
         spec = _spec(question)
         if not self.allowed:
@@ -465,7 +495,7 @@ class CodeChecker:
                 message = f"The question itself is broken (tell your teacher): {error}"
                 return CodeVerdict(Outcome.UNAVAILABLE, "content", message, self.level)
             inputs = build_inputs(spec, seed_offset)
-            run = worker.run(code, spec.entry, inputs)
+            run = worker.run(code, spec.entry, inputs, on_wait)
         finally:
             worker.close()
             self._replace_spare()  # after the run: the next child's start does not slow it

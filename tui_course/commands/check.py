@@ -8,10 +8,10 @@ verdict is plain text, the same the editor shows; exit 0 when it passes, 1 when 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tui_course.codecheck.student_file import CodeFileError, read_code_file
 from tui_course.commands.common import (
     PROG,
     add_common,
@@ -69,21 +69,44 @@ def find(found: list[tuple[Quiz, int, Question]], wanted: str) -> tuple[Quiz, in
 
 def run(args: argparse.Namespace) -> int:
     import contextlib
+    import os
 
+    # NumPy, loaded below, would start BLAS's thread pool, whose threads spin waiting for
+    # work a check never gives them (a few small arrays) on the core the sandbox's child
+    # is starting on; one thread, unless the caller chose otherwise
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(name, "1")
     checker = None
     if args.id is not None and not args.starter:
         # The sandbox's child starts first: it imports NumPy on the other core while this
         # process loads the course and NumPy itself (codecheck.service imports neither).
         from tui_course.codecheck.service import CodeChecker
 
-        checker = CodeChecker(warm=args.watch, data_dir=data_dir(args), hide=[content_dir(args)])
-    with checker or contextlib.nullcontext():
-        return _run(args, checker)
+        checker = CodeChecker(
+            warm=args.watch, data_dir=data_dir(args), hide=[content_dir(args)], start_here=True
+        )
+    # What a check loads (NumPy, the course) lives until the process ends: the cyclic
+    # collector's passes over it while it loads, and the interpreter's last collections at
+    # exit, are work for nothing (a tenth of a check's CPU). Collection is off while the
+    # check runs; then what is alive is frozen out of later passes, and collection is on
+    # again (--watch turns it on before its loop: garbage of its checks is collected).
+    gc.disable()
+    try:
+        with checker or contextlib.nullcontext():
+            return _run(args, checker)
+    finally:
+        _resume_collection()
+
+
+def _resume_collection() -> None:
+    gc.freeze()
+    gc.enable()
 
 
 def _run(args: argparse.Namespace, checker: CodeChecker | None) -> int:
     from pathlib import Path
 
+    from tui_course.codecheck.student_file import CodeFileError, read_code_file
     from tui_course.content.course_cache import CACHE_NAME, cached_course
     from tui_course.text.safe import one_line, path_text
 
@@ -154,17 +177,41 @@ def _check_once(
     args: argparse.Namespace, checker: Any, quiz: Quiz, number: int, question: Question, code: str
 ) -> int:
     import shutil
+    import threading
 
     from tui_course.codecheck.service import counts_as_attempt
     from tui_course.render.code import verdict_text
 
     if checker.warning:
         print(f"{PROG}: {checker.warning}", file=sys.stderr)
-    verdict = checker.check(question, code)
+
+    def load_recording() -> None:
+        """While this thread waits for the sandbox's child, what recording the verdict
+        needs is loaded beside it (not before: the work that must come first is not made
+        to share the interpreter with it), so the prompt comes back sooner after it."""
+        threading.Thread(
+            target=_load_recording, args=(question,), name="attn-tui-record-imports", daemon=True
+        ).start()
+
+    verdict = checker.check(question, code, on_wait=load_recording)
     print(verdict_text(verdict, shutil.get_terminal_size((80, 24)).columns))
     if counts_as_attempt(verdict):  # the app's rule: an unfinished starter costs no try
         _record(args, quiz, number, question, code, verdict)
     return 0 if verdict.passed else 1
+
+
+def _load_recording(question: Question) -> None:
+    """Import what _record uses (the question's kind among it). Nothing is opened or
+    written here; a failure is left for _record to meet and report."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        from tui_course.content import kinds
+        from tui_course.content.session import QuizSession  # noqa: F401
+        from tui_course.progress.recorder import QuizRecorder  # noqa: F401
+        from tui_course.progress.store import ProgressStore  # noqa: F401
+
+        kinds.of(question)
 
 
 def _record(
@@ -203,6 +250,8 @@ def _fingerprint(path: Path) -> tuple[int, int, str] | None:
     """mtime, size and content hash: a network or WSL drive may keep a coarse mtime."""
     import hashlib
 
+    from tui_course.codecheck.student_file import CodeFileError, read_code_file
+
     try:
         info = path.stat()
         digest = hashlib.sha256(read_code_file(path).encode("utf-8", "surrogatepass")).hexdigest()
@@ -215,6 +264,8 @@ def _changed(
     path: Path, seen: tuple[int, int, str] | None, last: tuple[int, int, str] | None
 ) -> str | None:
     """The file's code when it changed since the last check and can still be read."""
+    from tui_course.codecheck.student_file import CodeFileError, read_code_file
+
     if seen is None or seen == last:
         return None
     try:
@@ -240,6 +291,7 @@ def _watch(
     from tui_course.text.safe import path_text
 
     last: tuple[int, int, str] | None = None
+    _resume_collection()  # a long-lived loop: its own garbage is collected
     with FileWatch(path) as watch:
         backstop = BACKSTOP_SECONDS if watch.woken_by_kernel else POLL_SECONDS
         print(f"watching {path_text(str(path))} (Ctrl+C to stop)", file=sys.stderr)

@@ -16,6 +16,7 @@ import dataclasses
 import importlib.util
 import json
 import os
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -191,7 +192,7 @@ def _open_parents(destinations: Iterable[Path]) -> list[str]:
     made: list[Path] = []
     for destination in destinations:
         for parent in reversed(destination.parents):
-            if parent == Path("/") or parent in made or _inside(parent, system):
+            if parent == Path("/") or parent in made or is_inside(parent, system):
                 continue
             made.append(parent)
     args: list[str] = []
@@ -200,8 +201,12 @@ def _open_parents(destinations: Iterable[Path]) -> list[str]:
     return args
 
 
-def _inside(path: Path, roots: Sequence[Path]) -> bool:
-    return any(path == root or root in path.parents for root in roots)
+def is_inside(path: Path, roots: Sequence[Path]) -> bool:
+    """`path` is one of `roots` or below one, by their parts (what `root in path.parents`
+    says, without making a Path for each parent: bwrap_command asks this hundreds of
+    times before the check's child can start)."""
+    parts = path.parts
+    return any(parts[: len(root.parts)] == root.parts for root in roots)
 
 
 def bwrap_command(
@@ -246,11 +251,11 @@ def bwrap_command(
     args += _open_parents(destinations)
     bound = [Path(folder) for folder in SYSTEM_DIRS if os.path.isdir(folder)]
     prefix = Path(sys.base_prefix).resolve()
-    if not _inside(prefix, bound):
+    if not is_inside(prefix, bound):
         args += ["--ro-bind", str(prefix), str(prefix)]
         bound.append(prefix)
     binary_dir = Path(python).parent
-    if not _inside(binary_dir, bound):
+    if not is_inside(binary_dir, bound):
         args += ["--ro-bind", str(binary_dir), str(binary_dir)]
         bound.append(binary_dir)
     for folder in numpy_dirs():
@@ -259,7 +264,7 @@ def bwrap_command(
     needed = [prefix, binary_dir, *stdlib, *(Path(folder) for folder in SYSTEM_DIRS)]
     for folder in sensitive_dirs(hidden):
         # hidden under a tmpfs where a bind holds it, unless Python itself lives in it
-        if _inside(folder, bound) and not any(_inside(path, [folder]) for path in needed):
+        if is_inside(folder, bound) and not any(is_inside(path, [folder]) for path in needed):
             args += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     # /dev read-only (its /dev/shm would be a tmpfs of half the machine's memory), then
     # the one writable place, with its size, and the new root itself read-only
@@ -292,11 +297,14 @@ def harness_args(
     drop_to: Account | None = None,
     lifeline_fd: int | None = None,
     readable: Sequence[Path] | None = None,
+    preload: bool = False,
 ) -> list[str]:
     """The harness's arguments. `drop_to`: the account the harness becomes once NumPy is
     imported (for a root caller). `lifeline_fd`: a pipe whose end of file (the parent
     gone, or done with the check) makes the harness's waiter kill it. `readable` (limits
-    only): the folders student code may read besides the interpreter's own library."""
+    only): the folders student code may read besides the interpreter's own library.
+    `preload`: import the modules exercises use before becoming `drop_to`, whose account
+    could not read them later (see library_open_to_all)."""
     wanted = dataclasses.asdict(limits)
     shown: dict[str, object] = {
         key: wanted[key]
@@ -305,6 +313,8 @@ def harness_args(
     shown["processes"] = _process_allowance(limits.processes, account.uid)
     if drop_to is not None:
         shown["run_as"] = [drop_to.uid, drop_to.gid]
+        if preload:
+            shown["preload"] = True
     if lifeline_fd is not None:
         shown["lifeline"] = lifeline_fd
     if readable is not None:  # no namespaces: Landlock keeps it to these and its folder
@@ -312,6 +322,23 @@ def harness_args(
         shown["readable"] = [str(path) for path in readable]
         shown["work_dir"] = work_dir
     return [str(request_fd), str(result_fd), work_dir, json.dumps(shown)]
+
+
+def library_open_to_all() -> bool:
+    """Whether any account can read the interpreter's own library from its prefix down
+    (folders o+rx, as an installed Python's are). Under bwrap the folders above the prefix
+    are made 0755 (bwrap_command), so `nobody`, whom root's checks run as, then imports
+    what student code asks for when it asks; otherwise (an interpreter in a private
+    folder) the harness imports the common modules before it becomes nobody."""
+    prefix = Path(sys.base_prefix).resolve()
+    library = Path(os.__file__).resolve().parent  # the standard library, never a venv's
+    folders = {prefix, Path(python_binary()).parent, library, library / "lib-dynload"}
+    folders.update(parent for parent in library.parents if is_inside(parent, [prefix]))
+    needed = stat.S_IROTH | stat.S_IXOTH
+    try:
+        return all(os.stat(folder).st_mode & needed == needed for folder in folders)
+    except OSError:
+        return False
 
 
 def _process_allowance(extra: int, uid: int) -> int:

@@ -453,8 +453,9 @@ def confine_files(readable: list[str], work_dir: str) -> bool:
     return True
 
 
-# imported before becoming nobody, for exercises that use them (an interpreter installed
-# in root's home cannot be read once the harness is nobody)
+# imported before becoming nobody, for exercises that use them, where nobody could not
+# import them later: without namespaces, an interpreter installed in root's home; under
+# bwrap, one whose own folders others cannot read (command.library_open_to_all)
 _COMMON_MODULES = (
     "math", "cmath", "random", "itertools", "functools", "collections", "operator",
     "statistics", "time", "typing", "dataclasses", "re", "string", "fractions", "decimal",
@@ -493,10 +494,15 @@ def main(settings: dict[str, Any]) -> int:
     work_dir = sys.argv[3]
     for extra in sys.argv[5:]:
         sys.path.append(extra)  # where NumPy (and nothing else) was bound
+    import gc
+
+    gc.disable()  # NumPy's objects live as long as this process: no passes over them
     import numpy  # noqa: F401  (imported before the walls go up and the clock starts)
 
-    if settings.get("run_as") is not None:
+    if settings.get("preload"):
         _import_common_modules()  # root's interpreter may live where nobody cannot read
+    gc.freeze()  # student code's collections walk its own objects only
+    gc.enable()
     become_student(settings)
     _send_json(result_fd, {"status": "ready"})
     try:

@@ -24,8 +24,7 @@ import subprocess
 import tempfile
 import threading
 import time
-import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from tui_course.sandbox.command import (
     ChildCommand,
     bwrap_command,
     harness_args,
+    library_open_to_all,
     limits_only_command,
     numpy_dirs,
     sandbox_account,
@@ -127,7 +127,7 @@ class Worker:
         self._lock = threading.Lock()
         self._used = False
         self._private: Path | None = None
-        self._mark = uuid.uuid4().hex
+        self._mark = os.urandom(16).hex()
         self.process: subprocess.Popen[bytes] | None = None
         self._request: int | None = None
         self._result: int | None = None
@@ -183,7 +183,10 @@ class Worker:
         assert self.report.bwrap is not None
         as_root = self.account.dropped  # the harness becomes nobody after importing NumPy
         drop_to = self.account if as_root else None
-        args = harness_args(request_fd, result_fd, WORK_DIR, self.limits, self.account, drop_to)
+        preload = as_root and not library_open_to_all()
+        args = harness_args(
+            request_fd, result_fd, WORK_DIR, self.limits, self.account, drop_to, preload=preload
+        )
         return bwrap_command(self.report.bwrap, args, self.limits, hidden, info_fd, as_root)
 
     def _limits_command(self, request_fd: int, result_fd: int, lifeline_fd: int) -> ChildCommand:
@@ -212,13 +215,20 @@ class Worker:
             drop_to,
             lifeline_fd,
             readable=[site, *numpy_dirs()],
+            preload=drop_to is not None,  # no namespaces: root's home stays closed to nobody
         )
         return limits_only_command(args, work, site)
 
     def run(
-        self, code: str, entry: str | Sequence[str], cases: Sequence[Sequence[Arg]]
+        self,
+        code: str,
+        entry: str | Sequence[str],
+        cases: Sequence[Sequence[Arg]],
+        on_wait: Callable[[], None] | None = None,
     ) -> RunResult:
-        """Send the job, wait at most the wall clock, and always leave nothing running."""
+        """Send the job, wait at most the wall clock, and always leave nothing running.
+        `on_wait` is called once, when the job is ready and this thread starts waiting for
+        the child: the caller's own work that can run beside it (it must not block)."""
         with self._lock:
             if self._used:
                 raise RuntimeError("a Worker runs one job; start another")
@@ -228,11 +238,17 @@ class Worker:
             return RunResult("unavailable", self.level, detail={"message": detail})
         try:
             entries = [entry] if isinstance(entry, str) else list(entry)
-            return self._run(code, entries, cases)
+            return self._run(code, entries, cases, on_wait)
         finally:
             self.close()
 
-    def _run(self, code: str, entries: list[str], cases: Sequence[Sequence[Arg]]) -> RunResult:
+    def _run(
+        self,
+        code: str,
+        entries: list[str],
+        cases: Sequence[Sequence[Arg]],
+        on_wait: Callable[[], None] | None,
+    ) -> RunResult:
         assert self.process is not None and self.process.stdout and self.process.stderr
         assert self._request is not None and self._result is not None
         request = self._request
@@ -256,6 +272,8 @@ class Worker:
         for case in encoded:
             for payload, _ in case:
                 job += _frame(payload)
+        if on_wait is not None:
+            on_wait()
         selector = selectors.DefaultSelector()
         selector.register(self._result, selectors.EVENT_READ, "result")
         selector.register(self.process.stdout, selectors.EVENT_READ, stdout)
