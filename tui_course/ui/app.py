@@ -31,7 +31,6 @@ from tui_course.ui.ascii_mode import ascii_key, ascii_only_here, ascii_title
 from tui_course.ui.class_dropbox import DropBoxClient
 from tui_course.ui.leaving import Leaving
 from tui_course.ui.lesson_check import LessonBlocksCheck
-from tui_course.ui.palette import item_commands
 from tui_course.ui.screens.course import CourseScreen
 from tui_course.ui.start_up import StartItem, start_up_notices
 from tui_course.ui.textual_compat import clear_exit_renderables
@@ -379,6 +378,8 @@ class CourseApp(App[None]):
             self.push_screen(course_help([self, self.main_screen], self.focused))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
+        from tui_course.ui.palette import item_commands  # when the palette first opens
+
         yield from item_commands(self.items, lambda item_id: self.open_item(item_id, True))
         yield SystemCommand("Next item", "Open the next lesson, lab or quiz", self.action_next_item)
         yield SystemCommand(
