@@ -4,6 +4,7 @@ and the start item opened around the first frame, with nothing else taking focus
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from tui_course.content.models import Item, Quiz
@@ -71,14 +72,23 @@ class StartItem:
         return self.opening and isinstance(self.item, Quiz)
 
     async def _open(self, focus_content: bool) -> None:
-        try:
-            if not self.opened_any() and self.item is not None:
-                await self.open_item(self.item.id, focus_content)
-        finally:
-            self.opening = False
-            self.app.query_one(CourseFooter).release()
-            # After the frame that shows it: a quiz opens before the first frame, and what
-            # after_start does (the lessons' digest, the course cache) need not delay it.
-            self.app.call_after_refresh(self.after_start)
+        # A quiz opens before the first frame: nothing is drawn until it is open. (The
+        # screen's own start, its resizes and the quiz's mounting would each draw a frame
+        # of their own, the whole terminal's worth, that a returning student never reads
+        # and thirty of them at once pay for in CPU.) Then the whole screen is drawn once.
+        before_first_frame = isinstance(self.item, Quiz)
+        with self.app.batch_update() if before_first_frame else nullcontext():
+            try:
+                if not self.opened_any() and self.item is not None:
+                    await self.open_item(self.item.id, focus_content)
+            finally:
+                self.opening = False
+                self.app.query_one(CourseFooter).release()
+                # After the frame that shows it: a quiz opens before the first frame, and
+                # what after_start does (the lessons' digest, the course cache) need not
+                # delay it.
+                self.app.call_after_refresh(self.after_start)
+        if before_first_frame:
+            self.app.screen.refresh()  # what the batch held back, drawn whole
         if not self.opened_any():  # the quiz could not open: the usual first focus
             self.first_focus()
