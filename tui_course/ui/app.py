@@ -84,6 +84,7 @@ class CourseApp(App[None]):
             lambda: self.current is not None,
             lambda: self.main_screen.first_focus(),
             self._after_start,
+            lambda callback: self.main_screen.after_first_frame(callback),
         )
         self.training_runs: RunFactory = content_views.training_runs_in(settings.data_dir)
         self.crash: Exception | None = None  # what ended the app, for launch.run_app to report
@@ -133,7 +134,9 @@ class CourseApp(App[None]):
             from tui_course.runtime.hangup import watch
 
             watch(asyncio.get_running_loop(), self.leaving.leave_now)  # SIGTERM, SIGHUP, hangup
-        self.call_after_refresh(startup_gc.freeze_start_up)
+        # Before the start item opens after the first frame: what the item builds is not
+        # start-up's, and is freed when the student moves on.
+        self.main_screen.after_first_frame(startup_gc.freeze_start_up)
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
             self.call_after_refresh(self._after_start)

@@ -47,12 +47,14 @@ class StartItem:
         opened_any: Callable[[], bool],
         first_focus: Callable[[], None],
         after_start: Callable[[], None],
+        after_first_frame: Callable[[Callable[[], object]], None],
     ) -> None:
         self.app = app
         self.open_item = open_item
         self.opened_any = opened_any  # a key pressed in the first frame may open another
         self.first_focus = first_focus
         self.after_start = after_start
+        self.after_first_frame = after_first_frame
         self.item: Item | None = None  # what opens after the first frame
         self.opening = True  # until it has opened (or failed to)
 
@@ -63,7 +65,7 @@ class StartItem:
             self.app.query_one(CourseFooter).hold()
             self.app.call_next(self._open, focus_content)
             return
-        self.app.call_after_refresh(self._open, focus_content)
+        self.after_first_frame(lambda: self._open(focus_content))
 
     def quiz_pending(self) -> bool:
         """The start item is a quiz not open yet. It focuses its own answer box when it
@@ -76,6 +78,9 @@ class StartItem:
         # screen's own start, its resizes and the quiz's mounting would each draw a frame
         # of their own, the whole terminal's worth, that a returning student never reads
         # and thirty of them at once pay for in CPU.) Then the whole screen is drawn once.
+        # Keys pressed from the first frame on go to the outline (as the usual first focus
+        # gives it), not nowhere while the lesson opens. A quiz focuses its own box instead.
+        self.first_focus()
         before_first_frame = isinstance(self.item, Quiz)
         with self.app.batch_update() if before_first_frame else nullcontext():
             try:
