@@ -19,6 +19,11 @@ data folder is the one the warm-up run made (a returning student: progress store
 course cache there); --fresh gives every attn-tui round an empty one (a new student:
 store created, course parsed).
 
+Also printed, for a busy machine: the CPU time (user + system, from /proc) each process
+had used when its text showed, as the same paired ratios. Wall time there waits for
+other work as much as for this one; CPU time does not, so these ratios are the steadier
+reading of what the wall-time ratios measure (the targets stay on wall time).
+
 Targets: start-up <= 1.1x (issue 30; issue 9 asked 1.3x), first lesson text <= 1.5x
 (issue 30), idle memory <= 1.5x, no NumPy before the outline, no deep-learning
 framework at all.
@@ -104,11 +109,17 @@ def markers() -> tuple[str, str]:
 def measure(argv: list[str], outline: str, lesson: str | None, env: dict[str, str]) -> dict:  # type: ignore[type-arg]
     with PtySession(argv, SIZE, env) as session:
         first = session.wait_for(outline)
-        shown = session.wait_for(lesson) if lesson else first
+        first_cpu = session.cpu_seconds()
+        shown, shown_cpu = first, first_cpu
+        if lesson:
+            shown = session.wait_for(lesson)
+            shown_cpu = session.cpu_seconds()
         session.drain(2.0)
         return {
             "outline": first,
             "lesson": shown,
+            "outline_cpu": first_cpu,
+            "lesson_cpu": shown_cpu,
             "rss": session.rss_kib(),
             "frameworks": session.loaded(FRAMEWORKS),
         }
@@ -146,15 +157,17 @@ def main() -> int:
     def median(kind: str, key: str) -> float:
         return statistics.median(run[key] for run in results[kind])
 
-    def paired(key: str) -> float:
+    def paired(key: str, bare_key: str | None = None) -> float:
         """Median of each round's ratio: rounds alternate, so load hits both alike."""
         pairs = zip(results["attn-tui"], results["bare"], strict=True)
-        return statistics.median(course[key] / bare[key] for course, bare in pairs)
+        return statistics.median(course[key] / bare[bare_key or key] for course, bare in pairs)
 
     time_ratio = paired("outline")
     memory_ratio = paired("rss")
     frameworks = sorted({name for run in results["attn-tui"] for name in run["frameworks"]})
     lesson_ratio = paired("lesson")
+    outline_cpu_ratio = paired("outline_cpu")
+    lesson_cpu_ratio = paired("lesson_cpu", "outline_cpu")
     print(
         f"entry point: {' '.join(course_argv)}   rounds: {args.rounds}   terminal: 120x30 pty"
         f"   data folder: {'new each round' if args.fresh else 'kept (returning student)'}"
@@ -172,6 +185,13 @@ def main() -> int:
         f"first lesson text ratio (/ bare first paint): {lesson_ratio:.2f}"
         f"  (target <= {LESSON_TARGET:.2f}; attn-tui median"
         f" {median('attn-tui', 'lesson') * 1000:.0f} ms)"
+    )
+    print(
+        f"CPU used by then, the same ratios:          start-up {outline_cpu_ratio:.2f},"
+        f" first lesson text {lesson_cpu_ratio:.2f}  (bare median"
+        f" {median('bare', 'outline_cpu') * 1000:.0f} ms; attn-tui"
+        f" {median('attn-tui', 'outline_cpu') * 1000:.0f} and"
+        f" {median('attn-tui', 'lesson_cpu') * 1000:.0f} ms; load {os.getloadavg()[0]:.1f})"
     )
     print(
         f"idle memory ratio (attn-tui / bare):      {memory_ratio:.2f}"

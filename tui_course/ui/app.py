@@ -31,7 +31,6 @@ from tui_course.ui.ascii_mode import ascii_key, ascii_only_here, ascii_title
 from tui_course.ui.class_dropbox import DropBoxClient
 from tui_course.ui.leaving import Leaving
 from tui_course.ui.lesson_check import LessonBlocksCheck
-from tui_course.ui.palette import course_commands
 from tui_course.ui.screens.course import CourseScreen
 from tui_course.ui.start_up import StartItem, start_up_notices
 from tui_course.ui.textual_compat import clear_exit_renderables
@@ -59,8 +58,7 @@ class Settings:
 class CourseApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "attn-tui"
-    # The course screen picks the first focus (CourseScreen.first_focus).
-    AUTO_FOCUS = None
+    AUTO_FOCUS = None  # the course screen picks the first focus (CourseScreen.first_focus)
     SUB_TITLE = "Transformers and self-attention"
     BINDINGS = [
         Binding("q", "quit", "Quit"),
@@ -85,6 +83,7 @@ class CourseApp(App[None]):
             lambda: self.current is not None,
             lambda: self.main_screen.first_focus(),
             self._after_start,
+            lambda callback: self.main_screen.after_first_frame(callback),
         )
         self.training_runs: RunFactory = content_views.training_runs_in(settings.data_dir)
         self.crash: Exception | None = None  # what ended the app, for launch.run_app to report
@@ -99,8 +98,7 @@ class CourseApp(App[None]):
         self.opens_started = 0  # the newest open_item wins: an older one still mounting stops
         self.leaving = Leaving(self, store, self.drop_box, self._remember_position)
         self.lesson_check = LessonBlocksCheck(self, course, store)
-        # make_app's: writes the parsed course to the data folder, after the first screen
-        self.save_course_cache: Callable[[], None] | None = None
+        self.save_course_cache: Callable[[], None] | None = None  # make_app's (course cache)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's own driver, except that on a Unix terminal it reads pastes through
@@ -124,8 +122,7 @@ class CourseApp(App[None]):
         )
 
     def _start(self) -> None:
-        """Once the course screen is mounted: the notices start-up has, the class, and the
-        start item (or the review)."""
+        """Once the course screen is mounted: start-up's notices, the class, the start item."""
         # Giving focus restyles every node (Textual's own CSS has :focus-within rules), so
         # it waits for the first frame: the outline draws, and takes keys a frame later.
         self.call_after_refresh(self.main_screen.first_focus)
@@ -135,7 +132,8 @@ class CourseApp(App[None]):
             from tui_course.runtime.hangup import watch
 
             watch(asyncio.get_running_loop(), self.leaving.leave_now)  # SIGTERM, SIGHUP, hangup
-        self.call_after_refresh(startup_gc.freeze_start_up)
+        # frozen before the start item opens: what it builds is freed as the student moves on
+        self.main_screen.after_first_frame(startup_gc.freeze_start_up)
         if self.settings.open_id == REVIEW_ID:
             self.call_after_refresh(self.open_review)
             self.call_after_refresh(self._after_start)
@@ -396,6 +394,8 @@ class CourseApp(App[None]):
             self.push_screen(course_help([self, self.main_screen], self.focused))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:  # type: ignore[type-arg]
+        from tui_course.ui.palette import course_commands  # when the palette first opens
+
         yield from course_commands(self)
         yield from super().get_system_commands(screen)
 

@@ -30,14 +30,24 @@ class DropBoxClient:
         self.study = study
         self.store_problem = store_problem
         self.link: ClassLink | None = None
+        self._data_dir: Path | None = None  # join's, until the site config has been read
 
     def show_notice(self, line: str) -> None:
         """The line under the outline ("" clears it)."""
         self.app.query_one(Outline).show_notice(line)
 
     def join(self, data_dir: Path) -> None:
-        """Find the class folder the site config names; resend what is pending from an
-        earlier session."""
+        """Find the class folder the site config names (after the first frame: reading it
+        is no part of the first screen, and a lab server's config is TOML to parse); resend
+        what is pending from an earlier session. A send asked for before that joins first."""
+        self._data_dir = data_dir
+        self.app.call_after_refresh(self._joined)
+
+    def _joined(self) -> ClassLink | None:
+        """The class link, once the site config has been read (read now if not yet)."""
+        data_dir, self._data_dir = self._data_dir, None
+        if data_dir is None:
+            return self.link
         from tui_course.classroom.link import PENDING_LABEL, ClassLink
 
         self.link, problem = ClassLink.from_site(data_dir)
@@ -46,11 +56,12 @@ class DropBoxClient:
         if self.link is not None and self.link.pending():
             self.show_notice(PENDING_LABEL)  # until the retry says otherwise
             self.submit(None)
+        return self.link
 
     def submit(self, quiz_ids: Sequence[str] | None) -> None:
         """Send the lessons read and `quiz_ids` (None: only what is pending) in a thread;
         a failure only leaves "submission pending" under the outline."""
-        link = self.link
+        link = self._joined()
         if link is None:
             return
         payload = None
@@ -73,7 +84,7 @@ class DropBoxClient:
     def submit_part_way(self, wait: float = 2.0) -> None:
         """On quitting with a quiz left part-way, send every quiz: otherwise the report
         never sees "in progress" from a student whose login is the app (ForceCommand)."""
-        link = self.link
+        link = self._joined()
         if link is None:
             return
         try:

@@ -4,6 +4,7 @@ and the start item opened around the first frame, with nothing else taking focus
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from tui_course.content.models import Item, Quiz
@@ -46,12 +47,14 @@ class StartItem:
         opened_any: Callable[[], bool],
         first_focus: Callable[[], None],
         after_start: Callable[[], None],
+        after_first_frame: Callable[[Callable[[], object]], None],
     ) -> None:
         self.app = app
         self.open_item = open_item
         self.opened_any = opened_any  # a key pressed in the first frame may open another
         self.first_focus = first_focus
         self.after_start = after_start
+        self.after_first_frame = after_first_frame
         self.item: Item | None = None  # what opens after the first frame
         self.opening = True  # until it has opened (or failed to)
 
@@ -62,7 +65,7 @@ class StartItem:
             self.app.query_one(CourseFooter).hold()
             self.app.call_next(self._open, focus_content)
             return
-        self.app.call_after_refresh(self._open, focus_content)
+        self.after_first_frame(lambda: self._open(focus_content))
 
     def quiz_pending(self) -> bool:
         """The start item is a quiz not open yet. It focuses its own answer box when it
@@ -71,14 +74,26 @@ class StartItem:
         return self.opening and isinstance(self.item, Quiz)
 
     async def _open(self, focus_content: bool) -> None:
-        try:
-            if not self.opened_any() and self.item is not None:
-                await self.open_item(self.item.id, focus_content)
-        finally:
-            self.opening = False
-            self.app.query_one(CourseFooter).release()
-            # After the frame that shows it: a quiz opens before the first frame, and what
-            # after_start does (the lessons' digest, the course cache) need not delay it.
-            self.app.call_after_refresh(self.after_start)
+        # A quiz opens before the first frame: nothing is drawn until it is open. (The
+        # screen's own start, its resizes and the quiz's mounting would each draw a frame
+        # of their own, the whole terminal's worth, that a returning student never reads
+        # and thirty of them at once pay for in CPU.) Then the whole screen is drawn once.
+        # Keys pressed from the first frame on go to the outline (as the usual first focus
+        # gives it), not nowhere while the lesson opens. A quiz focuses its own box instead.
+        self.first_focus()
+        before_first_frame = isinstance(self.item, Quiz)
+        with self.app.batch_update() if before_first_frame else nullcontext():
+            try:
+                if not self.opened_any() and self.item is not None:
+                    await self.open_item(self.item.id, focus_content)
+            finally:
+                self.opening = False
+                self.app.query_one(CourseFooter).release()
+                # After the frame that shows it: a quiz opens before the first frame, and
+                # what after_start does (the lessons' digest, the course cache) need not
+                # delay it.
+                self.app.call_after_refresh(self.after_start)
+        if before_first_frame:
+            self.app.screen.refresh()  # what the batch held back, drawn whole
         if not self.opened_any():  # the quiz could not open: the usual first focus
             self.first_focus()

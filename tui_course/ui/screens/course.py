@@ -100,6 +100,8 @@ class CourseScreen(Screen[None]):
         # here gives focus to another pane before it.
         self.start_pending = start_pending
         self.on_ready = on_ready  # the app's start, once the outline and content are here
+        self._first_frame_drawn = False
+        self._after_first_frame: list[Callable[[], object]] = []
         # What had focus when the outline overlay opened: closing it goes back there.
         self._focus_before_overlay: Widget | None = None
 
@@ -115,6 +117,23 @@ class CourseScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.on_ready()
+
+    def after_first_frame(self, callback: Callable[[], object]) -> None:
+        """Run `callback` once the first frame is on the terminal: right after it, before
+        Textual's own start-up refreshes (each a frame of its own, with nothing new to show
+        yet), so what it mounts is drawn in those frames instead of after them."""
+        if self._first_frame_drawn:
+            self.call_next(callback)
+        else:
+            self._after_first_frame.append(callback)
+
+    def on_screen_resume(self) -> None:
+        """Textual draws the first frame as the screen resumes, before this handler runs."""
+        if not self._first_frame_drawn:
+            self._first_frame_drawn = True
+            waiting, self._after_first_frame = self._after_first_frame, []
+            for callback in waiting:
+                self.call_next(callback)
 
     async def content_view(self, kind: type[ViewT], make: Callable[[], ViewT]) -> ViewT:
         """The content pane's view of this kind, made and mounted the first time it is
