@@ -58,8 +58,9 @@ def onnx_session(threads: int | None = None) -> Any:
 
 
 def matrix_products(model: Any, length: int) -> Any:
-    """The float32 products one forward pass makes, with the model's own weights and the
-    sentence's length: Q, K and V in one, the attention output, and the two feed-forward."""
+    """The float32 products one forward pass makes, with the model's own weights as encode()
+    holds them and the sentence's length: Q, K and V in one, the attention output and the
+    two feed-forward, each `values @ weight.T` as encoder.dense computes it."""
     import numpy as np
 
     from tui_course.maths.encoder import fused_qkv
@@ -68,17 +69,21 @@ def matrix_products(model: Any, length: int) -> Any:
     hidden = rng.normal(size=(length, model.config.hidden_size)).astype(np.float32)
     inner = rng.normal(size=(length, model.config.intermediate_size)).astype(np.float32)
     layers = [
-        (fused_qkv(layer)[0], layer.attention_output_weight, layer.intermediate_weight)
+        (
+            fused_qkv(layer)[0].T,
+            layer.attention_output_weight.T,
+            layer.intermediate_weight.T,
+            layer.output_weight.T,
+        )
         for layer in model.weights.layers
     ]
-    outputs = [layer.output_weight for layer in model.weights.layers]
 
     def run() -> None:
-        for (qkv, attention_out, up), down in zip(layers, outputs, strict=True):
-            np.matmul(qkv, hidden.T)
-            np.matmul(attention_out, hidden.T)
-            np.matmul(up, hidden.T)
-            np.matmul(down, inner.T)
+        for qkv, attention_out, up, down in layers:
+            np.matmul(hidden, qkv)
+            np.matmul(hidden, attention_out)
+            np.matmul(hidden, up)
+            np.matmul(inner, down)
 
     return run
 
