@@ -8,9 +8,9 @@ the app's memory growth with the model loaded, and 128 tokens at 80x24.
   thread, and < 50 ms. Also timed: the encoder's matrix products alone (the same shapes
   and weights, on one BLAS thread). onnxruntime multiplies in float32 too: at session
   start it folds the int8 weights and their scales into float32 constants (its optimized
-  graph is 90 MB, the NumPy model's size; the 48 MatMul and FusedMatMul nodes a pass
-  runs are float kernels) and packs them for MLAS once, where OpenBLAS packs a weight at every call. So
-  the gap left is in the products' kernels, not in the number format.
+  graph is 90 MB, the NumPy model's size; the 48 MatMul and FusedMatMul nodes a pass runs
+  are float kernels) and packs them for MLAS once, where OpenBLAS packs a weight at every
+  call. So the gap left is in the products' kernels, not in the number format.
 - load: find, check (sha256, cached) and map the weights plus the tokenizer,
   in fresh processes, against creating the onnxruntime session in the same
   processes. Target: < 1 s. The first load, which hashes the file, is shown too.
