@@ -16,9 +16,10 @@ from tui_course.maths.encoder import (
     EncoderWeights,
     dense,
     encode,
-    fuse_qkv,
     fused_qkv,
     gelu,
+    lay_out_for_products,
+    layer_norm,
     mean_pooled,
     merge_pieces,
     rank_heads,
@@ -95,7 +96,7 @@ def test_fused_qkv_equals_the_three_separate_projections() -> None:
     weights = random_weights(CONFIG, seed=5)
     layer = weights.layers[1]
     hidden = np.random.default_rng(7).normal(size=(6, CONFIG.hidden_size)).astype(np.float32)
-    fused = fuse_qkv(layer)
+    fused = lay_out_for_products(layer)
     projected = dense(hidden, fused.qkv_weight, fused.qkv_bias)  # type: ignore[arg-type]
     assert projected.shape == (6, 3 * CONFIG.hidden_size)
     size = CONFIG.hidden_size
@@ -121,7 +122,7 @@ def test_fused_qkv_equals_the_three_separate_projections() -> None:
 
 def test_fused_and_separate_weights_give_the_same_attention() -> None:
     weights = random_weights(CONFIG, seed=4)
-    fused = replace(weights, layers=tuple(fuse_qkv(layer) for layer in weights.layers))
+    fused = replace(weights, layers=tuple(lay_out_for_products(layer) for layer in weights.layers))
     ids = np.array([2, 9, 4, 11, 3])
     separate, together = encode(CONFIG, weights, ids), encode(CONFIG, fused, ids)
     np.testing.assert_allclose(together.attentions, separate.attentions, atol=1e-6)
@@ -144,6 +145,52 @@ def test_gelu_is_the_exact_erf_form() -> None:
     values = np.linspace(-6, 6, 101, dtype=np.float32)
     exact = [v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in values.tolist()]
     np.testing.assert_allclose(gelu(values), exact, atol=1e-6)
+
+
+def test_gelu_keeps_its_sign_and_size_over_a_layers_worth_of_values() -> None:
+    """Both signs, zero, the far tails (GELU -> x and -> 0) and a 2-D layer's shape."""
+    values = np.concatenate(
+        [np.random.default_rng(2).normal(0, 3, 16 * 96 - 5), [0.0, -0.0, 40.0, -40.0, 1e-30]]
+    ).astype(np.float32)
+    given = values.copy()
+    exact = np.array([v * 0.5 * math.erfc(-v / math.sqrt(2)) for v in values.tolist()])
+    found = gelu(values.reshape(16, 96)).reshape(-1)
+    assert found.dtype == np.float32
+    np.testing.assert_allclose(found, exact, rtol=2e-6, atol=3e-7)
+    assert found[-3] == 40.0 and found[-2] == 0.0
+    np.testing.assert_array_equal(values, given)  # the input is left as it was
+
+
+def test_layer_norm_matches_float64_over_each_row() -> None:
+    rng = np.random.default_rng(8)
+    values = (rng.normal(size=(5, 384)) * 4 + 3).astype(np.float32)
+    gain, bias = rng.normal(size=384).astype(np.float32), rng.normal(size=384).astype(np.float32)
+    wide = values.astype(np.float64)
+    centred = wide - wide.mean(axis=-1, keepdims=True)
+    exact = centred / np.sqrt((centred**2).mean(axis=-1, keepdims=True) + 1e-12) * gain + bias
+    found = layer_norm(values, gain, bias, 1e-12)
+    assert found.dtype == np.float32 and found.flags["C_CONTIGUOUS"]
+    np.testing.assert_allclose(found, exact, atol=1e-5)
+
+
+def test_the_layout_for_products_keeps_every_weight_and_copies_only_the_widening_ones() -> None:
+    layer = random_weights(CONFIG, seed=6).layers[0]
+    laid_out = lay_out_for_products(layer)
+    for name in ("query", "key", "value", "attention_output", "intermediate", "output"):
+        np.testing.assert_array_equal(
+            getattr(laid_out, f"{name}_weight"), getattr(layer, f"{name}_weight")
+        )
+        np.testing.assert_array_equal(
+            getattr(laid_out, f"{name}_bias"), getattr(layer, f"{name}_bias")
+        )
+    # widening weights: transposes of C-ordered [in, out] copies, which `values @ weight.T` reads
+    assert laid_out.qkv_weight is not None
+    for weight in (laid_out.qkv_weight, laid_out.intermediate_weight):
+        assert weight.T.flags["C_CONTIGUOUS"]
+        assert not np.shares_memory(weight, layer.intermediate_weight)
+    # narrowing ones stay the given arrays (for the real model: views of the memory map)
+    assert laid_out.attention_output_weight is layer.attention_output_weight
+    assert laid_out.output_weight is layer.output_weight
 
 
 @pytest.mark.parametrize(

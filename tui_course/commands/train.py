@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         printer = print_plain_training
     keep = RunKeeper(options, str(run.log))
+    # What keep.save needs (the progress store, NumPy) takes 0.5 s to import: done while the
+    # child trains, not after it, when the student is waiting for the prompt.
+    threading.Thread(target=_import_the_store, name="import-store", daemon=True).start()
     try:
         code = asyncio.run(_follow(run, printer, keep))
     except KeyboardInterrupt:
@@ -60,6 +64,11 @@ def run(args: argparse.Namespace) -> int:
         return 130
     keep.save(data)
     return code
+
+
+def _import_the_store() -> None:
+    import tui_course.progress.store
+    import tui_course.training.record  # noqa: F401
 
 
 async def _follow(run: TrainingRun, printer: Callable[[Event], None], keep: RunKeeper) -> int:

@@ -32,7 +32,7 @@ from tui_course.maths.encoder import (
     EncoderWeights,
     LayerWeights,
     encode,
-    fuse_qkv,
+    lay_out_for_products,
 )
 from tui_course.paths import expand_user
 
@@ -421,9 +421,16 @@ def build_weights(
             output_norm_weight=get(base + "output.LayerNorm.weight", (hidden,)),
             output_norm_bias=get(base + "output.LayerNorm.bias", (hidden,)),
         )
-        projections = (found.query_weight, found.key_weight, found.value_weight)
-        if all(isinstance(weight, np.ndarray) for weight in projections):
-            return fuse_qkv(found)  # float32: one copy of Wq, Wk, Wv side by side
+        dense_weights = (
+            found.query_weight,
+            found.key_weight,
+            found.value_weight,
+            found.attention_output_weight,
+            found.intermediate_weight,
+            found.output_weight,
+        )
+        if all(isinstance(weight, np.ndarray) for weight in dense_weights):
+            return lay_out_for_products(found)  # float32: one copy, in product order
         return found  # half precision stays lazily widened: fused per sentence instead
 
     return EncoderWeights(

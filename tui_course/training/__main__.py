@@ -3,7 +3,9 @@
 Everything TensorFlow prints (C++ logs, warnings) goes to a log file: the
 original stdout is kept for the event stream only. Threads are capped and
 niceness raised before TensorFlow is imported, so thirty students training at
-once on one lab server share it instead of fighting over it.
+once on one lab server share it instead of fighting over it; the compile cache
+(training.compile_cache) is set up then too. Once its last event is out, the
+child exits without TensorFlow's teardown (end_now).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from tui_course.paths import ensure_private_dir
+from tui_course.training import compile_cache
 from tui_course.training.eta import EtaClock
 from tui_course.training.options import TrainOptions, add_train_arguments, options_from_args
 from tui_course.training.protocol import (
@@ -261,11 +264,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--log", metavar="FILE", required=True, help="where TensorFlow's output goes"
     )
+    parser.add_argument(
+        "--compile-cache", metavar="DIR", help="where XLA's compiled training steps are kept"
+    )
     args = parser.parse_args(argv)
     options = options_from_args(args)
     log_path = Path(args.log)
     report = Reporter(claim_stdout(log_path))
     limit_resources(options.threads)
+    cache = None
+    if args.compile_cache and options.training_step_through_xla:
+        cache = compile_cache.prepare(Path(args.compile_cache))
+        if cache is not None:
+            os.environ["TF_XLA_FLAGS"] = compile_cache.xla_flags(
+                cache, os.environ.get("TF_XLA_FLAGS", "")
+            )
     try:
         train(options, report, log_path)
     except KeyboardInterrupt:
@@ -281,8 +294,19 @@ def main(argv: list[str] | None = None) -> int:
         traceback.print_exc()  # into the log file
         report(Error(message=f"{type(error).__name__}: {error}", log_tail=read_tail(log_path)))
         return 1
+    if cache is not None:
+        compile_cache.vouch(cache)  # this run finished: what it compiled is good to load
     return 0
 
 
+def end_now(code: int) -> None:
+    """Exit as soon as the events are out: TensorFlow's teardown (1 to 2 s of a loaded
+    machine's time) is nothing the student waits for, and nothing is left to save."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    end_now(main())
