@@ -15,6 +15,14 @@ from tui_course.sandbox.limits import TEST_LIMITS
 
 REPO = Path(__file__).resolve().parents[2]
 CODE_QUIZ = REPO / "quizzes" / "write-the-code.toml"
+# A right answer to the shipped quiz's attention_weights question.
+ATTENTION_SOLUTION = (
+    "import numpy as np\n"
+    "def attention_weights(Q, K):\n"
+    "    s = Q @ K.T / np.sqrt(Q.shape[-1])\n"
+    "    e = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+    "    return e / e.sum(axis=-1, keepdims=True)\n"
+)
 LIMITS_ONLY = LevelReport(Level.LIMITS, "bwrap made unavailable for this test", "install it")
 
 

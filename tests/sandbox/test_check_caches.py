@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.sandbox.conftest import CODE_QUIZ, LIMITS_ONLY, REPO, bwrap_report
+from tests.sandbox.conftest import ATTENTION_SOLUTION, CODE_QUIZ, LIMITS_ONLY, REPO, bwrap_report
 from tui_course.codecheck import reference_cache
 from tui_course.codecheck import service as code_check_service
 from tui_course.codecheck.file_watch import FileWatch
@@ -36,13 +36,7 @@ from tui_course.sandbox.level import (
 )
 from tui_course.sandbox.limits import TEST_LIMITS
 
-SOLUTION = (
-    "import numpy as np\n"
-    "def attention_weights(Q, K):\n"
-    "    s = Q @ K.T / np.sqrt(Q.shape[-1])\n"
-    "    e = np.exp(s - s.max(axis=-1, keepdims=True))\n"
-    "    return e / e.sum(axis=-1, keepdims=True)\n"
-)
+SOLUTION = ATTENTION_SOLUTION
 WORKING = bwrap_report()
 needs_bwrap = pytest.mark.skipif(WORKING is None, reason="no working bwrap here")
 

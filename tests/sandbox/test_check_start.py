@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import bwrap_report
+from tests.sandbox.conftest import ATTENTION_SOLUTION, bwrap_report
 from tui_course.codecheck import service as code_check_service
 from tui_course.codecheck.service import CodeChecker
 from tui_course.content.code_check import Outcome
@@ -23,13 +23,7 @@ from tui_course.sandbox.level import Level, LevelReport
 from tui_course.sandbox.limits import TEST_LIMITS
 from tui_course.sandbox.runner import Worker
 
-SOLUTION = (
-    "import numpy as np\n"
-    "def attention_weights(Q, K):\n"
-    "    s = Q @ K.T / np.sqrt(Q.shape[-1])\n"
-    "    e = np.exp(s - s.max(axis=-1, keepdims=True))\n"
-    "    return e / e.sum(axis=-1, keepdims=True)\n"
-)
+SOLUTION = ATTENTION_SOLUTION
 WORKING = bwrap_report()
 
 

@@ -583,15 +583,19 @@ def _others_can_reach(path: Path) -> bool:
     return all(os.stat(folder).st_mode & 0o001 for folder in [path, *path.parents])
 
 
-def test_numpy_modules_imported_late_still_load(
-    checker: CodeChecker, attention_question: Question
-) -> None:
-    """After the harness becomes nobody (or is confined), NumPy's own lazy imports work."""
+def _skip_where_nobody_cannot_reach_numpy(checker: CodeChecker) -> None:
     from tui_course.sandbox.command import numpy_dirs
 
     as_root_without_bwrap = checker.level is Level.LIMITS and os.geteuid() == 0
     if as_root_without_bwrap and not _others_can_reach(numpy_dirs()[0]):
         pytest.skip("nobody cannot reach NumPy here without bwrap's binds")
+
+
+def test_numpy_modules_imported_late_still_load(
+    checker: CodeChecker, attention_question: Question
+) -> None:
+    """After the harness becomes nobody (or is confined), NumPy's own lazy imports work."""
+    _skip_where_nobody_cannot_reach_numpy(checker)
     outcome, found = said(
         checker,
         attention_question,
@@ -607,11 +611,7 @@ def test_the_standard_library_and_numpy_load_when_student_code_asks(
     """Root's harness under bwrap imports nothing ahead of student code where the library
     is open to all (command.library_open_to_all): as nobody, the modules exercises use
     still load at the moment they are asked for, at both levels."""
-    from tui_course.sandbox.command import numpy_dirs
-
-    as_root_without_bwrap = checker.level is Level.LIMITS and os.geteuid() == 0
-    if as_root_without_bwrap and not _others_can_reach(numpy_dirs()[0]):
-        pytest.skip("nobody cannot reach NumPy here without bwrap's binds")
+    _skip_where_nobody_cannot_reach_numpy(checker)
     outcome, found = said(
         checker,
         attention_question,
