@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -82,10 +84,30 @@ def test_a_marked_bwrap_that_is_not_a_namespaces_pid_1_is_left_alone() -> None:
     user = [] if os.getuid() == 0 else ["--unshare-user"]
     env = {"PATH": os.environ["PATH"], MARK_ENV: "test-mark"}
     command = [report.bwrap, *user, "--dev-bind", "/", "/", "sleep", "600"]
-    bystander = subprocess.Popen(command, env=env)
+    bystander = subprocess.Popen(command, env=env, start_new_session=True)
     try:
+        # once its child runs `sleep`: killed earlier, bwrap strands that child itself
+        for _ in range(3000):
+            if any(_runs_sleep(child) for child in _children(bystander.pid)):
+                break
+            time.sleep(0.01)
         assert end_stranded_sandboxes(report.bwrap) == []
         assert bystander.poll() is None
     finally:
-        bystander.kill()
+        os.killpg(bystander.pid, signal.SIGKILL)
         bystander.wait()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
+            return [int(word) for word in handle.read().split()]
+    except OSError:
+        return []
+
+
+def _runs_sleep(pid: int) -> bool:
+    try:
+        return os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "sleep"
+    except OSError:
+        return False
