@@ -105,6 +105,15 @@ def user_python(user: str) -> str:
     return sys.executable
 
 
+# Ctrl-C's signal at its default, then attn-tui in the same process: a suite started in the
+# background (`cmd &` without job control, nohup) inherits SIGINT ignored, and Python keeps
+# an ignored SIGINT ignored, so a test's SIGINT would reach an app that cannot hear it.
+DEFAULT_SIGINT_THEN_ATTN_TUI = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'tui_course', *sys.argv[1:]])"
+)
+
+
 class Command:
     """attn-tui as a user, its output lines collected as they come."""
 
@@ -113,7 +122,7 @@ class Command:
         self.lines: list[str] = []
         self.errors: list[str] = []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tui_course", *args],
+            [sys.executable, "-c", DEFAULT_SIGINT_THEN_ATTN_TUI, *args],
             user=None if account is None else account.pw_uid,
             group=None if account is None else account.pw_gid,
             extra_groups=None if account is None else [],
