@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -41,10 +42,20 @@ def marked_command(marker: str = MARKER) -> str:
     raise SystemExit(f"loaded_suite: no {marker} block in README.md or CONTRIBUTING.md")
 
 
+def default_signals() -> None:
+    """In the suite's process, before it starts: Ctrl-C's and Ctrl-\\'s signals at their
+    defaults. Started in the background (`cmd &` without job control) this script inherits
+    them ignored, and so would every test's child, which a SIGINT test then cannot reach."""
+    for signum in (signal.SIGINT, signal.SIGQUIT):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def run_once(command: list[str], log: Path) -> tuple[int, float, str]:
     started = time.monotonic()
     with log.open("wb") as out:
-        code = subprocess.run(command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT).returncode
+        code = subprocess.run(
+            command, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, preexec_fn=default_signals
+        ).returncode
     took = time.monotonic() - started
     summaries = [m.group(1) for m in SUMMARY.finditer(log.read_text(errors="replace"))]
     return code, took, " | ".join(summaries) or "(no pytest summary)"
