@@ -138,6 +138,18 @@ async def shown(pilot: Pilot[Any]) -> str:
     return screen_text(pilot.app)
 
 
+async def shown_with(pilot: Pilot[Any], phrase: str, rounds: int = 500) -> str:
+    """The screen once `phrase` is on it: a view draws its new state a call later, and the
+    layout reaches the screen a refresh after that, later still on a busy machine. The
+    round cap only stops a broken test from hanging; then the caller's assert fails."""
+    for _ in range(rounds):
+        screen = screen_text(pilot.app)
+        if phrase in screen:
+            return screen
+        await pilot.pause(0.01)
+    return screen_text(pilot.app)
+
+
 async def notices(pilot: Pilot[Any]) -> list[str]:
     """The notices on screen now: the lines above the footer (CourseApp.notify puts them
     there, as plain text, instead of toasts that would cover a quiz's feedback)."""

@@ -16,7 +16,7 @@ from textual.strip import Strip
 from textual.widgets import Static, TextArea
 
 from tests.conftest import REPO
-from tests.ui.conftest import running, screen_text
+from tests.ui.conftest import running, screen_text, shown_with
 from tui_course.content.session import Phase
 from tui_course.listings import run as listings
 from tui_course.progress.drafts import read_draft
@@ -112,16 +112,14 @@ async def test_typing_and_checking_puts_the_verdict_and_the_solution_on_screen(
         await pilot.press("ctrl+r")
         quiz = app.query_one(QuizView)
         await until(pilot, lambda: quiz.session is not None and quiz.session.state.tries_used == 1)
-        await pilot.pause()
-        screen = screen_text(app)
+        screen = await shown_with(pilot, "That is three times x")
         assert "That is three times x" in screen  # the recognised mistake's feedback
         assert "Not yet (1 check): fix it and check again." in screen
         assert "A model solution" not in screen
         await write_solution(pilot, view, SOLUTION)
         await pilot.press("f5")
         await until(pilot, lambda: view.state is not None and view.state.phase is CodePhase.PASSED)
-        await pilot.pause()
-        screen = screen_text(app)
+        screen = await shown_with(pilot, "A model solution (yours passed")
         assert "PASSED" in screen and "Correct." in screen
         assert "A model solution (yours passed" in screen
         # the pass closed the question while the student may still be typing: the keys
@@ -269,12 +267,10 @@ async def test_reveal_shows_the_solution_and_hints_work_outside_the_editor(
         await pilot.press("escape")  # out of the editor: the quiz's own keys
         assert not view.editor.has_focus
         await pilot.press("h")
-        await pilot.pause()
-        assert "Multiply by 2." in screen_text(app)
+        assert "Multiply by 2." in await shown_with(pilot, "Multiply by 2.")
         await pilot.press("v")
         await until(pilot, lambda: view.state is not None and view.state.solution_visible)
-        await pilot.pause()
-        screen = screen_text(app)
+        screen = await shown_with(pilot, "Answer shown (recorded as revealed).")
         assert "Answer shown (recorded as revealed)." in screen
         assert "A model solution:" in screen and "return 2 * x" in screen
 
@@ -299,8 +295,7 @@ async def test_hostile_code_is_stopped_while_typing_goes_on(
         assert state is not None and state.phase is CodePhase.CHECKING  # the check goes on
         assert state.draft.endswith("# still typing")  # and every key landed
         await until(pilot, lambda: checked(view), seconds=30)
-        await pilot.pause()
-        screen = screen_text(app)
+        screen = await shown_with(pilot, "TIME LIMIT")
         assert "TIME LIMIT" in screen
         assert "\x1b" not in str(view.query_one(".code-verdict").render())
         assert "before your last edits" in screen
@@ -325,8 +320,7 @@ async def test_a_listing_runs_in_the_sandbox_and_a_keras_one_says_what_to_instal
         keras_listing.focus()
         await pilot.press("ctrl+r")
         await until(pilot, lambda: ran(keras_listing))
-        await pilot.pause()
-        screen = screen_text(app)
+        screen = await shown_with(pilot, "Cannot run: Keras is not installed here")
         assert "[0 2 4]" in screen and "Ran in" in screen
         assert "Cannot run: Keras is not installed here" in screen
         said = str(keras_listing.query_one(".listing-output").render())
@@ -465,8 +459,7 @@ async def test_keys_pressed_while_the_editor_opens_are_said_not_typed_nor_taken_
         view = await open_exercise(pilot)
         starter = "import numpy as np\n\n\ndef double(x):\n    raise NotImplementedError\n"
         await until(pilot, lambda: view.state is not None and view.state.not_typed == 2)
-        await pilot.pause()
-        screen = screen_text(app)
+        screen = await shown_with(pilot, "2 keys pressed then were not typed.")
         assert "The editor was still opening: 2 keys pressed then were not typed." in screen
         assert view.editor.text == starter
         quiz = app.query_one(QuizView)
