@@ -138,13 +138,14 @@ async def shown(pilot: Pilot[Any]) -> str:
     return screen_text(pilot.app)
 
 
-async def shown_with(pilot: Pilot[Any], phrase: str, rounds: int = 500) -> str:
-    """The screen once `phrase` is on it: a view draws its new state a call later, and the
-    layout reaches the screen a refresh after that, later still on a busy machine. The
+async def shown_with(pilot: Pilot[Any], *phrases: str, rounds: int = 500) -> str:
+    """The screen once every one of `phrases` is on it: a view draws its new state a call
+    later, and the layout reaches the screen a refresh after that, later still on a busy
+    machine; two views (the quiz's verdict line, the exercise's feedback) draw apart. The
     round cap only stops a broken test from hanging; then the caller's assert fails."""
     for _ in range(rounds):
         screen = screen_text(pilot.app)
-        if phrase in screen:
+        if all(phrase in screen for phrase in phrases):
             return screen
         await pilot.pause(0.01)
     return screen_text(pilot.app)

@@ -112,14 +112,16 @@ async def test_typing_and_checking_puts_the_verdict_and_the_solution_on_screen(
         await pilot.press("ctrl+r")
         quiz = app.query_one(QuizView)
         await until(pilot, lambda: quiz.session is not None and quiz.session.state.tries_used == 1)
-        screen = await shown_with(pilot, "That is three times x")
+        screen = await shown_with(
+            pilot, "That is three times x", "Not yet (1 check): fix it and check again."
+        )
         assert "That is three times x" in screen  # the recognised mistake's feedback
         assert "Not yet (1 check): fix it and check again." in screen
         assert "A model solution" not in screen
         await write_solution(pilot, view, SOLUTION)
         await pilot.press("f5")
         await until(pilot, lambda: view.state is not None and view.state.phase is CodePhase.PASSED)
-        screen = await shown_with(pilot, "A model solution (yours passed")
+        screen = await shown_with(pilot, "A model solution (yours passed", "PASSED", "Correct.")
         assert "PASSED" in screen and "Correct." in screen
         assert "A model solution (yours passed" in screen
         # the pass closed the question while the student may still be typing: the keys
@@ -270,7 +272,9 @@ async def test_reveal_shows_the_solution_and_hints_work_outside_the_editor(
         assert "Multiply by 2." in await shown_with(pilot, "Multiply by 2.")
         await pilot.press("v")
         await until(pilot, lambda: view.state is not None and view.state.solution_visible)
-        screen = await shown_with(pilot, "Answer shown (recorded as revealed).")
+        screen = await shown_with(
+            pilot, "Answer shown (recorded as revealed).", "A model solution:", "return 2 * x"
+        )
         assert "Answer shown (recorded as revealed)." in screen
         assert "A model solution:" in screen and "return 2 * x" in screen
 
@@ -295,7 +299,7 @@ async def test_hostile_code_is_stopped_while_typing_goes_on(
         assert state is not None and state.phase is CodePhase.CHECKING  # the check goes on
         assert state.draft.endswith("# still typing")  # and every key landed
         await until(pilot, lambda: checked(view), seconds=30)
-        screen = await shown_with(pilot, "TIME LIMIT")
+        screen = await shown_with(pilot, "TIME LIMIT", "before your last edits")
         assert "TIME LIMIT" in screen
         assert "\x1b" not in str(view.query_one(".code-verdict").render())
         assert "before your last edits" in screen
@@ -320,7 +324,9 @@ async def test_a_listing_runs_in_the_sandbox_and_a_keras_one_says_what_to_instal
         keras_listing.focus()
         await pilot.press("ctrl+r")
         await until(pilot, lambda: ran(keras_listing))
-        screen = await shown_with(pilot, "Cannot run: Keras is not installed here")
+        screen = await shown_with(
+            pilot, "Cannot run: Keras is not installed here", "[0 2 4]", "Ran in"
+        )
         assert "[0 2 4]" in screen and "Ran in" in screen
         assert "Cannot run: Keras is not installed here" in screen
         said = str(keras_listing.query_one(".listing-output").render())
