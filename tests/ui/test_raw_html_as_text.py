@@ -87,3 +87,23 @@ def test_plain_mode_reads_the_same_text() -> None:
     assert "The decoder appends <eos> and pads with <pad>." in lines
     assert "<div>A block of HTML</div> and <b>bold tags</b> stay visible." in lines
     assert markdown_lines("<div>*x*</div>") == ["<div>x</div>"]
+
+
+def test_the_parser_keeps_tables_and_strikethrough_and_leaves_bare_addresses_as_words() -> None:
+    """gfm-like less raw HTML and linkify: a bare address is words (a written link is still a
+    link), and tables and ~~strikethrough~~ still parse as blocks and marks."""
+    from tui_course.content.markdown import markdown_parser, reading_parser
+
+    parser = markdown_parser()
+    assert not parser.options["linkify"]
+    tokens = parser.parse("See https://example.org or [this](https://example.org).\n")
+    inline = [child.type for child in tokens[1].children or []]
+    assert inline.count("link_open") == 1  # the written one only
+    assert tokens[1].children is not None and tokens[1].children[0].content.startswith(
+        "See https://"
+    )
+    table = parser.parse("| a | b |\n|---|---|\n| 1 | 2 |\n~~gone~~\n")
+    assert [t.type for t in table][:2] == ["table_open", "thead_open"]
+    struck = parser.parse("~~gone~~\n")[1].children or []
+    assert [t.type for t in struck] == ["s_open", "text", "s_close"]
+    assert reading_parser().parse("<eos>\n")[1].content == "<eos>"

@@ -7,6 +7,11 @@ with <pad>" read "appends  and pads with .". A course about tokens must be able 
 markdown-it then reads `<eos>`, `<b>` and `<div>` as the text they are. The lesson and
 quiz views pass this as their parser_factory; anything that renders course Markdown
 another way (plain text, block counts) parses with it too, so all agree.
+
+The rest of "gfm-like" is kept (CommonMark, tables, strikethrough) except linkify: a bare
+address stays the words it is, as a link written [like this](...) is shown and never
+opened anyway. Linkify's matcher is built with each parser and compiles its patterns on
+first use, a fifth of the first lesson's Markdown work on every start.
 """
 
 from __future__ import annotations
@@ -20,20 +25,18 @@ if TYPE_CHECKING:
 
 
 def markdown_parser() -> MarkdownIt:
-    """A new parser (callers may change its rules): gfm-like, raw HTML shown as text."""
+    """A new parser (callers may change its rules): CommonMark with tables and
+    strikethrough, raw HTML shown as text, bare addresses left as words."""
     from markdown_it import MarkdownIt  # on first use: not start-up work
 
-    return MarkdownIt("gfm-like", {"html": False})
+    return MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
 
 
 @cache
 def reading_parser() -> MarkdownIt:
-    """The parser for Markdown read as plain text (line mode, a prompt's first words):
-    the app's own (raw HTML read as text, as the Markdown view shows it), with bare
-    addresses left as words."""
-    parser = markdown_parser()
-    parser.options["linkify"] = False
-    return parser.disable("linkify")
+    """The parser for Markdown read as plain text (line mode, a prompt's first words): the
+    app's own, so plain mode reads what the Markdown view shows."""
+    return markdown_parser()
 
 
 def inline_text(children: list[Token] | None) -> str:
