@@ -123,9 +123,10 @@ class CourseApp(App[None]):
 
     def _start(self) -> None:
         """Once the course screen is mounted: start-up's notices, the class, the start item."""
-        # Giving focus restyles every node (Textual's own CSS has :focus-within rules), so
-        # it waits for the first frame: the outline draws, and takes keys a frame later.
-        self.call_after_refresh(self.main_screen.first_focus)
+        # Focus before the first frame: the screen styles every node as it first shows, the
+        # focus included. Given after it, the focus restyled the outline (:focus tints every
+        # row) and the next frame, the first lesson's, drew the whole outline again.
+        self.main_screen.first_focus()
         start_up_notices(self, self.store.notice, self.course.problems)
         self.drop_box.join(self.settings.data_dir)
         if not self.is_headless:  # a terminal to lose (Pilot tests have none)

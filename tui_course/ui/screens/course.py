@@ -155,9 +155,10 @@ class CourseScreen(Screen[None]):
 
     def first_focus(self) -> None:
         """The outline where it shows, else the lesson (a hidden outline holding focus made
-        the first Tab vanish at 80 columns)."""
+        the first Tab vanish at 80 columns). Given at once, not a message later: before the
+        first frame it is styled in the screen's own first styling (see CourseApp._start)."""
         if self.focused is None and not self.start_pending():
-            (self.query_one(LessonView) if self.narrow else self.query_one(Outline)).focus()
+            self.set_focus(self.query_one(LessonView) if self.narrow else self.query_one(Outline))
 
     def action_back_out(self) -> None:
         focused = self.focused

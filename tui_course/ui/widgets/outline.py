@@ -6,7 +6,9 @@ from collections.abc import Mapping
 
 from rich.segment import Segment
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
@@ -84,6 +86,8 @@ class Outline(OptionList):
         self.review_due = review_due
         self.notice = ""  # one line under the items, e.g. "submission pending"
         self.label_width = OUTLINE_LABEL_WIDTH  # the overlay is wider: see on_resize
+        self._first_drawn_width: int | None = None  # the rows' width in the first frame
+        self._first_resize = True
         super().__init__(*self._build_options(marks, review_due), **kwargs)  # type: ignore[arg-type]
 
     def _build_options(self, marks: Mapping[str, str], review_due: int | None) -> list[Option]:
@@ -118,9 +122,22 @@ class Outline(OptionList):
         marker = Segment(highlight_marker(), first.style if first else None)
         return Strip.join([Strip([marker], 1), strip.crop(1, strip.cell_length)])
 
-    def on_resize(self) -> None:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if self._first_drawn_width is None:
+            self._first_drawn_width = self.scrollable_content_region.width
+        return super().render_lines(crop)
+
+    def on_resize(self, event: events.Resize) -> None:
         """Titles use the width the outline has: the overlay below 100 columns is wider
-        than the side outline, so it need not cut "Mini-checkpoint: why positions?"."""
+        than the side outline, so it need not cut "Mini-checkpoint: why positions?".
+
+        The first frame is drawn before the first Resize arrives. When that Resize finds the
+        width the rows were first drawn at, OptionList's own handler (which drops every row
+        drawn, as a new width needs) is skipped: the next frame, the first lesson's, does
+        not draw the whole outline again. Every later Resize drops them, as before."""
+        first, self._first_resize = self._first_resize, False
+        if first and self.scrollable_content_region.width == self._first_drawn_width:
+            event.prevent_default()
         if not self.display or self.size.width < 12:
             return  # hidden (the overlay before o opens it): nothing to lay out yet
         width = self.size.width - 2  # less the marker's cell and the scrollbar
