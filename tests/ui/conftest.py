@@ -95,6 +95,14 @@ async def until(pilot: Pilot[Any], condition: Callable[[], bool], rounds: int = 
     return condition()
 
 
+async def opened(pilot: Pilot[Any], item_id: str) -> bool:
+    """Whether the item becomes the open one: keys are taken in order, but an open still
+    running (a quiz's answer keys are computed in a thread, a view mounts) holds the keys
+    after it, and a key press returns to the test before they are done on a busy machine."""
+    app = pilot.app
+    return await until(pilot, lambda: getattr(getattr(app, "current", None), "id", None) == item_id)
+
+
 def laid_out(view: Widget) -> bool:
     """Every block of the open lesson has been given its size (Markdown lays out over
     several refreshes)."""

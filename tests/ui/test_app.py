@@ -14,6 +14,7 @@ from tests.ui.conftest import (
     lab,
     lesson,
     notices,
+    opened,
     palette_offers,
     quiz,
     running,
@@ -84,16 +85,16 @@ async def test_next_and_previous_walk_the_outline_and_n_does_not_mark_read(
         ids = [item.id for item in app.items]
         at = ids.index("positions")
         await pilot.press("n")
-        assert app.current is not None and app.current.id == ids[at + 1]
+        assert await opened(pilot, ids[at + 1])
         assert "positions" not in app.store.lessons_done()  # its end was never on screen
         await app.open_item("pe-lab")  # (the lab after it is the training lab, not the model)
         at = ids.index("pe-lab")
         await pilot.press("escape", "n")  # from inside a lab, Esc then n moves on
-        assert app.current.id == ids[at + 1]
+        assert await opened(pilot, ids[at + 1])
         await app.open_item("by-hand")
         at = ids.index("by-hand")
         await pilot.press("p", "p", "p")  # from a quiz's intro, back over a lesson and a quiz
-        assert app.current.id == ids[at - 3]
+        assert await opened(pilot, ids[at - 3]), app.current
 
 
 async def test_scrolling_to_the_end_marks_the_lesson_done(
@@ -121,7 +122,7 @@ async def test_outline_by_keys_and_mouse(build_app: Callable[..., CourseApp]) ->
         assert ids[3] == "heads"
         outline.focus()
         await pilot.press("j", "j", "j", "enter")
-        assert app.current is not None and app.current.id == "heads"
+        assert await opened(pilot, "heads")
         assert app.query_one(LessonView).has_focus
         await pilot.press("escape")
         assert outline.has_focus

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from textual.widget import Widget
 from textual.widgets import Input
 
-from tests.ui.conftest import figures_cut, laid_out, quiz, running, shown, until
+from tests.ui.conftest import figures_cut, laid_out, opened, quiz, running, shown, until
 from tui_course.ui.app import CourseApp
 from tui_course.ui.widgets.attention_view import AttentionView
 from tui_course.ui.widgets.lesson_view import SCROLLS_SIDEWAYS, Figure, LessonView
@@ -282,7 +282,7 @@ async def test_leaving_the_overlay_for_the_content_puts_it_away(
     async with running(app, size=(80, 24)) as pilot:
         outline = app.query_one(Outline)
         await pilot.press("o", "n")  # on to the quiz after it: its answer area is not covered
-        assert app.current is not None and app.current.id == "first-check"
+        assert await opened(pilot, "first-check")
         assert not outline.display
 
 
@@ -371,7 +371,7 @@ async def test_closing_the_overlay_gives_focus_back_where_it_was(
         await pilot.press("o", "o")
         assert isinstance(app.focused, AttentionView)
         await pilot.press("o", "down", "down", "enter")  # a new item opens: its content has focus
-        assert app.current is not None and app.current.id == "heads"
+        assert await opened(pilot, "heads")
         assert app.query_one(LessonView).has_focus
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, Markdown, Static
 
-from tests.ui.conftest import quiz, running, screen_text, shown, until
+from tests.ui.conftest import opened, quiz, running, screen_text, shown, until
 from tui_course.content.models import REVIEW_ID
 from tui_course.content.session import Phase
 from tui_course.ui.app import CourseApp
@@ -289,7 +289,7 @@ async def test_finished_quiz_reopens_on_its_summary(build_app: Callable[..., Cou
         assert "First-try score: 0 of 3." in await quiz_text(pilot)
         await pilot.press("n")  # after the summary, n moves on in the course
         ids = [item.id for item in app.items]
-        assert app.current is not None and app.current.id == ids[ids.index("first-check") + 1]
+        assert await opened(pilot, ids[ids.index("first-check") + 1])
         await pilot.press("escape", "p")
         assert "First-try score: 0 of 3." in await quiz_text(pilot)
         assert "Question 1" not in await quiz_text(pilot)

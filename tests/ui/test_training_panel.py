@@ -15,7 +15,7 @@ from textual.geometry import Region
 from textual.widgets import Button, Input, Select, Static
 
 from tests.conftest import FIXTURES
-from tests.ui.conftest import notices, running, widget_text
+from tests.ui.conftest import notices, opened, running, widget_text
 from tui_course.training.options import TrainOptions
 from tui_course.training.runner import TrainingRun
 from tui_course.ui.app import CourseApp
@@ -236,7 +236,7 @@ async def test_navigation_works_while_training(
         await pilot.press("escape")  # to the outline
         await pilot.press("p")
         ids = [item.id for item in app.items]
-        assert app.current is not None and app.current.id == ids[ids.index("training-lab") - 1]
+        assert await opened(pilot, ids[ids.index("training-lab") - 1])
         await wait_for(pilot, lambda: finished(panel))
         assert panel.state.history[0].test_accuracy == 0.93
 
