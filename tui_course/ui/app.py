@@ -123,9 +123,8 @@ class CourseApp(App[None]):
 
     def _start(self) -> None:
         """Once the course screen is mounted: start-up's notices, the class, the start item."""
-        # Focus before the first frame: the screen styles every node as it first shows, the
-        # focus included. Given after it, the focus restyled the outline (:focus tints every
-        # row) and the next frame, the first lesson's, drew the whole outline again.
+        # Focus before the first frame, styled with it: given after it, it restyled the outline
+        # (:focus tints every row) and the first lesson's frame drew the outline again.
         self.main_screen.first_focus()
         start_up_notices(self, self.store.notice, self.course.problems)
         self.drop_box.join(self.settings.data_dir)
