@@ -72,14 +72,13 @@ def screen_text(app: App[Any]) -> str:
 async def running(
     app: CourseApp, size: tuple[int, int] = (80, 24), notifications: bool = False
 ) -> AsyncIterator[Pilot[None]]:
-    """Run the app until its first lesson or quiz is open (that happens after the first frame).
-    With `notifications`, Textual's own toasts are drawn too; the app's notices are lines
-    above the footer either way (read them with `notices`)."""
+    """Run the app until its first lesson or quiz is open, focus given (`app.started`; a
+    lesson opens after the first frame, a quiz before it). Not until `app.current` is set:
+    a quiz is current before its view has mounted and taken the keys, and a loaded run sent
+    its keys to no one then. With `notifications`, Textual's own toasts are drawn too; the
+    app's notices are lines above the footer either way (read them with `notices`)."""
     async with app.run_test(size=size, notifications=notifications) as pilot:
-        for _ in range(200):
-            if app.current is not None or not app.items:
-                break
-            await pilot.pause(0.01)
+        await until(pilot, lambda: app.started or not app.items, rounds=2000)
         await pilot.pause()
         yield pilot
 

@@ -135,7 +135,7 @@ class CourseApp(App[None]):
         # frozen before the start item opens: what it builds is freed as the student moves on
         self.main_screen.after_first_frame(startup_gc.freeze_start_up)
         if self.settings.open_id == REVIEW_ID:
-            self.call_after_refresh(self.open_review)
+            self.call_after_refresh(self.start_item.open_instead, self.open_review)
             self.call_after_refresh(self._after_start)
             return
         start = self.settings.open_id or self.store.get_setting(LAST_OPENED)

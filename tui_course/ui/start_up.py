@@ -67,6 +67,14 @@ class StartItem:
             return
         self.after_first_frame(lambda: self._open(focus_content))
 
+    async def open_instead(self, opening: Callable[[], Awaitable[None]]) -> None:
+        """What opens at start in place of an item (`attn-tui review`): started once it has
+        opened, or could not."""
+        try:
+            await opening()
+        finally:
+            self.opening = False
+
     def quiz_pending(self) -> bool:
         """The start item is a quiz not open yet. It focuses its own answer box when it
         opens: focusing another pane before would restyle every node and rebuild the
