@@ -3,6 +3,10 @@
 Each test starts attn-tui as a separate process, as a student would, and looks at what
 Slurm itself says (squeue) while and after it runs. Runs are tiny (one epoch of 64
 sequences): what is tested is the path through Slurm, not the model.
+
+A job must leave squeue after its app dies; how soon (the issue's 10 s) is measured in
+bench/slurm_cancel.py, quiet and busy. Here the wait has no clock of its own beyond
+WAIT, which a job left behind still fails: the hog that keeps it pending outlasts it.
 """
 
 from __future__ import annotations
@@ -42,7 +46,6 @@ needs_keras = pytest.mark.skipif(
 )
 
 TINY = ["--epochs", "1", "--train-size", "64", "--test-size", "32", "--threads", "1"]
-GONE_WITHIN = 10.0  # seconds: the issue's bound for a job outliving its app
 
 
 def site_config(folder: Path, *extra: str, slurm: str = "cpus = 1\nmem = 1400\n") -> Path:
@@ -167,7 +170,7 @@ def test_waiting_shows_slurms_position_and_reason_then_ctrl_c_cancels(
         )
         run.process.send_signal(signal.SIGINT)  # Ctrl-C
         assert run.finish() == 130
-        wait_for(lambda: not course_jobs(slurm, ann), "the job to leave squeue", GONE_WITHIN)
+        wait_for(lambda: not course_jobs(slurm, ann), "the job to leave squeue")
     finally:
         end_hog(slurm, blocker)
 
@@ -190,7 +193,7 @@ def test_the_app_dying_while_pending_leaves_no_job(
         assert [job["state"] for job in course_jobs(slurm, bob)] == ["PENDING"]
         run.process.send_signal(how)
         run.finish()
-        wait_for(lambda: not course_jobs(slurm, bob), "the job to leave squeue", GONE_WITHIN)
+        wait_for(lambda: not course_jobs(slurm, bob), "the job to leave squeue")
     finally:
         end_hog(slurm, blocker)
 
@@ -217,7 +220,7 @@ def test_kill_9_of_a_training_app_ends_its_running_job(slurm: Cluster, shared: P
     assert [job["state"] for job in course_jobs(slurm, ann)] == ["RUNNING"]
     run.process.kill()
     run.finish()
-    wait_for(lambda: not course_jobs(slurm, ann), "the job to leave squeue", GONE_WITHIN)
+    wait_for(lambda: not course_jobs(slurm, ann), "the job to leave squeue")
 
 
 def test_a_drained_node_is_the_reason_shown(slurm: Cluster, shared: Path) -> None:
@@ -245,7 +248,7 @@ def test_a_drained_node_is_the_reason_shown(slurm: Cluster, shared: Path) -> Non
     )
     run.process.send_signal(signal.SIGINT)
     assert run.finish() == 130
-    wait_for(lambda: not course_jobs(slurm, ann), "the job to leave squeue", GONE_WITHIN)
+    wait_for(lambda: not course_jobs(slurm, ann), "the job to leave squeue")
 
 
 @needs_keras

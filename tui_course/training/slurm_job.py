@@ -32,6 +32,7 @@ hold_on_to_parent()
 import argparse
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -79,7 +80,9 @@ class Watch:
         self.time_limit = time_limit
         self.mem = mem
         self.out_lock = threading.Lock()
-        self.stop = threading.Event()
+        self.stop = threading.Event()  # set by run(), never by a signal handler (see listen)
+        self.signalled: int | None = None
+        self.wake: int | None = None
         self.first_line = threading.Event()  # the child is running: no more squeue
         self.stderr_lines: list[str] = []
         self.final_seen = False
@@ -175,6 +178,34 @@ class Watch:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
 
+    # the app's end
+
+    def listen(self, signums: Sequence[signal.Signals]) -> None:
+        """Take these signals as a cancel. The handler only stores the number: it runs
+        in the main thread between any two bytecodes, also while run() holds the stop
+        Event's lock inside Event.wait, and Event.set() there would wait for that lock
+        forever; a loaded machine made that window wide enough to leave a job behind.
+        The wakeup fd's byte ends rest() at once."""
+        read, write = os.pipe()
+        os.set_blocking(write, False)
+        signal.set_wakeup_fd(write)
+        self.wake = read
+
+        def note(signum: int, frame: FrameType | None) -> None:
+            self.signalled = signum
+
+        for signum in signums:
+            signal.signal(signum, note)
+
+    def rest(self, seconds: float) -> None:
+        """Up to `seconds`, or until a signal comes."""
+        if self.wake is None:
+            time.sleep(seconds)
+            return
+        ready, _, _ = select.select([self.wake], [], [], seconds)
+        if ready:
+            os.read(self.wake, 64)
+
     def run(self) -> int:
         env = {key: value for key, value in os.environ.items() if key != PARENT_PID_ENV}
         try:
@@ -197,9 +228,10 @@ class Watch:
             reader.start()
         queue = threading.Thread(target=self.watch_queue, daemon=True)
         queue.start()
-        while self.process.poll() is None and not self.stop.is_set():
-            self.stop.wait(0.2)
-        if self.stop.is_set():
+        while self.process.poll() is None and self.signalled is None:
+            self.rest(0.2)
+        if self.signalled is not None:
+            self.stop.set()
             self.cancel_job()
             return CANCELLED_EXIT
         code = self.process.wait()
@@ -238,12 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     watch = Watch(
         command, args.token, args.job_name, args.log, args.text, args.time_limit, args.mem
     )
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        watch.stop.set()
-
-    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        signal.signal(signum, stop)
+    watch.listen((signal.SIGTERM, signal.SIGHUP, signal.SIGINT))
     return watch.run()
 
 
