@@ -44,11 +44,11 @@ def resolve(question: Question) -> Question:
     answer_from = question.numeric_spec.answer_from
     if answer_from is not None:
         answer = evaluate_number(answer_from)
+    sources = question.numeric_spec.mistakes_from  # by position; empty: none computed
+    padded = (*sources, *(None,) * (len(question.mistakes) - len(sources)))
     mistakes = tuple(
-        dataclasses.replace(m, answer=evaluate_number(m.answer_from))
-        if m.answer_from is not None
-        else m
-        for m in question.mistakes
+        dataclasses.replace(m, answer=evaluate_number(source)) if source is not None else m
+        for m, source in zip(question.mistakes, padded, strict=False)
     )
     return dataclasses.replace(question, answer=answer, mistakes=mistakes)
 

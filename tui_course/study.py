@@ -246,7 +246,7 @@ def needs_expressions(quiz: Quiz) -> bool:
     """A key or a mistake written as `answer_from`, which the maths (NumPy) computes."""
     return any(
         question.numeric_spec.answer_from is not None
-        or any(mistake.answer_from is not None for mistake in question.mistakes)
+        or any(source is not None for source in question.numeric_spec.mistakes_from)
         for question in quiz.questions
     )
 

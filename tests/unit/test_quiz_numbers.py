@@ -67,3 +67,37 @@ def test_hostile_typed_numbers_get_a_message_not_a_crash(typed: str) -> None:
 
     with pytest.raises(AnswerFormatError):
         parse_number(typed)
+
+
+def test_a_mistake_computed_from_an_expression_gets_its_feedback(tmp_path: Path) -> None:
+    """A numeric mistake's answer_from is the numeric kind's own field (NumericSpec), by the
+    mistake's position; a mistake with a plain answer beside it keeps that answer."""
+    from tui_course.answers import resolve
+    from tui_course.content.kinds import grade
+    from tui_course.study import needs_expressions
+
+    body = (
+        'answer_from = "cos(2)"\ntolerance = 0.001\n'
+        '[[question.mistake]]\nanswer = 0.999\nfeedback = "Degrees, not radians."\n'
+        '[[question.mistake]]\nanswer_from = "sin(2)"\nfeedback = "That is the sine."\n'
+    )
+    quiz = load_quiz(quiz_file(tmp_path, body), tmp_path)
+    (question,) = quiz.questions
+    assert question.numeric_spec.mistakes_from == (None, "sin(2)")
+    assert [m.answer for m in question.mistakes] == [0.999, None]
+    assert needs_expressions(quiz)
+    resolved = resolve(question)
+    assert resolved.mistakes[1].answer == pytest.approx(0.909297, abs=1e-6)
+    assert grade(resolved, "0.9093").feedback == "That is the sine."
+    assert grade(resolved, "0.999").feedback == "Degrees, not radians."
+    right = grade(resolved, "-0.4161")
+    assert right.correct and right.feedback is None
+
+
+def test_only_plain_mistakes_need_no_expressions(tmp_path: Path) -> None:
+    from tui_course.study import needs_expressions
+
+    body = 'answer = 0.5\n[[question.mistake]]\nanswer = 2\nfeedback = "Upside down."\n'
+    quiz = load_quiz(quiz_file(tmp_path, body), tmp_path)
+    assert quiz.questions[0].numeric_spec.mistakes_from == ()
+    assert not needs_expressions(quiz)

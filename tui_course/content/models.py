@@ -37,9 +37,8 @@ Key = TypeVar("Key", default=Any)
 class Mistake(Generic[Key]):
     """A typical wrong answer (in the form of its kind's key) and the feedback aimed at it."""
 
-    answer: Key
+    answer: Key  # numeric: None where NumericSpec.mistakes_from computes it
     feedback: str
-    answer_from: str | None = None  # numeric only: computed like the key
 
 
 @dataclass(frozen=True)
@@ -51,6 +50,8 @@ class NumericSpec:
     tolerance: float = 0.0  # absolute
     rel_tolerance: float = 0.0  # relative to the key
     also_accepted: tuple[float, ...] = ()  # other readings graded right
+    # each mistake's answer_from, in the question's order (empty: none is computed)
+    mistakes_from: tuple[str | None, ...] = ()
 
     @property
     def exact(self) -> bool:

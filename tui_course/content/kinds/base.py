@@ -157,11 +157,7 @@ class QuestionKind(Generic[K]):
         problem = None if wrong is None else self.mistake_problem(wrong, key)
         if problem:
             raise check.error(problem, "answer")
-        return Mistake(
-            answer=wrong,
-            feedback=nonempty(check, entry, "feedback"),
-            answer_from=entry.get("answer_from"),
-        )
+        return Mistake(answer=wrong, feedback=nonempty(check, entry, "feedback"))
 
     def read_key(
         self,
