@@ -79,12 +79,9 @@ class NumericKind(QuestionKind[float | None]):
                 raise check.error(f"'{key}' must be a finite number, not negative", key)
         if answer is not None and (problem := tolerance_problem(answer, tolerance, rel_tolerance)):
             raise check.error(problem, "tolerance" if "tolerance" in table else "rel_tolerance")
-        # the mistakes' own answer_from (each entry's fields are checked with the mistake)
-        entries = table.get("mistake", [])
-        computed = tuple(
-            entry.get("answer_from") if isinstance(entry, dict) else None
-            for entry in (entries if isinstance(entries, list) else [])
-        )
+        # the mistakes' own answer_from (QUESTION_FIELDS made `mistake` a list of tables;
+        # each entry's fields are checked with the mistake)
+        computed = tuple(entry.get("answer_from") for entry in table.get("mistake", []))
         mistakes_from = computed if any(source is not None for source in computed) else ()
         spec = NumericSpec(
             table.get("answer_from"), tolerance, rel_tolerance, also_accepted, mistakes_from
