@@ -198,10 +198,8 @@ class Watch:
             signal.signal(signum, note)
 
     def rest(self, seconds: float) -> None:
-        """Up to `seconds`, or until a signal comes."""
-        if self.wake is None:
-            time.sleep(seconds)
-            return
+        """Up to `seconds`, or until a signal comes (after listen())."""
+        assert self.wake is not None, "listen() first"
         ready, _, _ = select.select([self.wake], [], [], seconds)
         if ready:
             os.read(self.wake, 64)
