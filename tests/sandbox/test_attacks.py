@@ -262,8 +262,8 @@ def test_each_entry_gets_the_inputs_as_sent(report: LevelReport) -> None:
     result = run_code(code, ["spoil", "total"], [[np.ones(3)]], TEST_LIMITS, report)
     assert result.status == "ok", result.detail
     spoiled, total = result.entries
-    assert float(spoiled[0].outputs[0]) == 21.0 and spoiled[0].mutated == (0,)
-    assert float(total[0].outputs[0]) == 3.0 and total[0].mutated == ()
+    assert float(spoiled[0].outputs[0].array()) == 21.0 and spoiled[0].mutated == (0,)
+    assert float(total[0].outputs[0].array()) == 3.0 and total[0].mutated == ()
 
 
 def test_tui_course_cannot_be_imported(checker: CodeChecker, attention_question: Question) -> None:

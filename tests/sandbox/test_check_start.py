@@ -195,6 +195,42 @@ def test_a_check_leaves_collection_on_with_what_it_loaded_frozen(tmp_path: Path)
     gc.unfreeze()
 
 
+# `attn-tui check`, then whether its own process loaded NumPy
+CHECK_AND_SAY = """
+import sys
+from tui_course.cli import main
+status = main(sys.argv[1:])
+print("numpy" in sys.modules, status)
+"""
+
+
+@pytest.mark.skipif(
+    WORKING is None, reason="no working bwrap here (inputs are remembered under it)"
+)
+def test_a_remembered_check_that_passes_loads_no_numpy_in_the_commands_process(
+    tmp_path: Path,
+) -> None:
+    """The first check builds the inputs (NumPy) and remembers them with the reference's
+    results; the next that passes reads both as bytes and is judged in plain Python. One
+    that fails loads NumPy for its diff."""
+    import subprocess
+    import sys
+
+    solution = tmp_path / "mine.py"
+    solution.write_text(SOLUTION, encoding="utf-8")
+    argv = ["check", "code/1", str(solution), "--data-dir", str(tmp_path / "data")]
+
+    def check() -> str:
+        command = [sys.executable, "-c", CHECK_AND_SAY, *argv]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+        return done.stdout.strip().splitlines()[-1]
+
+    assert check() == "True 0"  # the first: inputs built, reference run and remembered
+    assert check() == "False 0"
+    solution.write_text(SOLUTION.replace("/ np.sqrt(Q.shape[-1])", ""), encoding="utf-8")
+    assert check() == "True 1"
+
+
 @pytest.mark.parametrize("report", [WORKING], ids=["bwrap"])
 @pytest.mark.skipif(WORKING is None, reason="no working bwrap here")
 def test_student_code_runs_with_collection_on_and_numpy_frozen_out_of_it(

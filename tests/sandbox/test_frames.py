@@ -20,8 +20,8 @@ from tui_course.sandbox.frames import (
     ProtocolError,
     budget,
     parse,
-    read_array,
 )
+from tui_course.sandbox.npy import read_npy
 
 ARRAY_BYTES = 4 * 1024 * 1024
 READY = json.dumps({"status": "ready"}).encode()
@@ -74,11 +74,12 @@ def test_an_honest_run_reads_back_as_sent() -> None:
     )  # fmt: skip
     assert status == "done" and detail == {}
     (case0, case1) = grouped[0]
-    assert case0.status == "ok" and np.array_equal(case0.outputs[0], first)
-    assert np.array_equal(case0.outputs[1], second) and case0.outputs[1].dtype == np.int32
-    assert case0.outputs[1].flags.f_contiguous  # fortran order honoured
-    assert case1.outputs[0].shape == () and bool(case1.outputs[0]) is True
-    assert case0.outputs[0].flags.writeable  # a fresh array, not a view of the frame
+    got0, got1, got2 = (output.array() for output in (*case0.outputs, *case1.outputs))
+    assert case0.status == "ok" and np.array_equal(got0, first)
+    assert np.array_equal(got1, second) and got1.dtype == np.int32
+    assert got1.flags.f_contiguous  # fortran order honoured
+    assert got2.shape == () and bool(got2) is True
+    assert got0.flags.writeable  # a fresh array, not a view of the frame
 
 
 def test_inputs_sent_back_are_kept_apart_from_the_results() -> None:
@@ -88,8 +89,8 @@ def test_inputs_sent_back_are_kept_apart_from_the_results() -> None:
         LOADED, raw, saved(result), saved(q_after), saved(k_after), DONE, inputs=2
     )
     case = grouped[0][0]
-    assert len(case.outputs) == 1 and np.array_equal(case.outputs[0], result)
-    assert [a.tolist() for a in case.inputs] == [q_after.tolist(), k_after.tolist()]
+    assert len(case.outputs) == 1 and np.array_equal(case.outputs[0].array(), result)
+    assert [a.array().tolist() for a in case.inputs] == [q_after.tolist(), k_after.tolist()]
     assert case.mutated == ()  # the runner, not the child, says what changed
 
 
@@ -101,7 +102,8 @@ def test_a_mutated_key_from_the_child_is_not_believed() -> None:
 
 def test_a_big_endian_array_keeps_its_values() -> None:
     values = np.array([1.5, -2.25], dtype=">f8")
-    assert read_array(saved(values), ARRAY_BYTES).tolist() == [1.5, -2.25]
+    packed = read_npy(saved(values), ARRAY_BYTES)
+    assert packed.array().tolist() == [1.5, -2.25] and packed.numbers == (1.5, -2.25)
 
 
 def test_cases_the_child_never_reached_are_missing() -> None:

@@ -287,7 +287,7 @@ def test_split_heads_without_transpose_gets_its_own_feedback() -> None:
     """The shipped question, the mistake written as a student would, run in a child."""
     from tests.sandbox.conftest import LIMITS_ONLY
     from tui_course.codecheck.service import compute_expected
-    from tui_course.content.code_check import build_inputs
+    from tui_course.content.code_inputs import build_inputs
     from tui_course.render.code import verdict_text
     from tui_course.sandbox.runner import Worker
 

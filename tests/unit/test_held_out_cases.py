@@ -14,13 +14,15 @@ import pytest
 from tests.sandbox.conftest import LIMITS_ONLY
 from tui_course.cli import main
 from tui_course.codecheck.service import CodeChecker
-from tui_course.content.code_check import Outcome, build_inputs
+from tui_course.content.code_check import Outcome
+from tui_course.content.code_inputs import build_inputs
 from tui_course.content.common_mistakes import LIBRARY, common_mistakes
 from tui_course.content.errors import ContentError
 from tui_course.content.models import Question
 from tui_course.content.quizzes import load_quiz
 from tui_course.sandbox.level import Level
 from tui_course.sandbox.limits import TEST_LIMITS
+from tui_course.sandbox.npy import as_array
 from tui_course.validation.code_questions import prove_code_quiz, unvaried_inputs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,7 +44,7 @@ def table_student(checker: CodeChecker, question: Question) -> str:
     """The visible cases' answers, returned in the order the cases are called."""
     assert question.code is not None
     answers = [
-        repr(np.asarray(result.outputs[0]).tolist())
+        repr(as_array(result.outputs[0]).tolist())
         for result in checker.expected(question).reference
     ]
     return (

@@ -3,27 +3,32 @@
 They are deterministic: the same reference module, the same cases and seed, the same
 interpreter and NumPy give the same arrays. Remembering them spares every later check
 (`attn-tui check` from a shell, its --watch, the app's first check of a question) the
-sandboxed child that computes them.
+sandboxed child that computes them. The cases' inputs are remembered beside them, so a
+later check neither builds them nor loads NumPy to do so: with the student's arrays read
+as bytes (sandbox.npy), a check that passes is judged without NumPy in this process.
 
 Trust: the file is read and written only by the trusted process (code_check_service),
 never by a sandboxed child, and only when checks run under bwrap, whose children cannot
 see the data folder (it is hidden like every home). It is believed only as a regular file
 of this user that nobody else may write, read without following links, of bounded size,
-whose key matches; its arrays go through the same checks as a child's (sandbox.frames:
-`.npy` headers read without pickles, plain numeric dtypes, sizes matching the bytes).
+whose key matches; its arrays go through the same checks as a child's (sandbox.npy:
+headers matched or read without pickles, plain numeric dtypes, sizes matching the bytes).
 Anything else, or any error, and the results are computed again.
 
-The key is a digest of: this file's format, the interpreter and NumPy versions, the
-reference module's text (or, for the app's own maths functions, tui_course/maths' source
-files), the names asked for, the cases as specified and the seed, the very input arrays
-built from them, the limits, and the harness that ran them.
+The key is a digest of: this file's format, the interpreter, NumPy's version file (its
+random generators make the inputs), the reference module's text (or, for the app's own
+maths functions, tui_course/maths' source files), the names asked for, the cases as
+specified and the seed, the source that builds inputs from them (content.code_inputs and
+the sizes' rules in content.code_model), the limits, and the harness that ran them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
+import importlib.util
 import json
 import os
 import struct
@@ -34,53 +39,58 @@ from typing import Any
 
 from tui_course.content.code_model import MATHS_PREFIX, CodeSpec
 from tui_course.paths import read_private_file
-from tui_course.sandbox.frames import CaseResult, ProtocolError, read_array
+from tui_course.sandbox.frames import CaseResult, ProtocolError
 from tui_course.sandbox.limits import Limits
+from tui_course.sandbox.npy import Packed, is_array, pack, read_npy
 
-FORMAT = 1
+FORMAT = 2
 MAGIC = b"attn-tui reference results\n"
 PREFIX = "reference-"
 MAX_FILE_BYTES = 8 * 1024 * 1024  # the shipped course's largest is a few KB
 MAX_FILES = 64  # the oldest go first
+MAX_NUMBER_CHARS = 32  # a remembered plain-number input, as repr() writes it
 _LENGTH = struct.Struct(">I")
 _STATUSES = frozenset({"ok", "exception", "exit", "memory", "not_array", "too_large", "missing"})
-_HARNESS = Path(__file__).parent.parent / "sandbox" / "harness.py"
-_MATHS = Path(__file__).parent.parent / "maths"
+_PACKAGE = Path(__file__).parent.parent
+_HARNESS = _PACKAGE / "sandbox" / "harness.py"
+_INPUT_SOURCES = (_PACKAGE / "content" / "code_inputs.py", _PACKAGE / "content" / "code_model.py")
+_MATHS = _PACKAGE / "maths"
+
+Inputs = list[list[Any]]  # per case, its arguments: arrays (Packed) and plain numbers
+Remembered = tuple[Inputs, dict[str, tuple[CaseResult, ...]]]
 
 
 def cache_key(
-    spec: CodeSpec,
-    names: Sequence[str],
-    source: str,
-    inputs: Sequence[Sequence[Any]],
-    seed_offset: int,
-    limits: Limits,
+    spec: CodeSpec, names: Sequence[str], source: str, seed_offset: int, limits: Limits
 ) -> str:
-    """The digest the results are filed under (see the module's docstring)."""
-    import numpy as np
-
+    """The digest the inputs and results are filed under (see the module's docstring)."""
     digest = hashlib.sha256()
 
     def add(part: bytes) -> None:
         digest.update(_LENGTH.pack(len(part)) + part)
 
-    add(json.dumps([FORMAT, sys.version, np.__version__, list(names), seed_offset]).encode())
+    add(json.dumps([FORMAT, sys.version, list(names), seed_offset]).encode())
+    add(numpy_version())
     add(source.encode("utf-8", errors="surrogatepass"))
     add(repr((spec.entry, spec.reference, spec.cases, spec.outputs)).encode())
     add(json.dumps(dataclasses.asdict(limits), sort_keys=True).encode())
     add(_file_bytes(_HARNESS))
+    for path in _INPUT_SOURCES:
+        add(_file_bytes(path))
     if any(name.startswith(MATHS_PREFIX) for name in names):
         for path in sorted(_MATHS.glob("*.py")):
             add(path.name.encode() + b"\0" + _file_bytes(path))
-    for case in inputs:
-        add(b"case")
-        for arg in case:
-            if isinstance(arg, np.ndarray):
-                add(f"array {arg.dtype.str} {arg.shape}".encode())
-                add(np.ascontiguousarray(arg).tobytes())
-            else:
-                add(f"{type(arg).__name__} {arg!r}".encode())
     return digest.hexdigest()
+
+
+@functools.cache
+def numpy_version() -> bytes:
+    """The text of the NumPy this interpreter would import (its version.py, which names
+    the release and its commit), found without importing it."""
+    found = importlib.util.find_spec("numpy")
+    if found is None or found.origin is None:
+        return b"no numpy"
+    return _file_bytes(Path(found.origin).with_name("version.py"))
 
 
 def _file_bytes(path: Path) -> bytes:
@@ -90,10 +100,9 @@ def _file_bytes(path: Path) -> bytes:
         return b"missing"
 
 
-def read_results(
-    folder: Path, key: str, names: Sequence[str], cases: int
-) -> dict[str, tuple[CaseResult, ...]] | None:
-    """The remembered results for `key`, one per name and case, or None."""
+def read_results(folder: Path, key: str, names: Sequence[str], cases: int) -> Remembered | None:
+    """The remembered inputs of the `cases` cases and the results for `key`, one per name
+    and case, or None."""
     data = read_private_file(folder / f"{PREFIX}{key}", MAX_FILE_BYTES)
     if data is None:
         return None
@@ -118,9 +127,7 @@ def _frames(data: bytes) -> list[bytes]:
     return frames
 
 
-def _parse(
-    data: bytes, key: str, names: Sequence[str], cases: int
-) -> dict[str, tuple[CaseResult, ...]] | None:
+def _parse(data: bytes, key: str, names: Sequence[str], cases: int) -> Remembered | None:
     if not data.startswith(MAGIC):
         return None
     frames = _frames(data[len(MAGIC) :])
@@ -128,6 +135,10 @@ def _parse(
     if header["format"] != FORMAT or header["key"] != key or header["names"] != list(names):
         return None
     arrays = iter(frames[1:])
+    described_inputs = header["inputs"]
+    if not isinstance(described_inputs, list) or len(described_inputs) != cases:
+        return None
+    inputs = [_case_inputs(case, arrays) for case in described_inputs]
     results: dict[str, tuple[CaseResult, ...]] = {}
     described = header["results"]
     if len(described) != len(names):
@@ -142,33 +153,55 @@ def _parse(
                 return None
             if not isinstance(detail, dict) or not all(type(p) is int for p in mutated):
                 return None
-            values = []
-            for _ in range(outputs):
-                frame = next(arrays, None)
-                if frame is None:
-                    return None
-                values.append(read_array(frame, MAX_FILE_BYTES))
+            values = [_next_array(arrays) for _ in range(outputs)]
             found.append(CaseResult(status, tuple(values), tuple(mutated), detail))
         results[name] = tuple(found)
     if next(arrays, None) is not None:
         return None
-    return results
+    return inputs, results
+
+
+def _next_array(arrays: Any) -> Packed:
+    frame = next(arrays, None)
+    if frame is None:
+        raise ValueError("an array described but not filed")
+    return read_npy(frame, MAX_FILE_BYTES)
+
+
+def _case_inputs(described: Any, arrays: Any) -> list[Any]:
+    """One case's arguments: ["array"] is the next array frame, [kind, text] a number."""
+    if not isinstance(described, list):
+        raise ValueError("a case's inputs that are not a list")
+    found: list[Any] = []
+    for arg in described:
+        if arg == ["array"]:
+            found.append(_next_array(arrays))
+            continue
+        kind, text = arg
+        if not isinstance(text, str) or len(text) > MAX_NUMBER_CHARS:
+            raise ValueError("a number that is not short text")
+        found.append(int(text) if kind == "int" else float(text) if kind == "float" else None)
+        if found[-1] is None:
+            raise ValueError("an input of an unknown kind")
+    return found
 
 
 def write_results(
-    folder: Path, key: str, names: Sequence[str], results: dict[str, tuple[CaseResult, ...]]
+    folder: Path,
+    key: str,
+    names: Sequence[str],
+    inputs: Sequence[Sequence[Any]],
+    results: dict[str, tuple[CaseResult, ...]],
 ) -> None:
-    """Remember the results (written whole, 0600, never through a link); too large, or any
-    failure, and nothing is remembered. The oldest files beyond MAX_FILES are removed."""
-    import io
-
-    import numpy as np
-
+    """Remember the inputs and results (written whole, 0600, never through a link); too
+    large, or any failure, and nothing is remembered. The oldest files beyond MAX_FILES
+    are removed."""
     from tui_course.paths import ensure_private_dir, write_file_safely
 
-    described = []
     payloads: list[bytes] = []
     try:
+        described_inputs = [_describe_inputs(case, payloads) for case in inputs]
+        described = []
         for name in names:
             entry = []
             for result in results[name]:
@@ -176,15 +209,19 @@ def write_results(
                     [result.status, len(result.outputs), list(result.mutated), result.detail]
                 )
                 for output in result.outputs:
-                    if type(output) is not np.ndarray or output.dtype.kind not in "biuf":
+                    if not is_array(output):
                         return  # kept as it came (a number from the app's maths): not filed
-                    buffer = io.BytesIO()
-                    np.save(buffer, output, allow_pickle=False)
-                    payloads.append(buffer.getvalue())
+                    payloads.append(_frame_of(output))
             described.append(entry)
-        header = {"format": FORMAT, "key": key, "names": list(names), "results": described}
+        header = {
+            "format": FORMAT,
+            "key": key,
+            "names": list(names),
+            "inputs": described_inputs,
+            "results": described,
+        }
         frames = [json.dumps(header).encode(), *payloads]
-    except (TypeError, ValueError, KeyError):
+    except (TypeError, ValueError, KeyError, ProtocolError):
         return
     data = MAGIC + b"".join(_LENGTH.pack(len(frame)) + frame for frame in frames)
     if len(data) > MAX_FILE_BYTES:
@@ -195,6 +232,26 @@ def write_results(
     except OSError:
         return
     _prune(folder)
+
+
+def _describe_inputs(case: Sequence[Any], payloads: list[bytes]) -> list[list[str]]:
+    described = []
+    for arg in case:
+        if is_array(arg):
+            described.append(["array"])
+            payloads.append(_frame_of(arg))
+        elif type(arg) in (int, float) and len(repr(arg)) <= MAX_NUMBER_CHARS:
+            described.append([type(arg).__name__, repr(arg)])
+        else:
+            raise ValueError("an input neither an array nor a plain number")
+    return described
+
+
+def _frame_of(array: Any) -> bytes:
+    """The array's `.npy` bytes, of a plain numeric dtype (else ValueError: not filed)."""
+    packed = array if isinstance(array, Packed) else pack(array)
+    read_npy(packed.frame, MAX_FILE_BYTES)  # what could not be read back is not filed
+    return packed.frame
 
 
 def _prune(folder: Path) -> None:

@@ -13,12 +13,14 @@ under the same limits (so a looping or greedy reference is stopped too) and have
 their results held in this process, before the student's code is sent; the pure judge
 (content.code_check) compares in this process.
 
-Importing this module loads no NumPy (the judge comes with the first check): the CLI
-makes its CodeChecker first, so the sandbox's child starts (and imports NumPy on the
-other core) while this process is still loading the course and NumPy. Given the
-student's data folder, a checker remembers there the sandbox probe (sandbox.level)
-and the reference's results for each question and seed (reference_cache), the latter
-only when checks run under bwrap, where student code cannot reach that folder.
+Importing this module loads no NumPy: the CLI makes its CodeChecker first, so the
+sandbox's child starts (and imports NumPy on the other core) while this process is
+still loading the course. Given the student's data folder, a checker remembers there
+the sandbox probe (sandbox.level) and, for each question and seed, the cases' inputs
+and the reference's results (reference_cache), the latter only when checks run under
+bwrap, where student code cannot reach that folder. With those remembered, a check
+that passes never loads NumPy in this process (content.code_check's plain_pass); the
+first check, a failing one and one without bwrap do.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ class SandboxUnavailable(ReferenceFailed):
 class Expected:
     """The trusted side's results for one set of inputs."""
 
-    inputs: list[list[Any]]
+    inputs: list[list[Any]]  # per case: arrays (Packed when remembered, else ndarrays), numbers
     reference: tuple[CaseResult, ...]
     variants: dict[int, tuple[CaseResult, ...]]  # mistake index -> results
 
@@ -205,10 +207,8 @@ def compute_expected(
     `cache_dir`: where results are remembered between runs (reference_cache), read and
     written here, in the trusted process, never by a child; None: always computed."""
     from tui_course.codecheck import reference_cache
-    from tui_course.content.code_check import build_inputs
     from tui_course.content.code_model import MATHS_PREFIX
 
-    inputs = build_inputs(spec, seed_offset)
     names = [spec.reference] + [m.variant for m in spec.mistakes if m.variant is not None]
     indices = [index for index, m in enumerate(spec.mistakes) if m.variant is not None]
     in_module = [n for n in names if not n.startswith(MATHS_PREFIX)]
@@ -222,14 +222,17 @@ def compute_expected(
     limits = limits or Limits()
     key = None
     if cache_dir is not None:
-        key = reference_cache.cache_key(spec, names, source, inputs, seed_offset, limits)
-        remembered = reference_cache.read_results(cache_dir, key, names, len(inputs))
+        key = reference_cache.cache_key(spec, names, source, seed_offset, limits)
+        remembered = reference_cache.read_results(cache_dir, key, names, len(spec.cases))
         if remembered is not None:
-            return _expected(spec, inputs, remembered, indices)
+            return _expected(spec, *remembered, indices)
+    from tui_course.content.code_inputs import build_inputs
+
+    inputs = build_inputs(spec, seed_offset)
     results = _results(spec, names, in_module, source, inputs, limits, report)
     expected = _expected(spec, inputs, results, indices)
     if cache_dir is not None and key is not None:
-        reference_cache.write_results(cache_dir, key, names, results)
+        reference_cache.write_results(cache_dir, key, names, inputs, results)
     return expected
 
 
@@ -463,13 +466,7 @@ class CodeChecker:
     ) -> CodeVerdict:
         """Run the student's code on every case and judge it. Never raises for bad code.
         `on_wait`: called once this thread starts waiting for the sandbox (Worker.run)."""
-        from tui_course.content.code_check import (
-            CodeVerdict,
-            Outcome,
-            build_inputs,
-            held_out_spec,
-            judge,
-        )
+        from tui_course.content.code_check import CodeVerdict, Outcome, judge
         from tui_course.content.code_model import MAX_CODE_BYTES
 
         spec = _spec(question)
@@ -494,16 +491,18 @@ class CodeChecker:
             except Exception as error:
                 message = f"The question itself is broken (tell your teacher): {error}"
                 return CodeVerdict(Outcome.UNAVAILABLE, "content", message, self.level)
-            inputs = build_inputs(spec, seed_offset)
-            run = worker.run(code, spec.entry, inputs, on_wait)
+            run = worker.run(code, spec.entry, expected.inputs, on_wait)
         finally:
             worker.close()
             self._replace_spare()  # after the run: the next child's start does not slow it
         if run.status == "unavailable":  # the sandbox, not the code or the question
             self._forget_probe()
             return judge(spec, code, run, ())
-        judged = held_out_spec(spec, seed_offset)  # held-out cases named by their inputs
-        return judge(judged, code, run, expected.reference, expected.variants)
+        if seed_offset:  # held-out cases, named by their inputs
+            from tui_course.content.code_inputs import held_out_spec
+
+            spec = held_out_spec(spec, seed_offset)
+        return judge(spec, code, run, expected.reference, expected.variants)
 
     def _forget_probe(self) -> None:
         """The sandbox did not start: whatever was remembered about it, probe again next time."""

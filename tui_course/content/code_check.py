@@ -5,21 +5,30 @@ returned and what each mistake variant returned, it says what is wrong first, in
 the order a student can act on: syntax, an unfinished starter, an exception, a wrong
 shape, a failed property, a recognised mistake, else the case and the worst cell.
 It never runs code; the sandbox (tui_course.sandbox) does that.
+
+A check that plainly passes (every case's arrays float64 references, the student's
+within tolerance, every property holding by a clear margin) is judged in plain Python
+from the arrays' bytes (plain_pass), to the same verdict NumPy's allclose gives: the
+`attn-tui check` process then never imports NumPy. Anything else, or any doubt, and the
+arrays are made ndarrays and judged by NumPy (imported then, not at import).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-import numpy as np
-
-from tui_course.content.code_model import ArgSpec, CodeCase, CodeSpec, dimension
+from tui_course.content.code_model import CodeSpec
 from tui_course.sandbox.level import Level
+from tui_course.sandbox.npy import Packed, as_array
 from tui_course.sandbox.runner import CaseResult, RunResult
+
+PLAIN_VALUES = 100_000  # numbers a passing check may compare in plain Python; more: NumPy
+F64_ROUNDING = 2.0**-52  # twice float64's unit roundoff: a generous bound on a sum's error
 
 
 class Outcome(StrEnum):
@@ -66,104 +75,11 @@ class CodeVerdict:
         return self.outcome is Outcome.PASSED
 
 
-def build_inputs(spec: CodeSpec, seed_offset: int = 0) -> list[list[Any]]:
-    """Each case's arguments. seed_offset 0 gives the visible cases; one above gives
-    held-out cases (class recheck): fresh array values, and every size and held_out
-    value drawn afresh from its range, never all as in a visible case."""
-    if not 0 <= seed_offset < 2**63:
-        raise ValueError(f"seed offset {seed_offset} is not 0 to 2**63 - 1")
-    seen = {case.sizes for case in spec.cases if case.sizes}
-    cases: list[list[Any]] = []
-    for case in spec.cases:
-        sizes = dict(case.sizes) if seed_offset == 0 else _held_out_sizes(case, seed_offset, seen)
-        cases.append(
-            [
-                _argument(case, arg, position, sizes, seed_offset)
-                for position, arg in enumerate(case.args)
-            ]
-        )
-    return cases
-
-
-SIZES_STREAM = 1_000_000  # the random stream of a case's sizes, apart from its arguments'
-DRAWS = 50  # tries at a held-out draw unlike every visible one
-
-
-def _held_out_sizes(case: CodeCase, seed_offset: int, seen: set[Any]) -> dict[str, int]:
-    """Each size drawn from its range unlike its visible value (where the range allows),
-    and the whole draw unlike every visible case's sizes."""
-    rng = np.random.default_rng([case.seed, seed_offset, SIZES_STREAM])
-    visible = dict(case.sizes)
-    drawn = case.sizes
-    for _ in range(DRAWS):
-        drawn = tuple(
-            (name, _draw_unlike(rng, low, high, visible[name])) for name, low, high in case.held_out
-        )
-        if drawn not in seen:
-            break
-    return dict(drawn)
-
-
-def _draw_unlike(rng: np.random.Generator, low: int, high: int, visible: int) -> int:
-    if low == high or not low <= visible <= high:
-        return int(rng.integers(low, high + 1))
-    value = int(rng.integers(low, high))  # low..high without the visible value
-    return value + 1 if value >= visible else value
-
-
-def _argument(
-    case: CodeCase, arg: ArgSpec, position: int, sizes: dict[str, int], seed_offset: int
-) -> Any:
-    if arg.shape is not None:
-        rng = np.random.default_rng([case.seed, seed_offset, position])
-        shape = tuple(dimension(axis, sizes) for axis in arg.shape)
-        return rng.standard_normal(shape) * arg.scale + arg.offset
-    if arg.arange is not None:
-        return np.arange(dimension(arg.arange, sizes))
-    if arg.size is not None:
-        return dimension(arg.size, sizes)
-    if seed_offset == 0 or arg.held_out is None:
-        return np.asarray(arg.value, dtype=np.float64) if isinstance(arg.value, list) else arg.value
-    rng = np.random.default_rng([case.seed, seed_offset, position])
-    low, high = arg.held_out
-    drawn: Any = arg.value
-    for _ in range(DRAWS):
-        drawn = rng.integers(low, high + 1, size=np.shape(arg.value))
-        if not np.array_equal(drawn, arg.value):
-            break
-    if isinstance(arg.value, list):
-        return np.asarray(drawn, dtype=np.float64)
-    return int(drawn)
-
-
-def held_out_spec(spec: CodeSpec, seed_offset: int) -> CodeSpec:
-    """The question as judged on held-out seed `seed_offset`: each case labelled by the
-    inputs it has there (a visible label's "3 queries, 5 keys" would be untrue)."""
-    if seed_offset == 0:
-        return spec
-    inputs = build_inputs(spec, seed_offset)
-    cases = tuple(
-        replace(case, label=f"held-out {index + 1}: {_inputs_text(case, args)}")
-        for index, (case, args) in enumerate(zip(spec.cases, inputs, strict=True))
-    )
-    return replace(spec, cases=cases)
-
-
-def _inputs_text(case: CodeCase, args: Sequence[Any]) -> str:
-    shown = []
-    for arg, value in zip(case.args, args, strict=True):
-        if isinstance(value, np.ndarray):
-            shown.append(f"{arg.name} of shape {_shape(value.shape)}")
-        else:
-            shown.append(f"{arg.name} = {value}")
-    return ", ".join(shown)
-
-
 def normalise_code(code: str) -> str:
     return "\n".join(line.rstrip() for line in code.strip().splitlines())
 
 
-def _shape(shape: Sequence[int]) -> str:
+def shape_text(shape: Sequence[int]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
@@ -211,6 +127,9 @@ def _raises_mistake(spec: CodeSpec, detail: Mapping[str, Any]) -> int | None:
 
 
 def _close(got: Any, expected: Any, spec: CodeSpec) -> bool:
+    import numpy as np
+
+    got, expected = as_array(got), as_array(expected)
     if got.shape != expected.shape:
         return False
     with np.errstate(all="ignore"):
@@ -247,6 +166,8 @@ def recognised_variant(
 
 
 def _property_problem(prop: str, name: str, got: Any, spec: CodeSpec) -> str | None:
+    import numpy as np
+
     values = np.asarray(got, dtype=np.float64)
     if prop == "finite":
         bad = np.argwhere(~np.isfinite(values))
@@ -277,6 +198,9 @@ def judge(
     variants: Mapping[int, Sequence[CaseResult]] | None = None,
 ) -> CodeVerdict:
     """The verdict on one run of the student's code."""
+    passed = plain_pass(spec, code, run, reference)
+    if passed is not None:
+        return passed
     variants = variants or {}
     common = _common(run)
     labels = [case.label for case in spec.cases]
@@ -328,6 +252,9 @@ def judge(
                 Outcome.ERROR, "exit", message, cases_failed=(labels[index],), **common
             )
     failed_cases = tuple(labels[i] for i, r in enumerate(student) if r.status != "ok")
+    # from here on the arrays themselves are compared: NumPy's side of the judge
+    student, reference = _with_arrays(student), _with_arrays(reference)
+    variants = {index: _with_arrays(results) for index, results in variants.items()}
     for index, result in enumerate(student):
         if result.status == "exception":
             if result.detail.get("type") == "NotImplementedError":
@@ -386,7 +313,7 @@ def judge(
                 **common,
             )
         if result.status == "too_large":
-            shape = _shape(result.detail.get("shape", ()))
+            shape = shape_text(result.detail.get("shape", ()))
             message = f"Case '{labels[index]}': your result of shape {shape} is far too large."
             return CodeVerdict(
                 Outcome.FAILED, "shape", message, cases_failed=failed_cases, **common
@@ -413,8 +340,8 @@ def judge(
         for name, got, want in zip(spec.outputs, result.outputs, expected.outputs, strict=False):
             if got.shape != want.shape:
                 message = (
-                    f"Case '{labels[index]}': expected {name} of shape {_shape(want.shape)}, "
-                    f"got {_shape(got.shape)}."
+                    f"Case '{labels[index]}': expected {name} of shape {shape_text(want.shape)}, "
+                    f"got {shape_text(got.shape)}."
                 )
                 return CodeVerdict(
                     Outcome.FAILED,
@@ -478,6 +405,94 @@ def judge(
     return CodeVerdict(Outcome.PASSED, "passed", message, **common)
 
 
+def _with_arrays(results: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
+    return tuple(
+        replace(result, outputs=tuple(as_array(output) for output in result.outputs))
+        if any(isinstance(output, Packed) for output in result.outputs)
+        else result
+        for result in results
+    )
+
+
+def plain_pass(
+    spec: CodeSpec, code: str, run: RunResult, reference: Sequence[CaseResult]
+) -> CodeVerdict | None:
+    """The PASSED verdict when plain Python can tell it exactly from the arrays' bytes,
+    else None (the rest of judge() decides, with NumPy). Exactly: every comparison is the
+    one np.allclose makes (float64 arithmetic, the same order of operations), and a
+    property is taken to hold only when NumPy's own rounding could not undo it."""
+    if run.status != "ok" or normalise_code(code) == normalise_code(spec.starter):
+        return None
+    student = run.cases
+    if not len(student) == len(reference) == len(spec.cases):
+        return None
+    budget = PLAIN_VALUES
+    for result, expected in zip(student, reference, strict=True):
+        if result.status != "ok" or expected.status != "ok" or result.mutated:
+            return None
+        if not result.outputs or len(result.outputs) != len(expected.outputs):
+            return None
+        for got, want in zip(result.outputs, expected.outputs, strict=True):
+            budget -= got.size if isinstance(got, Packed) else 0
+            if budget < 0 or not _plainly_close(got, want, spec):
+                return None
+        if not all(_plainly_holds(prop, result.outputs[0], spec) for prop in spec.properties):
+            return None
+    message = f"Passed: all {len(spec.cases)} cases match the reference."
+    return CodeVerdict(Outcome.PASSED, "passed", message, **_common(run))
+
+
+def _plainly_close(got: Any, want: Any, spec: CodeSpec) -> bool:
+    """np.allclose(got, want, rtol, atol, equal_nan=True), cell by cell in float64, for a
+    float64 reference stored in the same order as the student's array; False when that
+    cannot be told here."""
+    if not (isinstance(got, Packed) and isinstance(want, Packed)):
+        return False
+    if got.shape != want.shape or want.dtype[1:] != "f8" or got.fortran != want.fortran:
+        return False
+    mine, theirs = got.numbers, want.numbers
+    if mine is None or theirs is None:
+        return False
+    rtol, atol = spec.rel_tolerance, spec.tolerance
+    for number, y in zip(mine, theirs, strict=True):
+        x = float(number)  # NumPy casts the student's ints, bools and narrower floats so
+        if x == y or (x != x and y != y):
+            continue
+        if not (math.isfinite(y) and abs(x - y) <= atol + rtol * abs(y)):
+            return False
+    return True
+
+
+def _plainly_holds(prop: str, got: Any, spec: CodeSpec) -> bool:
+    """Whether _property_problem would find nothing, told without NumPy; False when in
+    doubt (a sum within NumPy's rounding of the tolerance, a value that is not finite)."""
+    numbers = got.numbers if isinstance(got, Packed) else None
+    if numbers is None:
+        return False
+    if prop == "finite":
+        return all(math.isfinite(value) for value in numbers)
+    if prop == "non_negative":
+        return not any(value < 0 for value in numbers)
+    if prop != "rows_sum_to_one" or got.ndim == 0:
+        return True  # a property the judge does not know finds nothing, as there
+    width = got.shape[-1]
+    if width == 0 or (got.fortran and got.ndim > 1):
+        return bool(math.prod(got.shape[:-1]) == 0)  # no rows, else an empty row or doubt
+    bound = max(spec.tolerance, 1e-6) * 10 + 1e-05  # np.isclose(sums, 1.0, atol=...)
+    for start in range(0, len(numbers), width):
+        row = [float(value) for value in numbers[start : start + width]]
+        if not all(math.isfinite(value) for value in row):
+            return False
+        try:
+            exact = math.fsum(row)
+        except OverflowError:
+            return False
+        rounding = (width + 1) * F64_ROUNDING * math.fsum(abs(value) for value in row)
+        if not abs(exact - 1.0) + rounding <= bound * (1 - 1e-9):
+            return False
+    return True
+
+
 def _failing(
     spec: CodeSpec,
     student: Sequence[CaseResult],
@@ -499,6 +514,8 @@ def _failing(
 
 
 def _worst_cell(got: Any, want: Any) -> tuple[int, ...]:
+    import numpy as np
+
     with np.errstate(all="ignore"):
         difference = np.abs(np.asarray(got, dtype=np.float64) - want)
     difference = np.where(np.isnan(difference), np.inf, difference)
@@ -508,6 +525,8 @@ def _worst_cell(got: Any, want: Any) -> tuple[int, ...]:
 
 
 def _diff(spec: CodeSpec, case: str, position: int, got: Any, want: Any) -> CellDiff:
+    import numpy as np
+
     name = spec.outputs[position] if position < len(spec.outputs) else f"result {position}"
     with np.errstate(all="ignore"):
         wrong = ~np.isclose(got, want, rtol=spec.rel_tolerance, atol=spec.tolerance)

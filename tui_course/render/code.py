@@ -12,8 +12,6 @@ import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from tui_course.content.code_check import CellDiff, CodeVerdict, Outcome
 from tui_course.text.safe import clean, one_line
 
@@ -43,6 +41,8 @@ def _window(size: int, focus: int, shown: int) -> slice:
 def _plane(diff: CellDiff, max_columns: int) -> tuple[Any, Any, Any, str, int, int]:
     """A 2-d window to draw, around the worst cell (3-d results: the slice holding it).
     Returns the arrays, the slice's index prefix, and the window's first row and column."""
+    import numpy as np
+
     got, want, wrong = (np.asarray(a) for a in (diff.got, diff.expected, diff.wrong))
     with np.errstate(all="ignore"):
         gap = np.abs(np.asarray(got, dtype=np.float64) - want)
@@ -71,6 +71,8 @@ def _plane(diff: CellDiff, max_columns: int) -> tuple[Any, Any, Any, str, int, i
 
 
 def _grid(values: Any, wrong: Any, first_row: int, first_column: int) -> list[str]:
+    import numpy as np
+
     finite = np.isfinite(values)
     if finite.all() and values.min() >= 0 and values.max() <= 1:
         return _heatmap(values, wrong, False, first_row, first_column)
@@ -113,6 +115,8 @@ def _heatmap(values: Any, wrong: Any, signed: bool, first_row: int, first_column
 
 def diff_lines(diff: CellDiff, width: int = 80) -> list[str]:
     """Yours and the reference, side by side when they fit in `width`, else one above."""
+    import numpy as np
+
     max_columns = max(1, min(MAX_GRID, (width - 4) // 9))
     got, want, wrong, prefix, row, column = _plane(diff, max_columns)
     left = _grid(got, wrong, row, column)

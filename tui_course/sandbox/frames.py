@@ -11,12 +11,12 @@ exactly the bytes that follow, of a plain numeric dtype, before any array is bui
 Whatever fails becomes a ProtocolError with a short message of ours, which the runner
 turns into the "protocol" outcome: nothing of this module raises anything else.
 
-Pure: NumPy is imported inside the functions that build arrays, never at import.
+Pure: the arrays stay `.npy` bytes (sandbox.npy's Packed); NumPy is imported only for a
+header in another form than np.save's own.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import struct
@@ -24,23 +24,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui_course.sandbox.npy import MAX_DIMS, read_npy
+from tui_course.sandbox.npy import ProtocolError as ProtocolError  # its home before npy
+
 LENGTH = struct.Struct(">I")
 HEADER_BYTES = 256 * 1024  # one JSON header: the harness's longest, all \u escapes, fits
 MAX_OUTPUTS = 16  # arrays one case may return
 FRAMES_PER_CASE = 1 + MAX_OUTPUTS  # its header and its results (and its inputs sent back)
 FRAMES_AROUND = 8  # ready, loaded, done and a final load error, with room to spare
-MAX_DIMS = 32
 MAX_INT = 2**31 - 1  # line numbers, positions, counts: anything larger is a lie
 TYPE_CHARS = 80  # an exception's or a returned object's type name
 MESSAGE_CHARS = 2000  # an exception's message (the harness sends no more)
 SHORT_CHARS = 200  # a traceback's source line, a syntax error's text, an exit code
 MAX_TRACEBACK = 20  # frames of the student's own code
-NPY_MAGIC = b"\x93NUMPY"
-NUMERIC_KINDS = "biuf"  # bool, signed, unsigned, float: what the judge compares
-
-
-class ProtocolError(Exception):
-    """The child sent something the protocol does not allow (said in a few words)."""
 
 
 @dataclass(frozen=True)
@@ -49,10 +45,10 @@ class CaseResult:
     not_array, too_large, or missing (the child stopped before reaching it)."""
 
     status: str
-    outputs: tuple[Any, ...] = ()  # ndarrays, when ok
+    outputs: tuple[Any, ...] = ()  # when ok: Packed arrays (ndarrays from the app's maths)
     mutated: tuple[int, ...] = ()  # positions of inputs changed in place (set by the runner)
     detail: dict[str, Any] = field(default_factory=dict)
-    inputs: tuple[Any, ...] = ()  # the array inputs as the call left them, when ok
+    inputs: tuple[Any, ...] = ()  # the array inputs as the call left them (Packed), when ok
 
 
 @dataclass(frozen=True)
@@ -209,7 +205,7 @@ def _parse(
         for _ in range(announced):
             if index >= len(frames):
                 raise ProtocolError("an array announced but not sent")
-            arrays.append(read_array(frames[index], array_bytes))
+            arrays.append(read_npy(frames[index], array_bytes))
             index += 1
         outputs = len(arrays) - int(message["inputs"])
         results.append(CaseResult("ok", tuple(arrays[:outputs]), inputs=tuple(arrays[outputs:])))
@@ -345,43 +341,6 @@ def _shape(value: Any, largest: int = MAX_INT) -> tuple[int, ...]:
     if not all(_is_int(size) and 0 <= size <= largest for size in value):
         raise ProtocolError("a shape that is not sizes")
     return tuple(int(size) for size in value)
-
-
-def read_array(frame: bytes, array_bytes: int) -> Any:
-    """One `.npy` payload as a fresh ndarray of bool, int, uint or float: the header
-    read without pickles and checked against the bytes that follow before any array
-    exists (no np.load: a zip, a lie about the shape or a cut payload never reaches it)."""
-    import numpy as np
-    from numpy.lib import format as npy
-
-    if not frame.startswith(NPY_MAGIC):
-        raise ProtocolError("an array frame that is not .npy")
-    stream = io.BytesIO(frame)
-    try:
-        version = npy.read_magic(stream)
-        if version == (1, 0):
-            shape, fortran_order, dtype = npy.read_array_header_1_0(stream)
-        elif version == (2, 0):
-            shape, fortran_order, dtype = npy.read_array_header_2_0(stream)
-        else:
-            raise ProtocolError(f".npy version {version[0]}.{version[1]}")
-    except ProtocolError:
-        raise
-    except Exception:  # ValueError, SyntaxError, RecursionError from its header
-        raise ProtocolError("an array frame with an unreadable header") from None
-    if not isinstance(dtype, np.dtype) or dtype.hasobject or dtype.fields is not None:
-        raise ProtocolError("an array of records or objects")
-    if dtype.kind not in NUMERIC_KINDS or dtype.subdtype is not None or dtype.itemsize == 0:
-        raise ProtocolError(f"an array of {dtype.kind!r} values, not numbers")
-    sizes = _shape(shape if isinstance(shape, tuple) else None, 2**63)  # the bytes decide
-    nbytes = math.prod(sizes) * dtype.itemsize
-    payload = len(frame) - stream.tell()
-    if nbytes > array_bytes:
-        raise ProtocolError(f"an array of {nbytes} bytes (at most {array_bytes})")
-    if nbytes != payload:
-        raise ProtocolError(f"an array header promising {nbytes} bytes before {payload}")
-    flat = np.frombuffer(frame, dtype=dtype, count=math.prod(sizes), offset=stream.tell())
-    return flat.reshape(sizes, order="F" if fortran_order else "C").copy(order="K")
 
 
 def _megabytes(size: int) -> str:

@@ -49,13 +49,14 @@ from tui_course.sandbox.frames import (
 )
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level
 from tui_course.sandbox.limits import Limits
+from tui_course.sandbox.npy import Packed, as_array, is_array, scalar_frame
 
 _LENGTH = struct.Struct(">I")
 START_SECONDS = 30.0  # NumPy's import on a busy lab server; not part of the check's clock
 MARK_ENV = "ATTN_TUI_SANDBOX_RUN"
 STUDENT_FILE = "student.py"  # the harness's own name for it (harness.STUDENT_FILE)
 
-Arg = Any  # an ndarray, or an int or float passed as a plain number
+Arg = Any  # an array (Packed or ndarray), or an int or float passed as a plain number
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,14 @@ class _Capped:
 
 
 def _encode(arg: Arg) -> tuple[bytes, bool]:
+    """An argument's `.npy` bytes, and whether it is a plain number: without NumPy for
+    remembered arrays (Packed) and Python numbers."""
+    if isinstance(arg, Packed):
+        return arg.frame, False
+    if type(arg) in (int, float):
+        plain = scalar_frame(arg)
+        if plain is not None:
+            return plain, True
     import numpy as np
 
     scalar = not isinstance(arg, np.ndarray)
@@ -548,14 +557,12 @@ def _with_mutations(
     inputs this process sent, which student code cannot reach. (Code that rewrites
     the harness itself can send back anything, as it can send any result: it gains
     nothing it could not have by leaving its inputs alone.)"""
-    import numpy as np
-
     marked = []
     for result, case in zip(results, cases, strict=True):
         if result.status != "ok":
             marked.append(result)
             continue
-        positions = [i for i, arg in enumerate(case) if isinstance(arg, np.ndarray)]
+        positions = [i for i, arg in enumerate(case) if is_array(arg)]
         if len(result.inputs) != len(positions):
             raise ProtocolError(f"{len(result.inputs)} inputs sent back for {len(positions)}")
         mutated = tuple(
@@ -567,15 +574,24 @@ def _with_mutations(
     return tuple(marked)
 
 
-def _same(before: Any, after: Any) -> bool:
+def _same(before: Any, after: Packed) -> bool:
+    """The same values, dtype and shape (NaN equal to NaN). The same bytes are the same
+    array; other bytes may still hold equal values (0.0 and -0.0), which NumPy decides."""
+    same_layout = isinstance(before, Packed) and _layout(before) == _layout(after)
+    if same_layout and before.values == after.values:
+        return True
     import numpy as np
 
-    before = np.asarray(before)
+    sent, back = np.asarray(as_array(before)), after.array()
     return (
-        before.shape == after.shape
-        and before.dtype == after.dtype
-        and bool(np.array_equal(before, after, equal_nan=before.dtype.kind == "f"))
+        sent.shape == back.shape
+        and sent.dtype == back.dtype
+        and bool(np.array_equal(sent, back, equal_nan=sent.dtype.kind == "f"))
     )
+
+
+def _layout(array: Packed) -> tuple[str, tuple[int, ...], bool]:
+    return array.dtype, array.shape, array.fortran
 
 
 def _drain(fd: int, capped: _Capped, limit: int) -> None:

@@ -25,13 +25,8 @@ from typing import Any
 import numpy as np
 
 from tui_course.codecheck.service import ReferenceFailed, compute_expected
-from tui_course.content.code_check import (
-    CodeVerdict,
-    Outcome,
-    build_inputs,
-    judge,
-    same_results,
-)
+from tui_course.content.code_check import CodeVerdict, Outcome, judge, same_results
+from tui_course.content.code_inputs import build_inputs
 from tui_course.content.code_model import CodeSpec
 from tui_course.content.common_mistakes import common_mistakes
 from tui_course.content.errors import ContentError
@@ -39,6 +34,7 @@ from tui_course.content.models import Question, Quiz
 from tui_course.render.code import verdict_text
 from tui_course.sandbox.level import Level, LevelReport, sandbox_level
 from tui_course.sandbox.limits import Limits
+from tui_course.sandbox.npy import as_array
 from tui_course.sandbox.runner import CaseResult, RunResult, Worker
 
 PROOF_LIMITS = Limits(wall_seconds=3.0, cpu_seconds=3)  # the shipped ones take ms
@@ -68,7 +64,8 @@ def _layout_problem(spec: CodeSpec, reference: Sequence[CaseResult]) -> str | No
     return None
 
 
-def _passes_permuted(want: np.ndarray, perm: tuple[int, ...], spec: CodeSpec) -> bool:
+def _passes_permuted(want: Any, perm: tuple[int, ...], spec: CodeSpec) -> bool:
+    want = as_array(want)
     moved = np.transpose(want, perm).reshape(want.shape)
     return bool(np.allclose(moved, want, rtol=spec.rel_tolerance, atol=spec.tolerance))
 
