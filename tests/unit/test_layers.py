@@ -92,6 +92,7 @@ def test_sandbox_imports_neither_numpy_nor_the_rest_of_the_app() -> None:
         "tui_course.sandbox.frames",
         "tui_course.sandbox.level",
         "tui_course.sandbox.limits",
+        "tui_course.sandbox.npy",
         "tui_course.sandbox.runner",
     }
 
@@ -101,6 +102,17 @@ def test_the_check_service_starts_its_sandbox_before_numpy_is_loaded() -> None:
     process imports NumPy, so the two imports run side by side."""
     modules = loaded_after("import tui_course.codecheck.service, tui_course.commands.check")
     assert "numpy" not in modules
+
+
+def test_the_judge_and_the_verdicts_text_load_numpy_only_when_they_need_it() -> None:
+    """A passing check is judged and printed without NumPy in the checking process
+    (content.code_check.plain_pass on the arrays' bytes): none of what it imports loads it."""
+    modules = loaded_after(
+        "import tui_course.content.code_check, tui_course.render.code, "
+        "tui_course.codecheck.reference_cache, tui_course.sandbox.npy"
+    )
+    assert "numpy" not in modules
+    assert "numpy" in loaded_after("import tui_course.content.code_inputs")
 
 
 def test_the_check_command_starts_its_sandbox_before_the_course_is_loaded() -> None:
