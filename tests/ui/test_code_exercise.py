@@ -4,7 +4,6 @@ fixture course (one code question, two listings), with the real sandbox."""
 from __future__ import annotations
 
 import importlib.util
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from textual.widgets import Static, TextArea
 
 from tests.conftest import REPO
 from tests.ui.conftest import running, screen_text, shown_with
+from tests.ui.conftest import until as until_held
 from tui_course.content.session import Phase
 from tui_course.listings import run as listings
 from tui_course.progress.drafts import read_draft
@@ -40,12 +40,13 @@ def short_checks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(code_exercise, "CHECK_LIMITS", TEST_LIMITS)
 
 
-async def until(pilot: Pilot[Any], done: Callable[[], bool], seconds: float = 20.0) -> None:
-    """Wait for a condition (a check, a save), never for a fixed time."""
-    deadline = time.monotonic() + seconds
-    while not done():
-        assert time.monotonic() < deadline, "timed out waiting"
-        await pilot.pause(0.02)
+CHECK_ROUNDS = 3000  # a check runs a real sandboxed child: more rounds than a repaint
+
+
+async def until(pilot: Pilot[Any], done: Callable[[], bool]) -> None:
+    """Wait for a condition (a check, a save), never for a fixed time (the UI tests' own
+    rounds of conftest.until, with room for a sandboxed check on a busy machine)."""
+    assert await until_held(pilot, done, rounds=CHECK_ROUNDS), "the condition never held"
 
 
 async def open_exercise(pilot: Pilot[Any]) -> CodeExerciseView:
@@ -301,7 +302,7 @@ async def test_hostile_code_is_stopped_while_typing_goes_on(
         state = view.state
         assert state is not None and state.phase is CodePhase.CHECKING  # the check goes on
         assert state.draft.endswith("# still typing")  # and every key landed
-        await until(pilot, lambda: checked(view), seconds=30)
+        await until(pilot, lambda: checked(view))
         screen = await shown_with(pilot, "TIME LIMIT", "before your last edits")
         assert "TIME LIMIT" in screen
         assert "\x1b" not in str(view.query_one(".code-verdict").render())
