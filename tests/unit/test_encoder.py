@@ -20,6 +20,7 @@ from tui_course.maths.encoder import (
     gelu,
     lay_out_for_products,
     layer_norm,
+    masked_softmax,
     mean_pooled,
     merge_pieces,
     rank_heads,
@@ -159,6 +160,35 @@ def test_gelu_keeps_its_sign_and_size_over_a_layers_worth_of_values() -> None:
     np.testing.assert_allclose(found, exact, rtol=2e-6, atol=3e-7)
     assert found[-3] == 40.0 and found[-2] == 0.0
     np.testing.assert_array_equal(values, given)  # the input is left as it was
+
+
+def softmax_in_float64(scores: NDArray[np.float32]) -> NDArray[np.float64]:
+    wide = scores.astype(np.float64)
+    exps = np.exp(wide - wide.max(axis=-1, keepdims=True))
+    return exps / exps.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("spread", [0.0, 70.0, 200.0, 1e30])
+def test_softmax_matches_float64_whether_rows_share_a_shift_or_not(spread: float) -> None:
+    """Rows near each other share one shift; a row far below the largest score (200 or 1e30
+    less: exp would round all of it to zero with the shared shift) gets its own."""
+    scores = np.random.default_rng(3).normal(0, 4, (3, 5, 7)).astype(np.float32)
+    scores[1, 2] -= np.float32(spread)
+    expected = softmax_in_float64(scores)
+    found = masked_softmax(scores.copy(), None)
+    assert found.dtype == np.float32
+    np.testing.assert_allclose(found, expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(found.sum(axis=-1), 1.0, atol=1e-6)
+
+
+def test_softmax_gives_masked_keys_exactly_zero() -> None:
+    scores = np.random.default_rng(4).normal(0, 4, (2, 3, 5)).astype(np.float32)
+    keep = np.array([True, True, False, True, False])
+    found = masked_softmax(scores.copy(), keep[None, None, :])
+    assert np.all(found[..., ~keep] == 0.0)
+    np.testing.assert_allclose(
+        found[..., keep], softmax_in_float64(scores[..., keep]), rtol=1e-5, atol=1e-7
+    )
 
 
 def test_layer_norm_matches_float64_over_each_row() -> None:
