@@ -201,6 +201,9 @@ def test_layer_norm_matches_float64_over_each_row() -> None:
     found = layer_norm(values, gain, bias, 1e-12)
     assert found.dtype == np.float32 and found.flags["C_CONTIGUOUS"]
     np.testing.assert_allclose(found, exact, atol=1e-5)
+    in_place = values.copy()  # as encode() normalises a layer's sum where it lies
+    assert layer_norm(in_place, gain, bias, 1e-12, out=in_place) is in_place
+    np.testing.assert_allclose(in_place, exact, atol=1e-5)
 
 
 def test_the_layout_for_products_keeps_every_weight_and_copies_only_the_widening_ones() -> None:

@@ -168,13 +168,16 @@ def _filled(count: int, value: float) -> Array:
     return vector
 
 
-def layer_norm(values: Array, weight: Array, bias: Array, eps: float) -> Array:
-    """Over the last axis, in float32, on one new buffer (it runs 13 times a sentence).
+def layer_norm(
+    values: Array, weight: Array, bias: Array, eps: float, out: Array | None = None
+) -> Array:
+    """Over the last axis, in float32, into `out` (which may be `values`) or one new buffer
+    (it runs 13 times a sentence).
 
     The two means are products with a 1/n vector: one BLAS call each, where .mean() costs
     several NumPy calls (16 rows of 384 make the calls, not the sums, what takes time)."""
     share = _filled(values.shape[-1], 1.0 / values.shape[-1])
-    centred: Array = values - np.matmul(values, share)[..., None]
+    centred: Array = np.subtract(values, np.matmul(values, share)[..., None], out=out)
     scale = np.matmul(np.square(centred), share)
     scale += np.float32(eps)
     np.sqrt(scale, out=scale)
@@ -259,18 +262,20 @@ def encode(
         raise ValueError("attention_mask must match token_ids and keep at least one token")
     types = np.zeros(length, np.int64) if token_type_ids is None else np.asarray(token_type_ids)
 
-    hidden = (
-        weights.word_embeddings[ids]
-        + weights.position_embeddings[:length]
-        + weights.token_type_embeddings[types]
-    ).astype(np.float32)
-    eps = config.layer_norm_eps
-    hidden = layer_norm(hidden, weights.embedding_norm_weight, weights.embedding_norm_bias, eps)
     heads, size = config.num_heads, config.head_size
     scale = np.float32(1.0 / np.sqrt(size))
     attentions = np.empty((config.num_layers, heads, length, length), dtype=np.float32)
+    # Each layer's output is normalised straight into its row here, and read from there.
     states = np.empty((config.num_layers + 1, length, config.hidden_size), dtype=np.float32)
-    states[0] = hidden
+    embedded = np.asarray(weights.word_embeddings[ids], dtype=np.float32)
+    embedded += weights.position_embeddings[:length]
+    embedded += weights.token_type_embeddings[types]
+    eps = config.layer_norm_eps
+    hidden = layer_norm(
+        embedded, weights.embedding_norm_weight, weights.embedding_norm_bias, eps, out=states[0]
+    )
+    # Each head's context is written where merging the heads reads it: [length, heads, size].
+    context = np.empty((length, heads, size), dtype=np.float32)
     key_mask = None if mask.all() else mask[None, None, :]
     for index, layer in enumerate(weights.layers):
         # One matmul for Q, K and V of every head: [length, 3 * hidden], then
@@ -280,15 +285,22 @@ def encode(
         scores = np.matmul(query, key.transpose(0, 2, 1), out=attentions[index])
         scores *= scale
         attention = masked_softmax(scores, key_mask)
-        context = (attention @ value).transpose(1, 0, 2).reshape(length, config.hidden_size)
-        attended = dense(context, layer.attention_output_weight, layer.attention_output_bias)
+        np.matmul(attention, value, out=context.transpose(1, 0, 2))
+        attended = dense(
+            context.reshape(length, config.hidden_size),
+            layer.attention_output_weight,
+            layer.attention_output_bias,
+        )
         attended += hidden
-        hidden = layer_norm(attended, layer.attention_norm_weight, layer.attention_norm_bias, eps)
+        hidden = layer_norm(
+            attended, layer.attention_norm_weight, layer.attention_norm_bias, eps, out=attended
+        )
         inner = gelu(dense(hidden, layer.intermediate_weight, layer.intermediate_bias))
         output = dense(inner, layer.output_weight, layer.output_bias)
         output += hidden
-        hidden = layer_norm(output, layer.output_norm_weight, layer.output_norm_bias, eps)
-        states[index + 1] = hidden
+        hidden = layer_norm(
+            output, layer.output_norm_weight, layer.output_norm_bias, eps, out=states[index + 1]
+        )
     return EncoderOutput(attentions=attentions, hidden_states=states)
 
 
