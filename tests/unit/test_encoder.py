@@ -206,7 +206,9 @@ def test_layer_norm_matches_float64_over_each_row() -> None:
     np.testing.assert_allclose(in_place, exact, atol=1e-5)
 
 
-def test_the_layout_for_products_keeps_every_weight_and_copies_only_the_widening_ones() -> None:
+def test_the_layout_for_products_keeps_every_weight_and_copies_only_those_that_do_not_narrow() -> (
+    None
+):
     layer = random_weights(CONFIG, seed=6).layers[0]
     laid_out = lay_out_for_products(layer)
     for name in ("query", "key", "value", "attention_output", "intermediate", "output"):
@@ -216,13 +218,15 @@ def test_the_layout_for_products_keeps_every_weight_and_copies_only_the_widening
         np.testing.assert_array_equal(
             getattr(laid_out, f"{name}_bias"), getattr(layer, f"{name}_bias")
         )
-    # widening weights: transposes of C-ordered [in, out] copies, which `values @ weight.T` reads
+    # widening and square weights: transposes of C-ordered [in, out] copies, which
+    # `values @ weight.T` reads
     assert laid_out.qkv_weight is not None
-    for weight in (laid_out.qkv_weight, laid_out.intermediate_weight):
+    copied = ("attention_output_weight", "intermediate_weight")
+    for weight in (laid_out.qkv_weight, *(getattr(laid_out, name) for name in copied)):
         assert weight.T.flags["C_CONTIGUOUS"]
-        assert not np.shares_memory(weight, layer.intermediate_weight)
-    # narrowing ones stay the given arrays (for the real model: views of the memory map)
-    assert laid_out.attention_output_weight is layer.attention_output_weight
+    for name in copied:
+        assert not np.shares_memory(getattr(laid_out, name), getattr(layer, name))
+    # the narrowing one stays the given array (for the real model: a view of the memory map)
     assert laid_out.output_weight is layer.output_weight
 
 
