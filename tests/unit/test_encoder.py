@@ -20,6 +20,7 @@ from tui_course.maths.encoder import (
     gelu,
     lay_out_for_products,
     layer_norm,
+    masked_softmax,
     mean_pooled,
     merge_pieces,
     rank_heads,
@@ -161,6 +162,35 @@ def test_gelu_keeps_its_sign_and_size_over_a_layers_worth_of_values() -> None:
     np.testing.assert_array_equal(values, given)  # the input is left as it was
 
 
+def softmax_in_float64(scores: NDArray[np.float32]) -> NDArray[np.float64]:
+    wide = scores.astype(np.float64)
+    exps = np.exp(wide - wide.max(axis=-1, keepdims=True))
+    return exps / exps.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("spread", [0.0, 70.0, 200.0, 1e30])
+def test_softmax_matches_float64_whether_rows_share_a_shift_or_not(spread: float) -> None:
+    """Rows near each other share one shift; a row far below the largest score (200 or 1e30
+    less: exp would round all of it to zero with the shared shift) gets its own."""
+    scores = np.random.default_rng(3).normal(0, 4, (3, 5, 7)).astype(np.float32)
+    scores[1, 2] -= np.float32(spread)
+    expected = softmax_in_float64(scores)
+    found = masked_softmax(scores.copy(), None)
+    assert found.dtype == np.float32
+    np.testing.assert_allclose(found, expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(found.sum(axis=-1), 1.0, atol=1e-6)
+
+
+def test_softmax_gives_masked_keys_exactly_zero() -> None:
+    scores = np.random.default_rng(4).normal(0, 4, (2, 3, 5)).astype(np.float32)
+    keep = np.array([True, True, False, True, False])
+    found = masked_softmax(scores.copy(), keep[None, None, :])
+    assert np.all(found[..., ~keep] == 0.0)
+    np.testing.assert_allclose(
+        found[..., keep], softmax_in_float64(scores[..., keep]), rtol=1e-5, atol=1e-7
+    )
+
+
 def test_layer_norm_matches_float64_over_each_row() -> None:
     rng = np.random.default_rng(8)
     values = (rng.normal(size=(5, 384)) * 4 + 3).astype(np.float32)
@@ -171,9 +201,14 @@ def test_layer_norm_matches_float64_over_each_row() -> None:
     found = layer_norm(values, gain, bias, 1e-12)
     assert found.dtype == np.float32 and found.flags["C_CONTIGUOUS"]
     np.testing.assert_allclose(found, exact, atol=1e-5)
+    in_place = values.copy()  # as encode() normalises a layer's sum where it lies
+    assert layer_norm(in_place, gain, bias, 1e-12, out=in_place) is in_place
+    np.testing.assert_allclose(in_place, exact, atol=1e-5)
 
 
-def test_the_layout_for_products_keeps_every_weight_and_copies_only_the_widening_ones() -> None:
+def test_the_layout_for_products_keeps_every_weight_and_copies_only_those_that_do_not_narrow() -> (
+    None
+):
     layer = random_weights(CONFIG, seed=6).layers[0]
     laid_out = lay_out_for_products(layer)
     for name in ("query", "key", "value", "attention_output", "intermediate", "output"):
@@ -183,13 +218,15 @@ def test_the_layout_for_products_keeps_every_weight_and_copies_only_the_widening
         np.testing.assert_array_equal(
             getattr(laid_out, f"{name}_bias"), getattr(layer, f"{name}_bias")
         )
-    # widening weights: transposes of C-ordered [in, out] copies, which `values @ weight.T` reads
+    # widening and square weights: transposes of C-ordered [in, out] copies, which
+    # `values @ weight.T` reads
     assert laid_out.qkv_weight is not None
-    for weight in (laid_out.qkv_weight, laid_out.intermediate_weight):
+    copied = ("attention_output_weight", "intermediate_weight")
+    for weight in (laid_out.qkv_weight, *(getattr(laid_out, name) for name in copied)):
         assert weight.T.flags["C_CONTIGUOUS"]
-        assert not np.shares_memory(weight, layer.intermediate_weight)
-    # narrowing ones stay the given arrays (for the real model: views of the memory map)
-    assert laid_out.attention_output_weight is layer.attention_output_weight
+    for name in copied:
+        assert not np.shares_memory(getattr(laid_out, name), getattr(layer, name))
+    # the narrowing one stays the given array (for the real model: a view of the memory map)
     assert laid_out.output_weight is layer.output_weight
 
 
