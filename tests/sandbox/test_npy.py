@@ -98,6 +98,33 @@ def test_a_shape_of_too_many_dimensions_is_refused_before_its_size() -> None:
 
 
 @pytest.mark.parametrize(
+    "shape", ["(0, 9999999999999999999)", "(0, 1099511627776, 1099511627776)", "(1048576, 0, 9)"]
+)
+@pytest.mark.parametrize("plain", [True, False], ids=["np.save-form", "other-form"])
+def test_an_empty_array_of_a_shape_no_array_can_have_is_refused_as_it_is_read(
+    shape: str, plain: bool
+) -> None:
+    """No bytes follow an empty shape, but an array of it cannot be made: refused by
+    read_npy with a ProtocolError, not by a reshape in the judge later."""
+    if plain:
+        text = f"{{'descr': '<f8', 'fortran_order': False, 'shape': {shape}, }}"
+        text += " " * (-(len(text) + 11) % 64) + "\n"
+    else:
+        text = f"{{'shape': {shape}, 'fortran_order': False, 'descr': '<f8'}}\n"
+    frame = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode()
+    with pytest.raises(ProtocolError, match="empty array of shape|shape that is not sizes"):
+        read_npy(frame, LIMIT)
+
+
+def test_a_size_with_leading_zeros_is_not_np_saves_form() -> None:
+    text = "{'descr': '<f8', 'fortran_order': False, 'shape': (03,), }"
+    text += " " * (-(len(text) + 11) % 64) + "\n"
+    frame = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode() + b"\0" * 24
+    with pytest.raises(ProtocolError, match="unreadable header"):  # NumPy's reader: not Python
+        read_npy(frame, LIMIT)
+
+
+@pytest.mark.parametrize(
     "value", [0, 7, -1, 2**63 - 1, -(2**63), 0.0, -0.0, 1.5, 1e300, math.inf, -math.inf, math.nan]
 )
 def test_plain_numbers_are_written_as_np_save_writes_them(value: float) -> None:

@@ -57,6 +57,22 @@ def test_unknown_ids_and_missing_drafts_are_one_line(tmp_path: Path, capsys) -> 
     assert "--starter > mine.py" in capsys.readouterr().err
 
 
+def test_starter_prints_the_starter_and_checks_nothing(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """What the error above tells a student to run: the starter, as the editor shows it."""
+    from tui_course.content.course import load_course
+    from tui_course.paths import default_content_dir
+
+    quiz = next(q for q in load_course(default_content_dir()).quizzes if q.id == "code")
+    starter = quiz.questions[0].code.starter  # type: ignore[union-attr]
+    for wanted in ("code/1", "attention_weights"):
+        argv = ["check", wanted, "--starter", "--data-dir", str(tmp_path)]
+        assert main(argv) == 0
+        assert capsys.readouterr().out == starter
+    assert not list(tmp_path.glob("crash-*"))
+    with ProgressStore(tmp_path) as store:
+        assert store.code_checks("code") == []
+
+
 def test_watch_rechecks_on_save(tmp_path: Path) -> None:
     mine = tmp_path / "mine.py"
     mine.write_text(SOLUTION.replace("K.T", "K"))

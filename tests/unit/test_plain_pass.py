@@ -180,6 +180,8 @@ def broken(reference: np.ndarray, how: str) -> np.ndarray:
         values[2, 1] = np.nan
     elif how == "an inf":
         values[0, 3] = np.inf
+    elif how == "sums past float64's range":
+        values[0] = [1e308, -1e308, 1e308, 1e308]
     elif how == "both infs in a row":
         values[2, :2] = [np.inf, -np.inf]
     elif how == "a row off by twice the bound":
@@ -195,6 +197,7 @@ def broken(reference: np.ndarray, how: str) -> np.ndarray:
         "a nan",
         "an inf",
         "both infs in a row",
+        "sums past float64's range",
         "a row off by twice the bound",
     ],
 )

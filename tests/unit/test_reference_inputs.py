@@ -3,6 +3,7 @@ back as the very arrays and numbers filed, and anything else in the file a recom
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import struct
@@ -69,20 +70,38 @@ def test_the_key_follows_what_builds_the_inputs(monkeypatch: pytest.MonkeyPatch)
 
 
 def rewrite(folder: Path, change: Any) -> None:
-    """The filed header changed by `change`, the arrays kept."""
+    """The filed header changed by `change`, the arrays kept, and the file's digest made
+    again: the fields themselves must be refused, not only a damaged file."""
     (path,) = folder.glob(f"{reference_cache.PREFIX}*")
-    data = path.read_bytes()[len(reference_cache.MAGIC) :]
-    (size,) = struct.unpack_from(">I", data)
-    header = json.loads(data[4 : 4 + size])
+    body = path.read_bytes()[len(reference_cache.MAGIC) + 32 :]
+    (size,) = struct.unpack_from(">I", body)
+    header = json.loads(body[4 : 4 + size])
     change(header)
     text = json.dumps(header).encode()
-    path.write_bytes(reference_cache.MAGIC + struct.pack(">I", len(text)) + text + data[4 + size :])
+    body = struct.pack(">I", len(text)) + text + body[4 + size :]
+    path.write_bytes(reference_cache.MAGIC + hashlib.sha256(body).digest() + body)
+
+
+def test_a_file_damaged_anywhere_is_never_believed(tmp_path: Path) -> None:
+    reference_cache.write_results(tmp_path, key(), NAMES, inputs(), results())
+    (path,) = tmp_path.glob(f"{reference_cache.PREFIX}*")
+    good = path.read_bytes()
+    for position in range(len(reference_cache.MAGIC), len(good), 7):
+        flipped = bytearray(good)
+        flipped[position] ^= 0x10
+        path.write_bytes(bytes(flipped))
+        assert reference_cache.read_results(tmp_path, key(), NAMES, 1) is None, position
+    path.write_bytes(good[:-1])
+    assert reference_cache.read_results(tmp_path, key(), NAMES, 1) is None
+    path.write_bytes(good)
+    assert reference_cache.read_results(tmp_path, key(), NAMES, 1) is not None
 
 
 @pytest.mark.parametrize(
     "change",
     [
         lambda h: h["inputs"][0].__setitem__(1, ["int", "9" * 40]),  # a number too long
+        lambda h: h["inputs"][0].__setitem__(1, ["int", "9" * 32]),  # beyond int64
         lambda h: h["inputs"][0].__setitem__(1, ["complex", "1j"]),
         lambda h: h["inputs"][0].__setitem__(1, ["int", "four"]),
         lambda h: h["inputs"][0].__setitem__(1, ["int", 4]),  # not text
@@ -94,6 +113,7 @@ def rewrite(folder: Path, change: Any) -> None:
     ],
     ids=[
         "long-number",
+        "beyond-int64",
         "unknown-kind",
         "not-a-number",
         "not-text",
@@ -112,7 +132,7 @@ def test_a_damaged_inputs_table_is_never_believed(tmp_path: Path, change: Any) -
 
 
 @pytest.mark.parametrize(
-    "bad", [np.array([1 + 2j]), np.array(["a"]), True, "text", 10**40], ids=str
+    "bad", [np.array([1 + 2j]), np.array(["a"]), True, "text", 10**40, 2**63], ids=str
 )
 def test_inputs_that_are_not_plain_arrays_or_numbers_are_not_filed(
     tmp_path: Path, bad: Any

@@ -11,9 +11,13 @@ Trust: the file is read and written only by the trusted process (code_check_serv
 never by a sandboxed child, and only when checks run under bwrap, whose children cannot
 see the data folder (it is hidden like every home). It is believed only as a regular file
 of this user that nobody else may write, read without following links, of bounded size,
+whose sha256 of its own body still matches (a cut or a flipped bit is not believed) and
 whose key matches; its arrays go through the same checks as a child's (sandbox.npy:
-headers matched or read without pickles, plain numeric dtypes, sizes matching the bytes).
-Anything else, or any error, and the results are computed again.
+headers matched or read without pickles, plain numeric dtypes, sizes matching the bytes),
+its numbers must be int64s or floats. Anything else, or any error, and the results are
+computed again. What it cannot stop is its own user writing a consistent file: a
+student's verdicts in their own data folder are theirs to forge (as their progress store
+is); what a teacher counts is class recheck's, computed on the teacher's side.
 
 The key is a digest of: this file's format, the interpreter, NumPy's version file (its
 random generators make the inputs), the reference module's text (or, for the app's own
@@ -43,13 +47,14 @@ from tui_course.sandbox.frames import CaseResult, ProtocolError
 from tui_course.sandbox.limits import Limits
 from tui_course.sandbox.npy import Packed, is_array, pack, read_npy
 
-FORMAT = 2
+FORMAT = 3
 MAGIC = b"attn-tui reference results\n"
 PREFIX = "reference-"
 MAX_FILE_BYTES = 8 * 1024 * 1024  # the shipped course's largest is a few KB
 MAX_FILES = 64  # the oldest go first
 MAX_NUMBER_CHARS = 32  # a remembered plain-number input, as repr() writes it
 _LENGTH = struct.Struct(">I")
+_DIGEST_BYTES = 32  # the sha256 of the rest of the file, after MAGIC
 _STATUSES = frozenset({"ok", "exception", "exit", "memory", "not_array", "too_large", "missing"})
 _PACKAGE = Path(__file__).parent.parent
 _HARNESS = _PACKAGE / "sandbox" / "harness.py"
@@ -130,7 +135,10 @@ def _frames(data: bytes) -> list[bytes]:
 def _parse(data: bytes, key: str, names: Sequence[str], cases: int) -> Remembered | None:
     if not data.startswith(MAGIC):
         return None
-    frames = _frames(data[len(MAGIC) :])
+    body = data[len(MAGIC) + _DIGEST_BYTES :]
+    if data[len(MAGIC) : len(MAGIC) + _DIGEST_BYTES] != hashlib.sha256(body).digest():
+        return None  # damaged (a cut, a flipped bit) since it was written
+    frames = _frames(body)
     header = json.loads(frames[0])
     if header["format"] != FORMAT or header["key"] != key or header["names"] != list(names):
         return None
@@ -180,9 +188,10 @@ def _case_inputs(described: Any, arrays: Any) -> list[Any]:
         kind, text = arg
         if not isinstance(text, str) or len(text) > MAX_NUMBER_CHARS:
             raise ValueError("a number that is not short text")
-        found.append(int(text) if kind == "int" else float(text) if kind == "float" else None)
-        if found[-1] is None:
-            raise ValueError("an input of an unknown kind")
+        number = int(text) if kind == "int" else float(text) if kind == "float" else None
+        if number is None or not _plain_number(number):
+            raise ValueError("an input that is not a plain number")
+        found.append(number)
     return found
 
 
@@ -223,7 +232,8 @@ def write_results(
         frames = [json.dumps(header).encode(), *payloads]
     except (TypeError, ValueError, KeyError, ProtocolError):
         return
-    data = MAGIC + b"".join(_LENGTH.pack(len(frame)) + frame for frame in frames)
+    body = b"".join(_LENGTH.pack(len(frame)) + frame for frame in frames)
+    data = MAGIC + hashlib.sha256(body).digest() + body
     if len(data) > MAX_FILE_BYTES:
         return
     try:
@@ -240,11 +250,16 @@ def _describe_inputs(case: Sequence[Any], payloads: list[bytes]) -> list[list[st
         if is_array(arg):
             described.append(["array"])
             payloads.append(_frame_of(arg))
-        elif type(arg) in (int, float) and len(repr(arg)) <= MAX_NUMBER_CHARS:
+        elif _plain_number(arg) and len(repr(arg)) <= MAX_NUMBER_CHARS:
             described.append([type(arg).__name__, repr(arg)])
         else:
             raise ValueError("an input neither an array nor a plain number")
     return described
+
+
+def _plain_number(value: Any) -> bool:
+    """A float, or an int NumPy holds as an int64 (what a case's sizes and values are)."""
+    return type(value) is float or (type(value) is int and -(2**63) <= value < 2**63)
 
 
 def _frame_of(array: Any) -> bytes:

@@ -120,16 +120,16 @@ def _run(args: argparse.Namespace, checker: CodeChecker | None) -> int:
         if not found:
             return fail("no code questions in this course")
         return 0
-    assert checker is not None  # made for every check
     chosen = find(found, args.id)
     if chosen is None:
         known = ", ".join(f"{q.id}/{n}" for q, n, _ in found) or "none"
         return fail(f"error: no code question '{args.id}' (code questions: {known})", 2)
     quiz, number, question = chosen
     assert question.code is not None
-    if args.starter:
+    if args.starter:  # no check: no checker was made
         print(question.code.starter, end="")
         return 0
+    assert checker is not None  # made for every check
     from tui_course.progress.drafts import draft_path
 
     path = (

@@ -485,9 +485,9 @@ def _plainly_holds(prop: str, got: Any, spec: CodeSpec) -> bool:
             return False
         try:
             exact = math.fsum(row)
-        except OverflowError:
+            rounding = (width + 1) * F64_ROUNDING * math.fsum(abs(value) for value in row)
+        except OverflowError:  # a sum past float64's range: NumPy's judge says what it is
             return False
-        rounding = (width + 1) * F64_ROUNDING * math.fsum(abs(value) for value in row)
         if not abs(exact - 1.0) + rounding <= bound * (1 - 1e-9):
             return False
     return True

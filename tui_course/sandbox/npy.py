@@ -29,9 +29,10 @@ NUMERIC_KINDS = "biuf"  # bool, signed, unsigned, float: what the judge compares
 MAX_DIMS = 32
 _ALIGN = 64  # np.save pads its header so the values start on this boundary
 # np.save's header for a plain dtype, as it writes it (format versions 1.0 and 2.0)
+_SIZE = r"(?:0|[1-9]\d{0,18})"  # a size as repr() writes it: no leading zeros
 _HEADER = re.compile(
     r"\{'descr': '([<>|])([biuf])([1248])', 'fortran_order': (True|False), "
-    r"'shape': \(((?:\d{1,19}, )*\d{1,19},|(?:\d{1,19}, )+\d{1,19}|)\), \} *\n"
+    rf"'shape': \(((?:{_SIZE}, )*{_SIZE},|(?:{_SIZE}, )+{_SIZE}|)\), \}} *\n"
 )
 # struct's letter for each plain dtype it reads exactly (a long double is NumPy's alone)
 _LETTERS = {
@@ -133,9 +134,15 @@ def _plain_header(frame: bytes) -> tuple[str, bool, tuple[int, ...], int] | None
 
 
 def _check_size(shape: tuple[int, ...], itemsize: int, payload: int, array_bytes: int) -> None:
+    """Exactly the bytes that follow, at most `array_bytes`; and so for the sizes that are
+    not zero too: an empty array of shape (0, 2**40, 2**40) holds no bytes, but no array of
+    that shape can be made, so it is refused here, not by a reshape later."""
     nbytes = math.prod(shape) * itemsize
     if nbytes > array_bytes:
         raise ProtocolError(f"an array of {nbytes} bytes (at most {array_bytes})")
+    spread = math.prod(size for size in shape if size) * itemsize
+    if spread > array_bytes:
+        raise ProtocolError(f"an empty array of shape {shape} (at most {array_bytes} bytes)")
     if nbytes != payload:
         raise ProtocolError(f"an array header promising {nbytes} bytes before {payload}")
 
@@ -168,8 +175,11 @@ def _read_with_numpy(frame: bytes, array_bytes: int) -> Packed:
     if not all(type(size) is int and 0 <= size <= 2**63 for size in shape):
         raise ProtocolError("a shape that is not sizes")
     _check_size(shape, dtype.itemsize, len(frame) - stream.tell(), array_bytes)
-    flat = np.frombuffer(frame, dtype=dtype, count=math.prod(shape), offset=stream.tell())
-    return pack(flat.reshape(shape, order="F" if fortran_order else "C"))
+    try:
+        flat = np.frombuffer(frame, dtype=dtype, count=math.prod(shape), offset=stream.tell())
+        return pack(flat.reshape(shape, order="F" if fortran_order else "C"))
+    except (ValueError, TypeError, MemoryError):  # what NumPy's own rules refuse still
+        raise ProtocolError("an array frame NumPy cannot make") from None
 
 
 def pack(array: Any) -> Packed:
