@@ -28,7 +28,7 @@ Targets: start-up <= 1.1x (issue 30; issue 9 asked 1.3x), first lesson text <= 1
 (issue 30), idle memory <= 1.5x, no NumPy before the outline, no deep-learning
 framework at all.
 
-    python bench/startup.py [--rounds 7] [--fresh]
+    python bench/startup.py [--rounds 7] [--fresh] [--busy]
 """
 
 from __future__ import annotations
@@ -136,13 +136,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--fresh", action="store_true", help="an empty data folder each round")
+    parser.add_argument("--busy", action="store_true", help="two CPU burners during the run")
     args = parser.parse_args()
     byte_compile()
     outline_text, lesson_text = markers()
     course_argv = entry_point()
     bare_argv = [sys.executable, "-c", BARE_APP]
     results: dict[str, list[dict]] = {"bare": [], "attn-tui": []}  # type: ignore[type-arg]
-    with tempfile.TemporaryDirectory() as data_dir:
+    from check_start import burners
+
+    with tempfile.TemporaryDirectory() as data_dir, burners(2 if args.busy else 0):
         env = {**os.environ, "ATTN_TUI_DATA_DIR": data_dir}
         measure(course_argv, outline_text, lesson_text, env)  # warm caches, create the store
         numpy_at_first_paint = first_paint_has_numpy(course_argv, outline_text, env)
@@ -171,6 +174,7 @@ def main() -> int:
     print(
         f"entry point: {' '.join(course_argv)}   rounds: {args.rounds}   terminal: 120x30 pty"
         f"   data folder: {'new each round' if args.fresh else 'kept (returning student)'}"
+        f"   CPU burners of its own: {2 if args.busy else 0}"
     )
     for kind in ("bare", "attn-tui"):
         print(

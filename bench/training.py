@@ -9,7 +9,7 @@ progress reached the reader. With --memory it
 also runs the TUI headless through a short real training and compares its
 resident memory before and during (TensorFlow lives in the child).
 
-    python bench/training.py [--epochs 30] [--pairs 2] [--memory]
+    python bench/training.py [--epochs 30] [--pairs 2] [--memory] [--busy]
 """
 
 from __future__ import annotations
@@ -142,9 +142,12 @@ def main() -> int:
         help="runs of each; 2 or more alternate plain, course, course, plain, ... and add up,"
         " so load that rises or falls during the bench weighs on both sides alike",
     )
+    parser.add_argument("--busy", action="store_true", help="two CPU burners during the run")
     args = parser.parse_args()
     ok = True
-    with tempfile.TemporaryDirectory() as data_dir:
+    from check_start import burners
+
+    with tempfile.TemporaryDirectory() as data_dir, burners(2 if args.busy else 0):
         plain_runs: list[dict[str, float]] = []
         course_runs: list[dict[str, float]] = []
         for index in range(args.pairs):
@@ -162,6 +165,8 @@ def main() -> int:
             plain["params"],
         )
         ok = ratio <= TARGET and same
+        if args.busy:
+            print("busy: two CPU burners of its own for the whole run")
         if args.pairs > 1:
             print(f"{args.pairs} runs each, alternating; seconds added up:")
             for name, runs in (("plain script", plain_runs), ("attn-tui train", course_runs)):
