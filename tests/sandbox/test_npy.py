@@ -112,7 +112,7 @@ def test_an_empty_array_of_a_shape_no_array_can_have_is_refused_as_it_is_read(
     else:
         text = f"{{'shape': {shape}, 'fortran_order': False, 'descr': '<f8'}}\n"
     frame = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode()
-    with pytest.raises(ProtocolError, match="empty array of shape|shape that is not sizes"):
+    with pytest.raises(ProtocolError, match=r"empty array of shape|shape that is not sizes"):
         read_npy(frame, LIMIT)
 
 
