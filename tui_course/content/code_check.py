@@ -401,8 +401,7 @@ def judge(
             f"{', '.join(names)} in place: work on a copy (x = x.copy()) or build new arrays."
         )
         return CodeVerdict(Outcome.FAILED, "mutated", message, cases_failed=tuple(labels), **common)
-    message = f"Passed: all {len(labels)} cases match the reference."
-    return CodeVerdict(Outcome.PASSED, "passed", message, **common)
+    return _passed(spec, run)
 
 
 def _with_arrays(results: Sequence[CaseResult]) -> tuple[CaseResult, ...]:
@@ -438,6 +437,11 @@ def plain_pass(
                 return None
         if not all(_plainly_holds(prop, result.outputs[0], spec) for prop in spec.properties):
             return None
+    return _passed(spec, run)
+
+
+def _passed(spec: CodeSpec, run: RunResult) -> CodeVerdict:
+    """The one PASSED verdict, whichever side of the judge found it."""
     message = f"Passed: all {len(spec.cases)} cases match the reference."
     return CodeVerdict(Outcome.PASSED, "passed", message, **_common(run))
 

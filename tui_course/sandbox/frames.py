@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui_course.sandbox.npy import MAX_DIMS, read_npy
 from tui_course.sandbox.npy import ProtocolError as ProtocolError  # its home before npy
+from tui_course.sandbox.npy import checked_shape, read_npy
 
 LENGTH = struct.Struct(">I")
 HEADER_BYTES = 256 * 1024  # one JSON header: the harness's longest, all \u escapes, fits
@@ -313,7 +313,7 @@ def _case_detail(kind: str, message: dict[str, Any]) -> dict[str, Any]:
     if kind == "not_array":
         return {"type": _text(message, "type", TYPE_CHARS, "something else")}
     if kind == "too_large":
-        return {"shape": list(_shape(message.get("shape", [])))}
+        return {"shape": list(checked_shape(message.get("shape", []), MAX_INT))}
     return {}  # memory
 
 
@@ -333,14 +333,6 @@ def _whole_file_detail(kind: str, message: dict[str, Any]) -> dict[str, Any]:
     if kind == "exit":
         return {"status": kind, "code": _text(message, "code", SHORT_CHARS), "where": "load"}
     return {"status": kind, **_exception(message), "where": "load"}
-
-
-def _shape(value: Any, largest: int = MAX_INT) -> tuple[int, ...]:
-    if not isinstance(value, list | tuple) or len(value) > MAX_DIMS:
-        raise ProtocolError("a shape that is not a short list")
-    if not all(_is_int(size) and 0 <= size <= largest for size in value):
-        raise ProtocolError("a shape that is not sizes")
-    return tuple(int(size) for size in value)
 
 
 def _megabytes(size: int) -> str:

@@ -127,10 +127,18 @@ def _plain_header(frame: bytes) -> tuple[str, bool, tuple[int, ...], int] | None
     order, kind, size, fortran, dims = found.groups()
     if (order == "|") != (size == "1") or (kind == "b" and size != "1") or kind + size == "f1":
         return None
-    shape = tuple(int(part) for part in dims.replace(",", " ").split())
-    if len(shape) > MAX_DIMS:
-        raise ProtocolError("a shape that is not a short list")
+    shape = checked_shape([int(part) for part in dims.replace(",", " ").split()], 2**63)
     return order + kind + size, fortran == "True", shape, start + length
+
+
+def checked_shape(value: Any, largest: int) -> tuple[int, ...]:
+    """A shape from untrusted bytes: a list or tuple of at most MAX_DIMS sizes, each an int
+    (not a bool) from 0 to `largest`; else ProtocolError."""
+    if not isinstance(value, list | tuple) or len(value) > MAX_DIMS:
+        raise ProtocolError("a shape that is not a short list")
+    if not all(type(size) is int and 0 <= size <= largest for size in value):
+        raise ProtocolError("a shape that is not sizes")
+    return tuple(value)
 
 
 def _check_size(shape: tuple[int, ...], itemsize: int, payload: int, array_bytes: int) -> None:
@@ -170,10 +178,7 @@ def _read_with_numpy(frame: bytes, array_bytes: int) -> Packed:
         raise ProtocolError("an array of records or objects")
     if dtype.kind not in NUMERIC_KINDS or dtype.subdtype is not None or dtype.itemsize == 0:
         raise ProtocolError(f"an array of {dtype.kind!r} values, not numbers")
-    if not isinstance(shape, tuple) or len(shape) > MAX_DIMS:
-        raise ProtocolError("a shape that is not a short list")
-    if not all(type(size) is int and 0 <= size <= 2**63 for size in shape):
-        raise ProtocolError("a shape that is not sizes")
+    shape = checked_shape(shape if isinstance(shape, tuple) else None, 2**63)  # bytes decide
     _check_size(shape, dtype.itemsize, len(frame) - stream.tell(), array_bytes)
     try:
         flat = np.frombuffer(frame, dtype=dtype, count=math.prod(shape), offset=stream.tell())
