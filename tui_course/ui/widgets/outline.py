@@ -4,17 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.visual import Visual, visualize
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from tui_course.content.models import REVIEW_ID, Item, Lesson, Quiz
 from tui_course.runtime.terminal import locale_is_utf8
+
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
+    from textual.style import Style
+    from textual.visual import RenderOptions
 
 # The outline is 30 wide: 28 for a row (the highlight marker's cell, then the label), the
 # scrollbar and the border.
@@ -50,10 +60,55 @@ def item_label(item: Item, mark: str, width: int = OUTLINE_LABEL_WIDTH) -> Text:
         text = f"{mark} Quiz: {item.title}"
     else:
         text = f"{mark} Lab: {item.title}"
-    if len(text) > width:
+    if cell_len(text) > width:  # cells, not characters: a CJK character takes two
         ellipsis = "\u2026" if locale_is_utf8() else "..."  # a C-locale terminal lacks the glyph
-        text = text[: width - len(ellipsis)] + ellipsis
+        text = set_cell_size(text, width - len(ellipsis)).rstrip(" ") + ellipsis
     return Text(text, no_wrap=True)
+
+
+class OneLineLabel(Visual):
+    """A row of the outline: one line of plain text, which item_label has cut to the
+    outline's width. Such a row is drawn straight from its text; OptionList first measures
+    and wraps it as general rich text, which was a third of drawing the first frame. A label
+    wider than it is given (a narrower outline than item_label was told) is measured and
+    drawn as OptionList draws any text, wrapped."""
+
+    def __init__(self, text: Text, general: Callable[[Text], Visual]) -> None:
+        self.text = text.plain
+        self.cells = cell_len(self.text)
+        self._prompt = text
+        self._make_general = general
+        self._general: Visual | None = None
+
+    @classmethod
+    def of(cls, prompt: object, general: Callable[[Text], Visual]) -> OneLineLabel | None:
+        """The label for a prompt that is one line of printable text with no styles of its
+        own (every row the outline makes); None for any other, which OptionList draws."""
+        if not isinstance(prompt, Text) or prompt.spans or prompt.style:
+            return None
+        return cls(prompt, general) if prompt.plain.isprintable() else None
+
+    def fits(self, width: int) -> bool:
+        return self.cells <= width
+
+    def general(self) -> Visual:
+        if self._general is None:
+            self._general = self._make_general(self._prompt)
+        return self._general
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return self.cells
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return 1 if self.fits(width) else self.general().get_height(rules, width)
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        if not self.fits(width):
+            return self.general().render_strips(width, height, style, options)
+        rich_style = style.rich_style
+        return [Strip([Segment(self.text, rich_style)], self.cells)]
 
 
 class Outline(OptionList):
@@ -109,11 +164,44 @@ class Outline(OptionList):
         options += [Option(Text(line, no_wrap=True), disabled=True) for line in OUTLINE_LEGEND]
         return options
 
+    def _get_visual(self, option: Option) -> Visual:
+        if option._visual is None:
+            option._visual = OneLineLabel.of(option.prompt, self._general_visual)
+        return super()._get_visual(option)
+
+    def _general_visual(self, prompt: Text) -> Visual:
+        return visualize(self, prompt, markup=False)
+
+    def _get_option_render(self, option: Option, style: Style) -> list[Strip]:
+        """A row drawn straight from its one line of text (OneLineLabel), the same cells
+        OptionList draws; any other row, or a row while text is selected, as OptionList
+        draws it."""
+        visual = self._get_visual(option)
+        padding = self.get_component_styles("option-list--option").padding
+        width = self.scrollable_content_region.width
+        if (
+            not isinstance(visual, OneLineLabel)
+            or not visual.fits(width - padding.width)
+            or padding.top
+            or padding.bottom
+            or option._divider
+        ):
+            return super()._get_option_render(option, style)
+        cache_key = (option, style, padding)
+        if (strips := self._option_render_cache.get(cache_key)) is None:
+            rich_style = style.rich_style
+            text = " " * padding.left + visual.text
+            line = Strip([Segment(text, rich_style)], padding.left + visual.cells)
+            line = line.extend_cell_length(width, rich_style)
+            strips = [line.apply_meta({"option": self._option_to_index[option]})]
+            self._option_render_cache[cache_key] = strips
+        return strips
+
     def render_line(self, y: int) -> Strip:
         """OptionList's line, with the marker in the first cell of the highlighted row."""
         strip = super().render_line(y)
-        try:
-            index, line_in_option = self._lines[self.scroll_offset.y + y]
+        try:  # the lines super() has just brought up to date (self._lines does it again)
+            index, line_in_option = self._line_cache.lines[self.scroll_offset.y + y]
         except IndexError:
             return strip
         if index != self.highlighted or line_in_option != 0 or not strip.cell_length:
