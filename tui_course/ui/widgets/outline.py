@@ -62,7 +62,10 @@ def item_label(item: Item, mark: str, width: int = OUTLINE_LABEL_WIDTH) -> Text:
         text = f"{mark} Lab: {item.title}"
     if cell_len(text) > width:  # cells, not characters: a CJK character takes two
         ellipsis = "\u2026" if locale_is_utf8() else "..."  # a C-locale terminal lacks the glyph
-        text = set_cell_size(text, width - len(ellipsis)).rstrip(" ") + ellipsis
+        cut = set_cell_size(text, width - len(ellipsis))
+        if not text.startswith(cut):  # a wide character did not fit: a space took its cell
+            cut = cut[:-1]
+        text = cut + ellipsis
     return Text(text, no_wrap=True)
 
 
