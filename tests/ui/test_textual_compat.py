@@ -102,3 +102,17 @@ def test_the_handlers_the_app_overrides_are_still_textuals_own() -> None:
         assert callable(getattr(TextArea, name))
     assert parameters(TextArea._replace_via_keyboard)[:4] == ["self", "insert", "start", "end"]
     assert "_handle_exception" in App.__dict__
+
+
+def test_the_option_list_parts_the_outline_overrides() -> None:
+    """outline.py draws its rows through OptionList's own per-option hooks and caches."""
+    from textual.widgets import OptionList
+    from textual.widgets.option_list import Option
+
+    assert parameters(OptionList._get_visual) == ["self", "option"]
+    assert parameters(OptionList._get_option_render) == ["self", "option", "style"]
+    option_list = OptionList(Option("row"))
+    for name in ("_option_render_cache", "_option_to_index", "_line_cache"):
+        assert hasattr(option_list, name), name
+    assert hasattr(option_list._line_cache, "lines")
+    assert Option("row")._visual is None  # reset when a prompt is replaced, too
