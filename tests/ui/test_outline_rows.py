@@ -98,6 +98,7 @@ def test_only_one_line_of_plain_printable_text_takes_the_quick_path() -> None:
     assert of(Text("bold", style="bold")) is None
     assert of(Text.assemble(("a", "red"), "b")) is None
     assert of(Text("two\nlines")) is None
+    assert of(Text("right", justify="right")) is None and of(Text("left", justify="left"))
     assert of(Text("escape \x1b[2J")) is None
     assert of("[b]markup[/b]") is None
     label = of(Text("注意力"))

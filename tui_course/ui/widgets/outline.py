@@ -87,6 +87,8 @@ class OneLineLabel(Visual):
         own (every row the outline makes); None for any other, which OptionList draws."""
         if not isinstance(prompt, Text) or prompt.spans or prompt.style:
             return None
+        if prompt.justify not in (None, "default", "left"):  # placed in its row otherwise
+            return None
         return cls(prompt, general) if prompt.plain.isprintable() else None
 
     def fits(self, width: int) -> bool:
