@@ -116,3 +116,25 @@ def test_the_option_list_parts_the_outline_overrides() -> None:
         assert hasattr(option_list, name), name
     assert hasattr(option_list._line_cache, "lines")
     assert Option("row")._visual is None  # reset when a prompt is replaced, too
+
+
+def test_the_stylesheet_parts_the_css_cache_stands_in_for(tmp_path: Path) -> None:
+    """css_cache.py puts its ParseCache in a Stylesheet's `_parse_cache` and keys it by
+    `_variables`: Textual must still look parsed sources up there, store them there, and
+    empty it when the variables change."""
+    from textual.css.stylesheet import Stylesheet
+
+    from tui_course.ui.css_cache import attach
+
+    stylesheet = Stylesheet(variables={"primary": "red"})
+    assert stylesheet._variables == {"primary": "red"}
+    parse_cache = attach(stylesheet, tmp_path / "no-file")
+    assert stylesheet._parse_cache is parse_cache
+    stylesheet.add_source("Static { color: $primary; }", read_from=("test", "Static.CSS"))
+    stylesheet.parse()
+    assert len(parse_cache.new) == 1  # Textual stored what it parsed in the stand-in
+    (rules,) = parse_cache._memory.values()
+    stylesheet.parse()
+    assert stylesheet.rules[0] is rules[0]  # and looked it up there the second time
+    stylesheet.set_variables({"primary": "blue"})
+    assert not parse_cache._memory  # emptied with new variables

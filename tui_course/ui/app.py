@@ -26,7 +26,7 @@ from tui_course.progress.outline import LAST_OPENED
 from tui_course.progress.store import ProgressStore, StoreError
 from tui_course.study import OutlineState, Study
 from tui_course.text.safe import clean, one_line, path_text
-from tui_course.ui import content_views, startup_gc
+from tui_course.ui import content_views, css_cache, startup_gc
 from tui_course.ui.ascii_mode import ascii_key, ascii_only_here, ascii_title
 from tui_course.ui.class_dropbox import DropBoxClient
 from tui_course.ui.leaving import Leaving
@@ -99,6 +99,9 @@ class CourseApp(App[None]):
         self.leaving = Leaving(self, store, self.drop_box, self._remember_position)
         self.lesson_check = LessonBlocksCheck(self, course, store)
         self.save_course_cache: Callable[[], None] | None = None  # make_app's (course cache)
+        # Textual's parsed CSS from the last start, before anything is parsed (css_cache.py)
+        self.css_cache_path = settings.data_dir / css_cache.CACHE_NAME
+        self.css_cache = css_cache.attach(self.stylesheet, self.css_cache_path)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's own driver, except that on a Unix terminal it reads pastes through
@@ -163,6 +166,13 @@ class CourseApp(App[None]):
         if self.save_course_cache is not None:
             save, self.save_course_cache = self.save_course_cache, None
             self.run_worker(save, thread=True, group="course-cache", exit_on_error=False)
+        if self.css_cache.new:  # parsed in this start, not read from the file
+            self.run_worker(
+                lambda: css_cache.save(self.css_cache, self.css_cache_path),
+                thread=True,
+                group="css-cache",
+                exit_on_error=False,
+            )
 
     # opening things
 

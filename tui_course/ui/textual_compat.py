@@ -5,10 +5,13 @@ modules and attributes: the Linux driver's input thread and its parser (to cap a
 before it is parsed), the border tables and the truncation ellipsis (for ASCII mode), the
 footer's key widget, the list of renderables printed at exit (the crash traceback), and the
 watcher lists that keep removed widgets alive. Other modules take them from here only, and
-tests/ui/test_textual_compat.py fails when an upgrade moves or reshapes any of them. The
-one exception is OptionList's row drawing, which the outline (widgets/outline.py)
-overrides in its subclass: test_textual_compat.py checks those parts are still there, and
-tests/ui/test_outline_rows.py that the outline draws the cells OptionList draws.
+tests/ui/test_textual_compat.py fails when an upgrade moves or reshapes any of them. Two
+exceptions: OptionList's row drawing, which the outline (widgets/outline.py) overrides in
+its subclass (test_textual_compat.py checks those parts are still there, and
+tests/ui/test_outline_rows.py that the outline draws the cells OptionList draws); and a
+Stylesheet's `_parse_cache` and `_variables`, which ui/css_cache.py stands in for and reads
+(test_textual_compat.py checks Textual still fills and empties it as css_cache expects, and
+tests/ui/test_css_cache.py that a start from the file styles every node alike).
 """
 
 from __future__ import annotations

@@ -1,0 +1,277 @@
+"""The parsed-CSS cache (ui/css_cache.py): a second start styles every node as the first
+did, from the file instead of parsing; a damaged, foreign or hostile file is never
+believed; a disk that will not take the file changes nothing."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.app import App
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
+from textual.widgets import Footer, Header, Markdown, OptionList
+
+from tests.ui.conftest import UI_COURSE, running, screen_text, until
+from tui_course.ui import css_cache
+from tui_course.ui.app import CourseApp, Settings, make_app
+
+APP_CSS = Path(css_cache.__file__).with_name("app.tcss")
+# Widgets whose DEFAULT_CSS stands for Textual's own sources in the plain-object tests.
+WIDGETS = (Header, Footer, OptionList, Markdown)
+
+
+def styled(app: App[Any]) -> list[tuple[str, str, str]]:
+    """Every node of the screen with the CSS it ended up with (a heading's id ends in a
+    number of its process, left out)."""
+    return [
+        (type(node).__name__, re.sub(r"-[0-9]{6,}$", "", node.id or ""), node.styles.css)
+        for node in app.screen.walk_children(with_self=True)
+    ]
+
+
+async def first_start(data: Path) -> tuple[list[tuple[str, str, str]], str, CourseApp]:
+    app = make_app(Settings(UI_COURSE, data))
+    async with running(app, (100, 30)) as pilot:
+        # the file is written after the start item opened, in a worker thread
+        assert await until(pilot, lambda: (data / css_cache.CACHE_NAME).exists())
+        assert await until(pilot, lambda: not app.css_cache.new)
+        return styled(app), screen_text(app), app
+
+
+def sheet(variables: dict[str, str] | None = None) -> Stylesheet:
+    """A stylesheet with app.tcss and some of Textual's widgets' own CSS, as the app adds them."""
+    stylesheet = Stylesheet(variables=variables or App().get_css_variables())
+    stylesheet.read(APP_CSS)
+    for widget in WIDGETS:
+        for read_from, css, tie_breaker, scope in widget()._get_default_css():
+            stylesheet.add_source(
+                css, read_from=read_from, is_default_css=True, tie_breaker=tie_breaker, scope=scope
+            )
+    return stylesheet
+
+
+def plain(rules: list[RuleSet]) -> list[tuple[Any, ...]]:
+    """Rule sets as comparable values: a layout (GridLayout() and the like) has no equality of
+    its own, so it is compared by its name. (RuleSet.css cannot be: Textual's own fails on
+    some rules.)"""
+    out = []
+    for rule in rules:
+        styles = {
+            name: getattr(value, "name", value) if name == "layout" else value
+            for name, value in rule.styles._rules.items()
+        }
+        out.append(
+            (
+                rule.selector_set,
+                styles,
+                rule.styles.important,
+                rule.errors,
+                rule.is_default_rules,
+                rule.tie_breaker,
+                rule.selector_names,
+                rule.pseudo_classes,
+            )
+        )
+    return out
+
+
+def parsed(cache_file: Path, variables: dict[str, str] | None = None) -> tuple[list[RuleSet], Any]:
+    stylesheet = sheet(variables)
+    parse_cache = css_cache.attach(stylesheet, cache_file)
+    stylesheet.parse()
+    return stylesheet.rules, parse_cache
+
+
+async def test_a_second_start_styles_every_node_from_the_file_as_the_first_did(
+    tmp_path: Path,
+) -> None:
+    styles_then, text_then, first = await first_start(tmp_path)
+    app = make_app(Settings(UI_COURSE, tmp_path))
+    async with running(app, (100, 30)):
+        assert styled(app) == styles_then
+        assert screen_text(app) == text_then
+        assert not app.css_cache.new  # nothing parsed: every source came from the file
+        assert app.css_cache.used == set(first.css_cache.used)
+
+
+def test_rules_read_back_equal_the_parsed_ones_and_match_nodes_alike(tmp_path: Path) -> None:
+    cache_file = tmp_path / css_cache.CACHE_NAME
+    fresh, parse_cache = parsed(cache_file)
+    assert parse_cache.new and not parse_cache.used - set(parse_cache.new)
+    css_cache.save(parse_cache, cache_file)
+    assert cache_file.stat().st_mode & 0o777 == 0o600
+    loaded, second = parsed(cache_file)
+    assert not second.new and second.used == set(parse_cache.stored)
+    assert plain(loaded) == plain(fresh)
+    assert any("layout" in rule.styles._rules for rule in fresh)  # layouts were compared too
+    for old, new in zip(fresh, loaded, strict=True):
+        for old_set, new_set in zip(old.selector_set, new.selector_set, strict=True):
+            for a, b in zip(old_set.selectors, new_set.selectors, strict=True):
+                # the check a selector matches nodes with, rebuilt as Textual builds it
+                assert (b._check.func, b._check.args) == (a._check.func, a._check.args)
+        assert new.styles.get_rule("color") == old.styles.get_rule("color")
+        assert new.styles.has_rule("color") == old.styles.has_rule("color")
+
+
+def test_other_theme_variables_parse_again(tmp_path: Path) -> None:
+    cache_file = tmp_path / css_cache.CACHE_NAME
+    _, parse_cache = parsed(cache_file)
+    css_cache.save(parse_cache, cache_file)
+    variables = {**App().get_css_variables(), "primary": "#123456"}
+    rules, other = parsed(cache_file, variables)
+    assert not other.used - set(other.new)  # nothing taken from the file
+    assert other.new
+    fresh = sheet(variables)
+    fresh.parse()
+    assert plain(rules) == plain(fresh.rules)
+
+
+def test_what_is_parsed_after_new_variables_is_kept_under_them(tmp_path: Path) -> None:
+    stylesheet = sheet()
+    parse_cache = css_cache.attach(stylesheet, tmp_path / "none")
+    stylesheet.parse()
+    before = set(parse_cache.new)
+    stylesheet.set_variables({**stylesheet._variables, "primary": "#654321"})
+    stylesheet.parse()  # Textual's own cache is emptied by set_variables: all parsed again
+    after = set(parse_cache.new) - before
+    assert len(after) == len(before)
+    assert {key[5] for key in before} != {key[5] for key in after}  # the variables' digest
+    assert {key[:5] for key in before} == {key[:5] for key in after}
+
+
+class Boom:
+    """Unpickles as a call to os.system: the file must never get that far."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def hostile_files(tmp_path: Path, good: bytes) -> dict[str, bytes]:
+    marker = tmp_path / "ran"
+    key = css_cache.versions()
+    from textual.css import model
+
+    return {
+        "calls os.system": pickle.dumps(key) + pickle.dumps(Boom(marker)),
+        "calls os.system in the key": pickle.dumps(Boom(marker)),
+        "names a Textual function": pickle.dumps(key)
+        + pickle.dumps({("k",) * 6: [model._check_id]}),
+        "random bytes": bytes(range(256)) * 8,
+        "cut short": good[: len(good) // 2],
+        "another Python or Textual": pickle.dumps((*key[:-1], ())) + good[len(pickle.dumps(key)) :],
+        "entries not rule sets": pickle.dumps(key) + pickle.dumps({("a",) * 6: ["rule"]}),
+        "entries not a dict": pickle.dumps(key) + pickle.dumps([1, 2, 3]),
+        "empty": b"",
+    }
+
+
+@pytest.fixture
+def good_file(tmp_path: Path) -> bytes:
+    cache_file = tmp_path / "good.pickle"
+    _, parse_cache = parsed(cache_file)
+    css_cache.save(parse_cache, cache_file)
+    return cache_file.read_bytes()
+
+
+def test_the_good_file_loads(tmp_path: Path, good_file: bytes) -> None:
+    path = tmp_path / "copy.pickle"
+    path.write_bytes(good_file)
+    path.chmod(0o600)
+    assert css_cache.load(path)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "calls os.system",
+        "calls os.system in the key",
+        "names a Textual function",
+        "random bytes",
+        "cut short",
+        "another Python or Textual",
+        "entries not rule sets",
+        "entries not a dict",
+        "empty",
+    ],
+)
+def test_a_hostile_or_damaged_file_is_never_believed(
+    tmp_path: Path, good_file: bytes, name: str
+) -> None:
+    path = tmp_path / css_cache.CACHE_NAME
+    path.write_bytes(hostile_files(tmp_path, good_file)[name])
+    path.chmod(0o600)
+    assert css_cache.load(path) == {}
+    assert not (tmp_path / "ran").exists()
+    rules, parse_cache = parsed(path)  # and the stylesheet parses as Textual would
+    fresh = sheet()
+    fresh.parse()
+    assert plain(rules) == plain(fresh.rules) and not parse_cache.stored
+
+
+def test_a_file_others_could_write_a_link_or_an_oversized_one_is_not_read(
+    tmp_path: Path, good_file: bytes
+) -> None:
+    path = tmp_path / css_cache.CACHE_NAME
+    path.write_bytes(good_file)
+    path.chmod(0o644)  # readable by others: not one this app wrote
+    assert css_cache.load(path) == {}
+    path.chmod(0o600)
+    link = tmp_path / "link.pickle"
+    link.symlink_to(path)
+    assert css_cache.load(link) == {}
+    big = tmp_path / "big.pickle"
+    with big.open("wb") as file:
+        file.write(good_file)
+        file.truncate(css_cache.MAX_CACHE_BYTES + 1)
+    big.chmod(0o600)
+    assert css_cache.load(big) == {}
+
+
+async def test_the_app_starts_the_same_over_a_hostile_file(
+    tmp_path: Path, good_file: bytes
+) -> None:
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    styles_then, text_then, _ = await first_start(clean)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / css_cache.CACHE_NAME).write_bytes(hostile_files(tmp_path, good_file)["calls os.system"])
+    (data / css_cache.CACHE_NAME).chmod(0o600)
+    styles_now, text_now, _ = await first_start(data)
+    assert not (tmp_path / "ran").exists()
+    assert (styles_now, text_now) == (styles_then, text_then)
+    assert css_cache.load(data / css_cache.CACHE_NAME)  # written over with a good one
+
+
+def test_a_disk_that_will_not_take_the_file_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / css_cache.CACHE_NAME
+    _, parse_cache = parsed(path)
+    new = dict(parse_cache.new)
+
+    def full(*_: object, **__: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("tui_course.paths.write_file_safely", full)
+    css_cache.save(parse_cache, path)  # no exception
+    assert not path.exists() and parse_cache.new == new  # still owed
+
+
+def test_the_file_keeps_this_sessions_sources_first_up_to_the_cap(tmp_path: Path) -> None:
+    _, parse_cache = parsed(tmp_path / "none")
+    old = {("old", str(n), False, 0, "", "v"): [] for n in range(css_cache.MAX_ENTRIES)}
+    parse_cache.stored = old  # type: ignore[assignment]
+    entries = parse_cache.to_save()
+    assert entries is not None and len(entries) == css_cache.MAX_ENTRIES
+    assert set(parse_cache.new) <= set(entries)  # all of this session's, then the older ones
+    parse_cache.new = {}
+    assert parse_cache.to_save() is None  # nothing new: nothing to write

@@ -1,0 +1,234 @@
+"""Textual's parsed CSS kept in the student's data folder, so a start reads it instead of
+parsing every widget's CSS and app.tcss again.
+
+Textual parses each CSS source (app.tcss, every widget class's DEFAULT_CSS) once per
+process into rule sets, keeping them in its stylesheet's `_parse_cache`. Parsing is most of
+what the app's first frame pays for its CSS (about 15 ms of CPU, the theme's variables
+tokenised first; a bare Textual app pays about 10): ParseCache stands in for that dict and
+also answers from the rule sets a previous start of this account parsed. A rule set is
+found by a digest of its CSS text, where it came from, its flags and the theme's variables
+(Textual substitutes them as it parses), so any change to a source or the theme parses it
+again; the file as a whole holds only for the Python, Textual and Rich it was written by.
+
+Read only if it is a regular file of this user that no one else can read or write
+(paths.read_private_file), written whole without following links (0600), and its pickle
+may name only the classes of Textual's CSS model (no function: a selector or a rule's
+styles is stored by its fields and rebuilt, an enum by value). Nothing here is ever
+needed: any failure means "parse it", as Textual would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import sys
+from dataclasses import fields
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.css.model import RuleSet
+    from textual.css.stylesheet import Stylesheet
+
+CACHE_NAME = "css-cache.pickle"
+FORMAT = 1
+MAX_CACHE_BYTES = 4 * 1024 * 1024  # the app's whole CSS, every view opened, is under 200 KB
+MAX_ENTRIES = 512  # sources kept (the app and its views have about 80)
+
+# Textual's own key for a source: (css, read_from, is_default_rules, tie_breaker, scope).
+TextualKey = tuple[str, Any, bool, int, str]
+# The same in the file: the CSS text's digest in its place, and the variables' digest added.
+StoredKey = tuple[str, Any, bool, int, str, str]
+
+# What the pickle may name: the classes of Textual's parsed CSS. A class only, never a
+# function: loading can build these objects and nothing else.
+_ALLOWED_MODULES = frozenset(
+    {
+        "textual.color",
+        "textual.css.model",
+        "textual.css.scalar",
+        "textual.css.styles",
+        "textual.css.types",
+        "textual.geometry",
+        "textual.layouts.grid",
+        "textual.layouts.horizontal",
+        "textual.layouts.stream",
+        "textual.layouts.vertical",
+    }
+)
+
+
+# The code that makes the parsed objects, besides the CSS itself.
+_MAKERS = (
+    "textual",
+    "textual.css.model",
+    "textual.css.parse",
+    "textual.css.styles",
+    "textual.css._styles_builder",
+    "textual.css.tokenize",
+    "rich.style",
+)
+
+
+def versions() -> tuple[object, ...]:
+    """The file's key: this format, the Python, and each module that makes the parsed
+    objects with its file's inode, size and times (a reinstalled or edited Textual or
+    Rich writes new files). importlib.metadata would cost more than the cache saves."""
+    made_by: list[object] = []
+    for name in _MAKERS:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str):
+            return ()  # not imported: the key cannot be known, so the file is never used
+        try:
+            info = os.stat(path)
+        except OSError:
+            return ()
+        made_by.append((path, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    return (FORMAT, sys.version, tuple(made_by))
+
+
+class ParseCache:
+    """A stand-in for a Stylesheet's `_parse_cache` (Textual reads it with [key], fills it
+    with [key] = rules and empties it with clear() when the variables change) that also
+    answers from `stored`, and keeps what it parsed anew for save()."""
+
+    def __init__(self, stylesheet: Stylesheet, stored: dict[StoredKey, list[RuleSet]]) -> None:
+        self._stylesheet = stylesheet
+        self._memory: dict[TextualKey, list[RuleSet]] = {}
+        self.stored = stored
+        self.new: dict[StoredKey, list[RuleSet]] = {}
+        self.used: set[StoredKey] = set()
+        self._variables: str | None = None
+
+    def _stored_key(self, key: TextualKey) -> StoredKey:
+        css, read_from, is_default, tie_breaker, scope = key
+        if self._variables is None:
+            variables = sorted(self._stylesheet._variables.items())
+            self._variables = _digest(repr(variables))
+        return (_digest(css), read_from, is_default, tie_breaker, scope, self._variables)
+
+    def __getitem__(self, key: TextualKey) -> list[RuleSet]:
+        try:
+            return self._memory[key]
+        except KeyError:
+            pass
+        stored_key = self._stored_key(key)
+        rules = self.stored[stored_key]  # KeyError: Textual parses it
+        self.used.add(stored_key)
+        self._memory[key] = rules
+        return rules
+
+    def __setitem__(self, key: TextualKey, rules: list[RuleSet]) -> None:
+        self._memory[key] = rules
+        if not any(rule.errors for rule in rules):  # a broken source is reported, not kept
+            stored_key = self._stored_key(key)
+            self.new[stored_key] = rules
+            self.used.add(stored_key)
+
+    def clear(self) -> None:
+        """New variables (another theme): what is parsed from now on is keyed by them."""
+        self._memory.clear()
+        self._variables = None
+
+    def to_save(self) -> dict[StoredKey, list[RuleSet]] | None:
+        """What the file should hold now, or None when it holds it already: this session's
+        sources first, then the others it had, up to MAX_ENTRIES."""
+        if not self.new:
+            return None
+        entries = {**self.stored, **self.new}
+        kept = [key for key in entries if key in self.used]
+        kept += [key for key in entries if key not in self.used]
+        return {key: entries[key] for key in kept[:MAX_ENTRIES]}
+
+
+def attach(stylesheet: Stylesheet, cache: Path) -> ParseCache:
+    """Put a ParseCache, loaded from `cache` (empty if it cannot be used), in
+    `stylesheet`'s place for parsed sources."""
+    parse_cache = ParseCache(stylesheet, load(cache))
+    stylesheet._parse_cache = parse_cache  # type: ignore[assignment]
+    return parse_cache
+
+
+def load(cache: Path) -> dict[StoredKey, list[RuleSet]]:
+    from tui_course.paths import read_private_file
+
+    data = read_private_file(cache, MAX_CACHE_BYTES)
+    if data is None:
+        return {}
+    try:
+        unpickler = _Unpickler(io.BytesIO(data))
+        key = versions()
+        if not key or unpickler.load() != key:
+            return {}
+        entries = unpickler.load()
+    except Exception:  # a damaged or foreign cache: parse instead
+        return {}
+    return entries if _well_formed(entries) else {}
+
+
+def _well_formed(entries: object) -> bool:
+    from textual.css.model import RuleSet
+
+    return isinstance(entries, dict) and all(
+        isinstance(key, tuple)
+        and len(key) == 6
+        and isinstance(rules, list)
+        and all(type(rule) is RuleSet for rule in rules)
+        for key, rules in entries.items()
+    )
+
+
+def save(parse_cache: ParseCache, cache: Path) -> None:
+    """Write what `parse_cache` parsed anew, with what it had, whole (a reader sees the old
+    file or the new one); any failure (a full or read-only disk) leaves it as it was."""
+    from tui_course.paths import write_file_safely
+
+    entries = parse_cache.to_save()
+    if entries is None:
+        return
+    key = versions()
+    if not key:
+        return
+    buffer = io.BytesIO()
+    try:
+        pickler = _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.dump(key)
+        pickler.dump(entries)
+        write_file_safely(cache, buffer.getvalue(), mode=0o600)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return
+    parse_cache.stored = entries
+    parse_cache.new = {}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class _Pickler(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        from textual.css.model import Selector
+        from textual.css.styles import Styles
+
+        # By their fields: __post_init__ makes what the pickle would otherwise have to name
+        # as functions (a selector's check, a Styles' bound get_rule and has_rule).
+        if type(obj) is Selector or type(obj) is Styles:
+            if getattr(obj, "node", None) is not None:  # a node's own styles: not parsed CSS
+                raise pickle.PicklingError("styles of a node")
+            return type(obj), tuple(getattr(obj, each.name) for each in fields(obj))
+        if isinstance(obj, Enum):  # by value: early 3.11 pickles a member as getattr(cls, name)
+            return type(obj), (obj.value,)
+        return NotImplemented
+
+
+class _Unpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if module in _ALLOWED_MODULES:
+            found = super().find_class(module, name)
+            if isinstance(found, type):
+                return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not part of parsed CSS")
