@@ -81,8 +81,10 @@ def plain(rules: list[RuleSet]) -> list[tuple[Any, ...]]:
 
 
 def parsed(cache_file: Path, variables: dict[str, str] | None = None) -> tuple[list[RuleSet], Any]:
+    """The rules of sheet(), with a ParseCache whose file is `cache_file`."""
     stylesheet = sheet(variables)
-    parse_cache = css_cache.attach(stylesheet, cache_file)
+    assert cache_file.name == css_cache.CACHE_NAME
+    parse_cache = css_cache.attach(stylesheet, cache_file.parent)
     stylesheet.parse()
     return stylesheet.rules, parse_cache
 
@@ -103,7 +105,7 @@ def test_rules_read_back_equal_the_parsed_ones_and_match_nodes_alike(tmp_path: P
     cache_file = tmp_path / css_cache.CACHE_NAME
     fresh, parse_cache = parsed(cache_file)
     assert parse_cache.new and not parse_cache.used - set(parse_cache.new)
-    css_cache.save(parse_cache, cache_file)
+    parse_cache.save()
     assert cache_file.stat().st_mode & 0o777 == 0o600
     loaded, second = parsed(cache_file)
     assert not second.new and second.used == set(parse_cache.stored)
@@ -121,7 +123,7 @@ def test_rules_read_back_equal_the_parsed_ones_and_match_nodes_alike(tmp_path: P
 def test_other_theme_variables_parse_again(tmp_path: Path) -> None:
     cache_file = tmp_path / css_cache.CACHE_NAME
     _, parse_cache = parsed(cache_file)
-    css_cache.save(parse_cache, cache_file)
+    parse_cache.save()
     variables = {**App().get_css_variables(), "primary": "#123456"}
     rules, other = parsed(cache_file, variables)
     assert not other.used - set(other.new)  # nothing taken from the file
@@ -133,7 +135,7 @@ def test_other_theme_variables_parse_again(tmp_path: Path) -> None:
 
 def test_what_is_parsed_after_new_variables_is_kept_under_them(tmp_path: Path) -> None:
     stylesheet = sheet()
-    parse_cache = css_cache.attach(stylesheet, tmp_path / "none")
+    parse_cache = css_cache.attach(stylesheet, tmp_path)
     stylesheet.parse()
     before = set(parse_cache.new)
     stylesheet.set_variables({**stylesheet._variables, "primary": "#654321"})
@@ -175,9 +177,10 @@ def hostile_files(tmp_path: Path, good: bytes) -> dict[str, bytes]:
 
 @pytest.fixture
 def good_file(tmp_path: Path) -> bytes:
-    cache_file = tmp_path / "good.pickle"
+    (tmp_path / "good").mkdir()
+    cache_file = tmp_path / "good" / css_cache.CACHE_NAME
     _, parse_cache = parsed(cache_file)
-    css_cache.save(parse_cache, cache_file)
+    parse_cache.save()
     return cache_file.read_bytes()
 
 
@@ -262,12 +265,12 @@ def test_a_disk_that_will_not_take_the_file_changes_nothing(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr("tui_course.paths.write_file_safely", full)
-    css_cache.save(parse_cache, path)  # no exception
+    parse_cache.save()  # no exception
     assert not path.exists() and parse_cache.new == new  # still owed
 
 
 def test_the_file_keeps_this_sessions_sources_first_up_to_the_cap(tmp_path: Path) -> None:
-    _, parse_cache = parsed(tmp_path / "none")
+    _, parse_cache = parsed(tmp_path / css_cache.CACHE_NAME)
     old = {("old", str(n), False, 0, "", "v"): [] for n in range(css_cache.MAX_ENTRIES)}
     parse_cache.stored = old  # type: ignore[assignment]
     entries = parse_cache.to_save()

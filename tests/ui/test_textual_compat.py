@@ -128,7 +128,7 @@ def test_the_stylesheet_parts_the_css_cache_stands_in_for(tmp_path: Path) -> Non
 
     stylesheet = Stylesheet(variables={"primary": "red"})
     assert stylesheet._variables == {"primary": "red"}
-    parse_cache = attach(stylesheet, tmp_path / "no-file")
+    parse_cache = attach(stylesheet, tmp_path)  # no file there
     assert stylesheet._parse_cache is parse_cache
     stylesheet.add_source("Static { color: $primary; }", read_from=("test", "Static.CSS"))
     stylesheet.parse()

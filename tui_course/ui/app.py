@@ -32,7 +32,7 @@ from tui_course.ui.class_dropbox import DropBoxClient
 from tui_course.ui.leaving import Leaving
 from tui_course.ui.lesson_check import LessonBlocksCheck
 from tui_course.ui.screens.course import CourseScreen
-from tui_course.ui.start_up import StartItem, start_up_notices
+from tui_course.ui.start_up import StartItem, save_for_next_start, start_up_notices
 from tui_course.ui.textual_compat import clear_exit_renderables
 from tui_course.ui.widgets.lesson_view import LessonView
 from tui_course.ui.widgets.notices import NoticeLines, notice_line
@@ -99,9 +99,7 @@ class CourseApp(App[None]):
         self.leaving = Leaving(self, store, self.drop_box, self._remember_position)
         self.lesson_check = LessonBlocksCheck(self, course, store)
         self.save_course_cache: Callable[[], None] | None = None  # make_app's (course cache)
-        # Textual's parsed CSS from the last start, before anything is parsed (css_cache.py)
-        self.css_cache_path = settings.data_dir / css_cache.CACHE_NAME
-        self.css_cache = css_cache.attach(self.stylesheet, self.css_cache_path)
+        self.css_cache = css_cache.attach(self.stylesheet, settings.data_dir)  # before parsing
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's own driver, except that on a Unix terminal it reads pastes through
@@ -159,20 +157,12 @@ class CourseApp(App[None]):
 
     def _after_start(self) -> None:
         """Once the first item is open: cyclic GC on again (startup_gc), the lessons'
-        live blocks checked and the parsed course cached for the next start (work that
-        would only delay the first screen)."""
+        live blocks checked, the parsed course and CSS cached for the next start (work
+        that would only delay the first screen)."""
         startup_gc.resume_after_start()
         self.lesson_check.start()
-        if self.save_course_cache is not None:
-            save, self.save_course_cache = self.save_course_cache, None
-            self.run_worker(save, thread=True, group="course-cache", exit_on_error=False)
-        if self.css_cache.new:  # parsed in this start, not read from the file
-            self.run_worker(
-                lambda: css_cache.save(self.css_cache, self.css_cache_path),
-                thread=True,
-                group="css-cache",
-                exit_on_error=False,
-            )
+        save, self.save_course_cache = self.save_course_cache, None
+        save_for_next_start(self, save, self.css_cache.save if self.css_cache.new else None)
 
     # opening things
 

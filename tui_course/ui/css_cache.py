@@ -96,8 +96,11 @@ class ParseCache:
     with [key] = rules and empties it with clear() when the variables change) that also
     answers from `stored`, and keeps what it parsed anew for save()."""
 
-    def __init__(self, stylesheet: Stylesheet, stored: dict[StoredKey, list[RuleSet]]) -> None:
+    def __init__(
+        self, stylesheet: Stylesheet, stored: dict[StoredKey, list[RuleSet]], path: Path
+    ) -> None:
         self._stylesheet = stylesheet
+        self.path = path  # the file save() writes
         self._memory: dict[TextualKey, list[RuleSet]] = {}
         self.stored = stored
         self.new: dict[StoredKey, list[RuleSet]] = {}
@@ -144,11 +147,32 @@ class ParseCache:
         kept += [key for key in entries if key not in self.used]
         return {key: entries[key] for key in kept[:MAX_ENTRIES]}
 
+    def save(self) -> None:
+        """Write what was parsed anew, with what the file had, whole (a reader sees the old
+        file or the new one); any failure (a full or read-only disk) leaves it as it was."""
+        from tui_course.paths import write_file_safely
 
-def attach(stylesheet: Stylesheet, cache: Path) -> ParseCache:
-    """Put a ParseCache, loaded from `cache` (empty if it cannot be used), in
-    `stylesheet`'s place for parsed sources."""
-    parse_cache = ParseCache(stylesheet, load(cache))
+        entries = self.to_save()
+        key = versions()
+        if entries is None or not key:
+            return
+        buffer = io.BytesIO()
+        try:
+            pickler = _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+            pickler.dump(key)
+            pickler.dump(entries)
+            write_file_safely(self.path, buffer.getvalue(), mode=0o600)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            return
+        self.stored = entries
+        self.new = {}
+
+
+def attach(stylesheet: Stylesheet, data_dir: Path) -> ParseCache:
+    """Put a ParseCache, loaded from CACHE_NAME in `data_dir` (empty if it cannot be used),
+    in `stylesheet`'s place for parsed sources, before Textual parses any."""
+    cache = data_dir / CACHE_NAME
+    parse_cache = ParseCache(stylesheet, load(cache), cache)
     stylesheet._parse_cache = parse_cache  # type: ignore[assignment]
     return parse_cache
 
@@ -180,29 +204,6 @@ def _well_formed(entries: object) -> bool:
         and all(type(rule) is RuleSet for rule in rules)
         for key, rules in entries.items()
     )
-
-
-def save(parse_cache: ParseCache, cache: Path) -> None:
-    """Write what `parse_cache` parsed anew, with what it had, whole (a reader sees the old
-    file or the new one); any failure (a full or read-only disk) leaves it as it was."""
-    from tui_course.paths import write_file_safely
-
-    entries = parse_cache.to_save()
-    if entries is None:
-        return
-    key = versions()
-    if not key:
-        return
-    buffer = io.BytesIO()
-    try:
-        pickler = _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.dump(key)
-        pickler.dump(entries)
-        write_file_safely(cache, buffer.getvalue(), mode=0o600)
-    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
-        return
-    parse_cache.stored = entries
-    parse_cache.new = {}
 
 
 def _digest(text: str) -> str:

@@ -35,6 +35,14 @@ def start_up_notices(
         )
 
 
+def save_for_next_start(app: App[Any], *saves: Callable[[], None] | None) -> None:
+    """Write what spares the next start some work (the parsed course, the parsed CSS), each
+    in a thread of its own: nothing on screen waits for them."""
+    for save in saves:
+        if save is not None:
+            app.run_worker(save, thread=True, group="next-start", exit_on_error=False)
+
+
 class StartItem:
     """Opens the start item once: the outline shows in the first frame and a lesson
     (Markdown, maybe NumPy) right after it; a quiz opens before the first frame (its first
