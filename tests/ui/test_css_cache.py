@@ -109,6 +109,7 @@ def test_rules_read_back_equal_the_parsed_ones_and_match_nodes_alike(tmp_path: P
     assert cache_file.stat().st_mode & 0o777 == 0o600
     loaded, second = parsed(cache_file)
     assert not second.new and second.used == set(parse_cache.stored)
+    assert second.variables == css_cache._variables(sheet())
     assert plain(loaded) == plain(fresh)
     assert any("layout" in rule.styles._rules for rule in fresh)  # layouts were compared too
     for old, new in zip(fresh, loaded, strict=True):
@@ -133,17 +134,23 @@ def test_other_theme_variables_parse_again(tmp_path: Path) -> None:
     assert plain(rules) == plain(fresh.rules)
 
 
-def test_what_is_parsed_after_new_variables_is_kept_under_them(tmp_path: Path) -> None:
+def test_a_theme_changed_in_a_session_parses_anew_and_keeps_the_file_as_it_was(
+    tmp_path: Path,
+) -> None:
     stylesheet = sheet()
     parse_cache = css_cache.attach(stylesheet, tmp_path)
     stylesheet.parse()
-    before = set(parse_cache.new)
+    before = dict(parse_cache.new)
+    first_variables = parse_cache.variables
     stylesheet.set_variables({**stylesheet._variables, "primary": "#654321"})
     stylesheet.parse()  # Textual's own cache is emptied by set_variables: all parsed again
-    after = set(parse_cache.new) - before
-    assert len(after) == len(before)
-    assert {key[5] for key in before} != {key[5] for key in after}  # the variables' digest
-    assert {key[:5] for key in before} == {key[:5] for key in after}
+    assert len(parse_cache._memory) == len(before)  # under the new variables, in memory
+    assert parse_cache.new == before  # the file keeps what it was started with
+    assert parse_cache.variables == first_variables
+    parse_cache.stored = dict(before)  # as a file under the first variables would hold
+    parse_cache._memory.clear()
+    with pytest.raises(KeyError):  # and nothing is answered from it under other variables
+        parse_cache[next(iter(before))]
 
 
 class Boom:
@@ -165,12 +172,13 @@ def hostile_files(tmp_path: Path, good: bytes) -> dict[str, bytes]:
         "calls os.system": pickle.dumps(key) + pickle.dumps(Boom(marker)),
         "calls os.system in the key": pickle.dumps(Boom(marker)),
         "names a Textual function": pickle.dumps(key)
-        + pickle.dumps({("k",) * 6: [model._check_id]}),
+        + pickle.dumps(((), {("k",) * 5: [model._check_id]})),
         "random bytes": bytes(range(256)) * 8,
         "cut short": good[: len(good) // 2],
         "another Python or Textual": pickle.dumps((*key[:-1], ())) + good[len(pickle.dumps(key)) :],
-        "entries not rule sets": pickle.dumps(key) + pickle.dumps({("a",) * 6: ["rule"]}),
-        "entries not a dict": pickle.dumps(key) + pickle.dumps([1, 2, 3]),
+        "entries not rule sets": pickle.dumps(key) + pickle.dumps(((), {("a",) * 5: ["rule"]})),
+        "entries not a dict": pickle.dumps(key) + pickle.dumps(((), [1, 2, 3])),
+        "variables not pairs": pickle.dumps(key) + pickle.dumps(((1, 2), {})),
         "empty": b"",
     }
 
@@ -188,7 +196,7 @@ def test_the_good_file_loads(tmp_path: Path, good_file: bytes) -> None:
     path = tmp_path / "copy.pickle"
     path.write_bytes(good_file)
     path.chmod(0o600)
-    assert css_cache.load(path)
+    assert css_cache.load(path)[1]
 
 
 @pytest.mark.parametrize(
@@ -202,6 +210,7 @@ def test_the_good_file_loads(tmp_path: Path, good_file: bytes) -> None:
         "another Python or Textual",
         "entries not rule sets",
         "entries not a dict",
+        "variables not pairs",
         "empty",
     ],
 )
@@ -211,7 +220,7 @@ def test_a_hostile_or_damaged_file_is_never_believed(
     path = tmp_path / css_cache.CACHE_NAME
     path.write_bytes(hostile_files(tmp_path, good_file)[name])
     path.chmod(0o600)
-    assert css_cache.load(path) == {}
+    assert css_cache.load(path) == ((), {})
     assert not (tmp_path / "ran").exists()
     rules, parse_cache = parsed(path)  # and the stylesheet parses as Textual would
     fresh = sheet()
@@ -225,17 +234,17 @@ def test_a_file_others_could_write_a_link_or_an_oversized_one_is_not_read(
     path = tmp_path / css_cache.CACHE_NAME
     path.write_bytes(good_file)
     path.chmod(0o644)  # readable by others: not one this app wrote
-    assert css_cache.load(path) == {}
+    assert css_cache.load(path) == ((), {})
     path.chmod(0o600)
     link = tmp_path / "link.pickle"
     link.symlink_to(path)
-    assert css_cache.load(link) == {}
+    assert css_cache.load(link) == ((), {})
     big = tmp_path / "big.pickle"
     with big.open("wb") as file:
         file.write(good_file)
         file.truncate(css_cache.MAX_CACHE_BYTES + 1)
     big.chmod(0o600)
-    assert css_cache.load(big) == {}
+    assert css_cache.load(big) == ((), {})
 
 
 async def test_the_app_starts_the_same_over_a_hostile_file(
@@ -251,7 +260,7 @@ async def test_the_app_starts_the_same_over_a_hostile_file(
     styles_now, text_now, _ = await first_start(data)
     assert not (tmp_path / "ran").exists()
     assert (styles_now, text_now) == (styles_then, text_then)
-    assert css_cache.load(data / css_cache.CACHE_NAME)  # written over with a good one
+    assert css_cache.load(data / css_cache.CACHE_NAME)[1]  # written over with a good one
 
 
 def test_a_disk_that_will_not_take_the_file_changes_nothing(
@@ -271,7 +280,7 @@ def test_a_disk_that_will_not_take_the_file_changes_nothing(
 
 def test_the_file_keeps_this_sessions_sources_first_up_to_the_cap(tmp_path: Path) -> None:
     _, parse_cache = parsed(tmp_path / css_cache.CACHE_NAME)
-    old = {("old", str(n), False, 0, "", "v"): [] for n in range(css_cache.MAX_ENTRIES)}
+    old = {("css", ("old", str(n)), False, 0, ""): [] for n in range(css_cache.MAX_ENTRIES)}
     parse_cache.stored = old  # type: ignore[assignment]
     entries = parse_cache.to_save()
     assert entries is not None and len(entries) == css_cache.MAX_ENTRIES

@@ -5,10 +5,12 @@ Textual parses each CSS source (app.tcss, every widget class's DEFAULT_CSS) once
 process into rule sets, keeping them in its stylesheet's `_parse_cache`. Parsing is most of
 what the app's first frame pays for its CSS (about 15 ms of CPU, the theme's variables
 tokenised first; a bare Textual app pays about 10): ParseCache stands in for that dict and
-also answers from the rule sets a previous start of this account parsed. A rule set is
-found by a digest of its CSS text, where it came from, its flags and the theme's variables
-(Textual substitutes them as it parses), so any change to a source or the theme parses it
-again; the file as a whole holds only for the Python, Textual and Rich it was written by.
+also answers from the rule sets a previous start of this account parsed. They are found
+by Textual's own key (the CSS text itself, where it came from, its flags), and only while
+the theme's variables are those they were parsed under (Textual substitutes them as it
+parses; the file keeps them), so any change to a source or the theme parses it again; the
+file as a whole holds only for the Python, Textual and Rich files it was written by.
+(No digest: hashlib's OpenSSL would cost a start more than the CSS text in the file.)
 
 Read only if it is a regular file of this user that no one else can read or write
 (paths.read_private_file), written whole without following links (0600), and its pickle
@@ -19,7 +21,6 @@ needed: any failure means "parse it", as Textual would.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import pickle
@@ -39,9 +40,10 @@ MAX_CACHE_BYTES = 4 * 1024 * 1024  # the app's whole CSS, every view opened, is 
 MAX_ENTRIES = 512  # sources kept (the app and its views have about 80)
 
 # Textual's own key for a source: (css, read_from, is_default_rules, tie_breaker, scope).
-TextualKey = tuple[str, Any, bool, int, str]
-# The same in the file: the CSS text's digest in its place, and the variables' digest added.
-StoredKey = tuple[str, Any, bool, int, str, str]
+Key = tuple[str, Any, bool, int, str]
+Variables = tuple[tuple[str, str], ...]
+# What the file holds: the theme's variables, and the sources parsed under them.
+Stored = tuple[Variables, dict[Key, list["RuleSet"]]]
 
 # What the pickle may name: the classes of Textual's parsed CSS. A class only, never a
 # function: loading can build these objects and nothing else.
@@ -94,55 +96,59 @@ def versions() -> tuple[object, ...]:
 class ParseCache:
     """A stand-in for a Stylesheet's `_parse_cache` (Textual reads it with [key], fills it
     with [key] = rules and empties it with clear() when the variables change) that also
-    answers from `stored`, and keeps what it parsed anew for save()."""
+    answers from `stored` while the stylesheet's variables are the ones it was parsed
+    with, and keeps what it parsed anew under them for save()."""
 
-    def __init__(
-        self, stylesheet: Stylesheet, stored: dict[StoredKey, list[RuleSet]], path: Path
-    ) -> None:
+    def __init__(self, stylesheet: Stylesheet, stored: Stored, path: Path) -> None:
         self._stylesheet = stylesheet
         self.path = path  # the file save() writes
-        self._memory: dict[TextualKey, list[RuleSet]] = {}
-        self.stored = stored
-        self.new: dict[StoredKey, list[RuleSet]] = {}
-        self.used: set[StoredKey] = set()
-        self._variables: str | None = None
+        self._memory: dict[Key, list[RuleSet]] = {}
+        self.variables, self.stored = stored
+        self.new: dict[Key, list[RuleSet]] = {}
+        self.used: set[Key] = set()
+        self._same_variables: bool | None = None  # as `variables`: worked out on first use
 
-    def _stored_key(self, key: TextualKey) -> StoredKey:
-        css, read_from, is_default, tie_breaker, scope = key
-        if self._variables is None:
-            variables = sorted(self._stylesheet._variables.items())
-            self._variables = _digest(repr(variables))
-        return (_digest(css), read_from, is_default, tie_breaker, scope, self._variables)
+    def _current(self) -> bool:
+        """The stylesheet's variables are those of `stored` (or nothing is stored yet)."""
+        if self._same_variables is None:
+            current = _variables(self._stylesheet)
+            if current != self.variables and not self.used:
+                # nothing read from the file yet: it is another theme's, start one for this
+                self.variables, self.stored = current, {}
+            self._same_variables = current == self.variables
+        return self._same_variables
 
-    def __getitem__(self, key: TextualKey) -> list[RuleSet]:
+    def __getitem__(self, key: Key) -> list[RuleSet]:
         try:
             return self._memory[key]
         except KeyError:
             pass
-        stored_key = self._stored_key(key)
-        rules = self.stored[stored_key]  # KeyError: Textual parses it
-        self.used.add(stored_key)
+        if not self._current():
+            raise KeyError(key)
+        rules = self.stored[key]  # KeyError: Textual parses it
+        self.used.add(key)
         self._memory[key] = rules
         return rules
 
-    def __setitem__(self, key: TextualKey, rules: list[RuleSet]) -> None:
+    def __setitem__(self, key: Key, rules: list[RuleSet]) -> None:
         self._memory[key] = rules
-        if not any(rule.errors for rule in rules):  # a broken source is reported, not kept
-            stored_key = self._stored_key(key)
-            self.new[stored_key] = rules
-            self.used.add(stored_key)
+        # kept for the file if parsed under its variables, and whole (a broken source is
+        # reported again next time, not read back)
+        if self._current() and not any(rule.errors for rule in rules):
+            self.new[key] = rules
+            self.used.add(key)
 
     def clear(self) -> None:
-        """New variables (another theme): what is parsed from now on is keyed by them."""
+        """New variables (another theme): what is parsed from now on is parsed under them."""
         self._memory.clear()
-        self._variables = None
+        self._same_variables = None
 
-    def to_save(self) -> dict[StoredKey, list[RuleSet]] | None:
+    def to_save(self) -> dict[Key, list[RuleSet]] | None:
         """What the file should hold now, or None when it holds it already: this session's
         sources first, then the others it had, up to MAX_ENTRIES."""
         if not self.new:
             return None
-        entries = {**self.stored, **self.new}
+        entries = {**self.stored, **self.new}  # both under self.variables
         kept = [key for key in entries if key in self.used]
         kept += [key for key in entries if key not in self.used]
         return {key: entries[key] for key in kept[:MAX_ENTRIES]}
@@ -160,7 +166,7 @@ class ParseCache:
         try:
             pickler = _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
             pickler.dump(key)
-            pickler.dump(entries)
+            pickler.dump((self.variables, entries))
             write_file_safely(self.path, buffer.getvalue(), mode=0o600)
         except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
             return
@@ -177,37 +183,50 @@ def attach(stylesheet: Stylesheet, data_dir: Path) -> ParseCache:
     return parse_cache
 
 
-def load(cache: Path) -> dict[StoredKey, list[RuleSet]]:
+def load(cache: Path) -> Stored:
     from tui_course.paths import read_private_file
 
+    nothing: Stored = ((), {})
     data = read_private_file(cache, MAX_CACHE_BYTES)
     if data is None:
-        return {}
+        return nothing
     try:
         unpickler = _Unpickler(io.BytesIO(data))
         key = versions()
         if not key or unpickler.load() != key:
-            return {}
-        entries = unpickler.load()
+            return nothing
+        stored = unpickler.load()
     except Exception:  # a damaged or foreign cache: parse instead
-        return {}
-    return entries if _well_formed(entries) else {}
+        return nothing
+    return stored if _well_formed(stored) else nothing
 
 
-def _well_formed(entries: object) -> bool:
+def _well_formed(stored: object) -> bool:
     from textual.css.model import RuleSet
 
-    return isinstance(entries, dict) and all(
-        isinstance(key, tuple)
-        and len(key) == 6
-        and isinstance(rules, list)
-        and all(type(rule) is RuleSet for rule in rules)
-        for key, rules in entries.items()
+    if not isinstance(stored, tuple) or len(stored) != 2:
+        return False
+    variables, entries = stored
+    return (
+        isinstance(variables, tuple)
+        and all(
+            isinstance(pair, tuple) and len(pair) == 2 and all(type(part) is str for part in pair)
+            for pair in variables
+        )
+        and isinstance(entries, dict)
+        and all(
+            isinstance(key, tuple)
+            and len(key) == 5
+            and type(key[0]) is str
+            and isinstance(rules, list)
+            and all(type(rule) is RuleSet for rule in rules)
+            for key, rules in entries.items()
+        )
     )
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+def _variables(stylesheet: Stylesheet) -> Variables:
+    return tuple(sorted(stylesheet._variables.items()))
 
 
 class _Pickler(pickle.Pickler):
