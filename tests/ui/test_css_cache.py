@@ -4,9 +4,11 @@ believed; a disk that will not take the file changes nothing."""
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from textual.css.model import RuleSet
 from textual.css.stylesheet import Stylesheet
 from textual.widgets import Footer, Header, Markdown, OptionList
 
+from tests.conftest import REPO
 from tests.ui.conftest import UI_COURSE, running, screen_text, until
 from tui_course.ui import css_cache
 from tui_course.ui.app import CourseApp, Settings, make_app
@@ -287,3 +290,40 @@ def test_the_file_keeps_this_sessions_sources_first_up_to_the_cap(tmp_path: Path
     assert set(parse_cache.new) <= set(entries)  # all of this session's, then the older ones
     parse_cache.new = {}
     assert parse_cache.to_save() is None  # nothing new: nothing to write
+
+
+async def test_a_crash_on_styles_read_back_removes_the_file_and_the_next_start_is_whole(
+    tmp_path: Path,
+) -> None:
+    """A file this app wrote but whose styles make Textual fail (here every width is
+    nonsense): the real app ends with its crash report, the file is gone, and the next
+    start is whole."""
+    from tests.unit.test_crash import run_in_pty
+    from tui_course.progress.practice import recording_dir
+    from tui_course.runtime.crash import EXIT_SOFTWARE
+
+    root = tmp_path / "data"
+    data = recording_dir(root, UI_COURSE)  # where `--content UI_COURSE` keeps its files
+    await first_start(data)  # the first start parsed and wrote the file
+    cache_file = data / css_cache.CACHE_NAME
+    variables, entries = css_cache.load(cache_file)
+    assert entries
+    for rules in entries.values():
+        for rule in rules:
+            rule.styles._rules["width"] = "nonsense"  # type: ignore[typeddict-item]
+    buffer = io.BytesIO()
+    pickler = css_cache._Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dump(css_cache.versions())
+    pickler.dump((variables, entries))
+    cache_file.write_bytes(buffer.getvalue())
+    command = [
+        *(sys.executable, "-m", "tui_course"),
+        *("--content", str(UI_COURSE), "--data-dir", str(root)),
+    ]
+    env = dict(os.environ, TERM="xterm-256color", PYTHONPATH=str(REPO), TEXTUAL_PRESS="q")
+    status, _ = run_in_pty(command, env)
+    assert status == EXIT_SOFTWARE  # Textual failed on the styles read back
+    assert not cache_file.exists()
+    assert list(data.glob("crash-*.log"))
+    status, _ = run_in_pty(command, env)
+    assert status == 0  # and the next start is whole again

@@ -38,6 +38,8 @@ def _run_app(content: Path, data: Path, open_id: str | None) -> int:
         end_process(app.left_with)
     if app.crash is not None:
         from tui_course.runtime.crash import report_crash
+        from tui_course.ui.css_cache import forget
 
+        forget(app.settings.data_dir)  # styles read back may be what failed: next start parses
         return report_crash(data, app.crash)
     return app.return_code or 0

@@ -16,11 +16,13 @@ Read only if it is a regular file of this user that no one else can read or writ
 (paths.read_private_file), written whole without following links (0600), and its pickle
 may name only the classes of Textual's CSS model (no function: a selector or a rule's
 styles is stored by its fields and rebuilt, an enum by value). Nothing here is ever
-needed: any failure means "parse it", as Textual would.
+needed: any failure means "parse it", as Textual would; and after a crash the file is
+removed (commands/launch.py), in case what was read back is what failed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
@@ -181,6 +183,13 @@ def attach(stylesheet: Stylesheet, data_dir: Path) -> ParseCache:
     parse_cache = ParseCache(stylesheet, load(cache), cache)
     stylesheet._parse_cache = parse_cache  # type: ignore[assignment]
     return parse_cache
+
+
+def forget(data_dir: Path) -> None:
+    """Remove the file from `data_dir` (the app crashed: rule sets read back from it may be
+    what failed, so the next start parses them as Textual would)."""
+    with contextlib.suppress(OSError):
+        (data_dir / CACHE_NAME).unlink()
 
 
 def load(cache: Path) -> Stored:
