@@ -15,9 +15,9 @@ the median over rounds of each round's attn-tui / bare ratio.
 The first lesson's text is what a student reads first: the first two words of lesson 1's
 first line of prose, timed from launch in the same run as the outline (the start opens
 the last item opened, lesson 1 here), against the bare app's first paint. By default the
-data folder is the one the warm-up run made (a returning student: progress store and
-course cache there); --fresh gives every attn-tui round an empty one (a new student:
-store created, course parsed).
+data folder is the one the warm-up run made (a returning student: progress store, course
+cache and CSS cache there); --fresh gives every attn-tui round an empty one (a new
+student: store created, course and CSS parsed).
 
 Also printed, for a busy machine: the CPU time (user + system, from /proc) each process
 had used when its text showed, as the same paired ratios. Wall time there waits for
