@@ -176,6 +176,12 @@ def hostile_files(tmp_path: Path, good: bytes) -> dict[str, bytes]:
         "calls os.system in the key": pickle.dumps(Boom(marker)),
         "names a Textual function": pickle.dumps(key)
         + pickle.dumps(((), {("k",) * 5: [model._check_id]})),
+        # classes these modules import, not define: a partial or attrgetter could be
+        # built into a rule and called by Textual
+        "names functools.partial through Textual": pickle.dumps(key)
+        + b"ctextual.css.model\npartial\n.",
+        "names operator.attrgetter through Textual": pickle.dumps(key)
+        + b"ctextual.geometry\nattrgetter\n.",
         "random bytes": bytes(range(256)) * 8,
         "cut short": good[: len(good) // 2],
         "another Python or Textual": pickle.dumps((*key[:-1], ())) + good[len(pickle.dumps(key)) :],
@@ -195,6 +201,13 @@ def good_file(tmp_path: Path) -> bytes:
     return cache_file.read_bytes()
 
 
+def test_only_classes_defined_in_textuals_css_modules_are_named() -> None:
+    with pytest.raises(pickle.UnpicklingError):
+        css_cache._Unpickler(io.BytesIO(b"ctextual.css.model\npartial\n.")).load()
+    found = css_cache._Unpickler(io.BytesIO(b"ctextual.css.model\nRuleSet\n.")).load()
+    assert found is RuleSet
+
+
 def test_the_good_file_loads(tmp_path: Path, good_file: bytes) -> None:
     path = tmp_path / "copy.pickle"
     path.write_bytes(good_file)
@@ -208,6 +221,8 @@ def test_the_good_file_loads(tmp_path: Path, good_file: bytes) -> None:
         "calls os.system",
         "calls os.system in the key",
         "names a Textual function",
+        "names functools.partial through Textual",
+        "names operator.attrgetter through Textual",
         "random bytes",
         "cut short",
         "another Python or Textual",

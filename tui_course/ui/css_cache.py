@@ -47,8 +47,9 @@ Variables = tuple[tuple[str, str], ...]
 # What the file holds: the theme's variables, and the sources parsed under them.
 Stored = tuple[Variables, dict[Key, list["RuleSet"]]]
 
-# What the pickle may name: the classes of Textual's parsed CSS. A class only, never a
-# function: loading can build these objects and nothing else.
+# What the pickle may name: the classes of Textual's parsed CSS, each defined in one of
+# these modules. A class only, never a function: loading can build these objects and
+# nothing else.
 _ALLOWED_MODULES = frozenset(
     {
         "textual.color",
@@ -258,6 +259,7 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if module in _ALLOWED_MODULES:
             found = super().find_class(module, name)
-            if isinstance(found, type):
+            # a class defined there, not one it imports (functools.partial, attrgetter, ...)
+            if isinstance(found, type) and found.__module__ == module:
                 return found
         raise pickle.UnpicklingError(f"{module}.{name} is not part of parsed CSS")
