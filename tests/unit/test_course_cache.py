@@ -4,6 +4,7 @@ planted or damaged cache means "parse", never code run or a crash)."""
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import shutil
@@ -207,6 +208,26 @@ def test_a_planted_or_damaged_cache_is_parsed_over_never_run(
         assert save is not None
         save()
         assert not cache.is_symlink() and (tmp_path / "target").read_bytes() == good
+
+
+def test_the_cache_names_only_the_models_own_classes() -> None:
+    """A class a model module merely imports (functools.cached_property, typing's TypeVar)
+    is refused; the model's own, and a path, are named."""
+    for module, name in (
+        ("tui_course.content.models", "cached_property"),
+        ("tui_course.content.models", "TypeVar"),
+        ("tui_course.content.code_model", "Mapping"),
+    ):
+        data = f"c{module}\n{name}\n.".encode()
+        with pytest.raises(pickle.UnpicklingError):
+            course_cache._Unpickler(io.BytesIO(data)).load()
+    for module, name in (
+        ("tui_course.content.models", "Quiz"),
+        ("tui_course.content.models", "CodeSpec"),  # defined in code_model, also allowed
+        ("pathlib", "PosixPath"),
+    ):
+        data = f"c{module}\n{name}\n.".encode()
+        assert course_cache._Unpickler(io.BytesIO(data)).load().__name__ == name
 
 
 def test_a_cache_that_cannot_be_written_changes_nothing(tmp_path: Path) -> None:

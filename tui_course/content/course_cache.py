@@ -268,6 +268,9 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if module in _ALLOWED_MODULES or (module, name) in _ALLOWED_GLOBALS:
             found = super().find_class(module, name)
-            if isinstance(found, type):
+            # a class of the model, not one a model module imports (cached_property, ...)
+            if isinstance(found, type) and (
+                found.__module__ in _ALLOWED_MODULES or (module, name) in _ALLOWED_GLOBALS
+            ):
                 return found
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a course")
