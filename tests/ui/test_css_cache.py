@@ -9,6 +9,7 @@ import os
 import pickle
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -201,11 +202,87 @@ def good_file(tmp_path: Path) -> bytes:
     return cache_file.read_bytes()
 
 
-def test_only_classes_defined_in_textuals_css_modules_are_named() -> None:
+def test_a_file_names_only_make_and_make_builds_only_textuals_css_classes() -> None:
+    for named in (b"ctextual.css.model\nRuleSet\n.", b"ctextual.css.model\npartial\n."):
+        with pytest.raises(pickle.UnpicklingError):  # no class, Textual's own or imported
+            css_cache._Unpickler(io.BytesIO(named)).load()
+    make = css_cache._Unpickler(io.BytesIO(b"ctui_course.ui.css_cache\n_make\n.")).load()
+    assert type(make("textual.css.model.RuleSet")) is RuleSet
+    for name in ("textual.css.model.partial", "textual.geometry.attrgetter", "os.system"):
+        with pytest.raises(pickle.UnpicklingError):
+            make(name, ())
     with pytest.raises(pickle.UnpicklingError):
-        css_cache._Unpickler(io.BytesIO(b"ctextual.css.model\npartial\n.")).load()
-    found = css_cache._Unpickler(io.BytesIO(b"ctextual.css.model\nRuleSet\n.")).load()
-    assert found is RuleSet
+        make("textual.css.model.RuleSet.__class__", ())
+
+
+def test_a_file_cannot_set_attributes_of_textuals_classes(tmp_path: Path) -> None:
+    """The pickle's BUILD on a class object sets that class's attributes for the process:
+    here StylesBase.background, which would paint every widget red. No class object can be
+    had from a file, so the load fails and the class stays as it was."""
+    from textual.css.styles import StylesBase
+
+    before = StylesBase.__dict__["background"]
+    path = tmp_path / css_cache.CACHE_NAME
+    path.write_bytes(
+        b"\x80\x04ctextual.css.styles\nStylesBase\n"
+        b"N}Vbackground\nctextual.color\nColor\n(K\xffK\x00K\x00tRs\x86b."
+    )
+    path.chmod(0o600)
+    assert css_cache.load(path) == ((), {})
+    assert StylesBase.__dict__["background"] is before
+
+
+def colliding_keys(count: int) -> bytes:
+    """A pickle of a dict whose int keys all hash alike: building it takes count**2 steps
+    (a file of a few hundred KB could take minutes)."""
+    step = 2**61 - 1  # every multiple of it hashes to 0
+    parts = [b"\x80\x02}("]
+    for number in range(1, count + 1):
+        key = (number * step).to_bytes(10, "little", signed=True)
+        parts.append(b"\x8a\x0a" + key + b"N")
+    return b"".join([*parts, b"u."])
+
+
+def test_a_file_is_set_aside_while_it_loads_and_a_bad_one_is_not_loaded_twice(
+    tmp_path: Path, good_file: bytes
+) -> None:
+    path = tmp_path / css_cache.CACHE_NAME
+    aside = tmp_path / f".{css_cache.CACHE_NAME}.loading"
+    path.write_bytes(colliding_keys(2000))  # small enough to load here at once
+    path.chmod(0o600)
+    assert css_cache.load(path) == ((), {})
+    assert not path.exists() and not aside.exists()  # not there to stall the next start
+    path.write_bytes(good_file)
+    path.chmod(0o600)
+    assert css_cache.load(path)[1] and path.exists() and not aside.exists()  # put back
+    aside.write_bytes(good_file)  # as a start killed while loading leaves it
+    aside.chmod(0o600)
+    path.unlink()
+    assert css_cache.load(path) == ((), {}) and not aside.exists()  # removed, not loaded
+
+
+def test_a_save_removes_temporaries_a_killed_save_left(tmp_path: Path) -> None:
+    left = tmp_path / f".{css_cache.CACHE_NAME}.0123456789ab.tmp"
+    fresh = tmp_path / f".{css_cache.CACHE_NAME}.ba9876543210.tmp"  # another save, now
+    for each in (left, fresh):
+        each.write_bytes(b"partial")
+    old = time.time() - css_cache.STALE_TEMPORARY_SECONDS - 60
+    os.utime(left, (old, old))
+    _, parse_cache = parsed(tmp_path / css_cache.CACHE_NAME)
+    parse_cache.save()
+    assert not left.exists() and fresh.exists()
+    assert css_cache.load(tmp_path / css_cache.CACHE_NAME)[1]
+
+
+def test_the_key_has_textuals_colour_and_css_files_and_their_folders() -> None:
+    import textual
+    import textual._color_constants
+
+    (_, _, made_by) = css_cache.versions()
+    paths = {entry[0] for entry in made_by}  # type: ignore[union-attr]
+    assert textual._color_constants.__file__ in paths
+    assert os.path.dirname(textual.__file__) in paths
+    assert os.path.dirname(textual._color_constants.__file__) in paths
 
 
 def test_the_good_file_loads(tmp_path: Path, good_file: bytes) -> None:

@@ -13,9 +13,13 @@ file as a whole holds only for the Python, Textual and Rich files it was written
 (No digest: hashlib's OpenSSL would cost a start more than the CSS text in the file.)
 
 Read only if it is a regular file of this user that no one else can read or write
-(paths.read_private_file), written whole without following links (0600), and its pickle
-may name only the classes of Textual's CSS model (no function: a selector or a rule's
-styles is stored by its fields and rebuilt, an enum by value). Nothing here is ever
+(paths.read_private_file), written whole without following links (0600). Its pickle names
+one thing, this module's _make, and every object in it is _make(class name, arguments)
+for a class defined in one of Textual's CSS modules: a loaded file can build those
+objects and nothing else, and never holds a class itself (the pickle's BUILD on a class
+would set that class's attributes for the whole process). While a file is unpickled it is
+renamed aside, so a start that dies or hangs on it (a crafted pickle can make a dict of
+colliding keys take minutes) leaves nothing to load next time. Nothing here is ever
 needed: any failure means "parse it", as Textual would; and after a crash the file is
 removed (commands/launch.py), in case what was read back is what failed.
 """
@@ -27,7 +31,7 @@ import io
 import os
 import pickle
 import sys
-from dataclasses import fields
+from dataclasses import fields, is_dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +42,8 @@ if TYPE_CHECKING:
 
 CACHE_NAME = "css-cache.pickle"
 FORMAT = 1
-MAX_CACHE_BYTES = 4 * 1024 * 1024  # the app's whole CSS, every view opened, is under 200 KB
+MAX_CACHE_BYTES = 512 * 1024  # the app's whole CSS, every view opened, is under 200 KB
+STALE_TEMPORARY_SECONDS = 600  # a save's temporary file older than this was left by a kill
 MAX_ENTRIES = 512  # sources kept (the app and its views have about 80)
 
 # Textual's own key for a source: (css, read_from, is_default_rules, tie_breaker, scope).
@@ -47,9 +52,8 @@ Variables = tuple[tuple[str, str], ...]
 # What the file holds: the theme's variables, and the sources parsed under them.
 Stored = tuple[Variables, dict[Key, list["RuleSet"]]]
 
-# What the pickle may name: the classes of Textual's parsed CSS, each defined in one of
-# these modules. A class only, never a function: loading can build these objects and
-# nothing else.
+# The modules whose classes make up Textual's parsed CSS: _make builds only classes
+# defined in one of them (not ones they import, such as functools.partial).
 _ALLOWED_MODULES = frozenset(
     {
         "textual.color",
@@ -66,14 +70,20 @@ _ALLOWED_MODULES = frozenset(
 )
 
 
-# The code that makes the parsed objects, besides the CSS itself.
+# The code that makes the parsed objects, besides the CSS itself; their folders are in the
+# key too (a file added or removed there changes its folder's times).
 _MAKERS = (
     "textual",
+    "textual._color_constants",
+    "textual.color",
+    "textual.css.constants",
     "textual.css.model",
     "textual.css.parse",
+    "textual.css.scalar",
     "textual.css.styles",
     "textual.css._styles_builder",
     "textual.css.tokenize",
+    "textual.css.tokenizer",
     "rich.style",
 )
 
@@ -82,12 +92,16 @@ def versions() -> tuple[object, ...]:
     """The file's key: this format, the Python, and each module that makes the parsed
     objects with its file's inode, size and times (a reinstalled or edited Textual or
     Rich writes new files). importlib.metadata would cost more than the cache saves."""
-    made_by: list[object] = []
+    paths: list[str] = []
     for name in _MAKERS:
         module = sys.modules.get(name)
         path = getattr(module, "__file__", None)
         if not isinstance(path, str):
             return ()  # not imported: the key cannot be known, so the file is never used
+        paths.append(path)
+    paths += sorted({os.path.dirname(path) for path in paths})
+    made_by: list[object] = []
+    for path in paths:
         try:
             info = os.stat(path)
         except OSError:
@@ -175,6 +189,7 @@ class ParseCache:
             return
         self.stored = entries
         self.new = {}
+        _remove_stale_temporaries(self.path)
 
 
 def attach(stylesheet: Stylesheet, data_dir: Path) -> ParseCache:
@@ -194,21 +209,37 @@ def forget(data_dir: Path) -> None:
 
 
 def load(cache: Path) -> Stored:
+    """What `cache` holds, or nothing. It is renamed aside while it is unpickled and put
+    back only if it was whole: a start killed meanwhile (or one that hung on a crafted
+    file) leaves no file to load again, and the one put aside is removed next time."""
     from tui_course.paths import read_private_file
 
     nothing: Stored = ((), {})
+    aside = cache.with_name(f".{cache.name}.loading")
+    with contextlib.suppress(OSError):
+        os.unlink(aside)  # left by a start that died while loading it
     data = read_private_file(cache, MAX_CACHE_BYTES)
     if data is None:
         return nothing
     try:
+        os.rename(cache, aside)
+    except OSError:
+        return nothing  # gone meanwhile (another session's start has it aside)
+    stored: object = nothing
+    try:
         unpickler = _Unpickler(io.BytesIO(data))
         key = versions()
-        if not key or unpickler.load() != key:
-            return nothing
-        stored = unpickler.load()
+        if key and unpickler.load() == key:
+            stored = unpickler.load()
     except Exception:  # a damaged or foreign cache: parse instead
-        return nothing
-    return stored if _well_formed(stored) else nothing
+        stored = nothing
+    whole = stored is not nothing and _well_formed(stored)
+    with contextlib.suppress(OSError):
+        if whole:
+            os.rename(aside, cache)
+        else:
+            os.unlink(aside)
+    return stored if whole else nothing  # type: ignore[return-value]
 
 
 def _well_formed(stored: object) -> bool:
@@ -239,27 +270,75 @@ def _variables(stylesheet: Stylesheet) -> Variables:
     return tuple(sorted(stylesheet._variables.items()))
 
 
+def _remove_stale_temporaries(cache: Path) -> None:
+    """A save killed before its rename leaves its temporary file (paths.write_file_safely):
+    remove this account's that are older than STALE_TEMPORARY_SECONDS."""
+    import stat
+    import time
+
+    for path in cache.parent.glob(f".{cache.name}.*.tmp"):
+        with contextlib.suppress(OSError):
+            info = path.lstat()
+            old = time.time() - info.st_mtime > STALE_TEMPORARY_SECONDS
+            if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and old:
+                path.unlink()
+
+
+def _make(name: str, arguments: tuple[object, ...] = ()) -> object:
+    """One object of a class defined in a module of _ALLOWED_MODULES, named "module.Class",
+    made from `arguments`: the one callable a cache file names."""
+    if type(name) is not str or type(arguments) is not tuple:
+        raise pickle.UnpicklingError("not a class name and a tuple of arguments")
+    found = _FOUND.get(name)
+    if found is None:
+        found = _class_named(name)
+        _FOUND[name] = found
+    return found(*arguments)
+
+
+_FOUND: dict[str, type] = {}  # the classes _make has found, by name
+
+
+def _class_named(name: str) -> type:
+    module_name, _, class_name = name.rpartition(".")
+    module = sys.modules.get(module_name) if module_name in _ALLOWED_MODULES else None
+    if module is None and module_name in _ALLOWED_MODULES:
+        import importlib
+
+        module = importlib.import_module(module_name)
+    found = getattr(module, class_name, None) if class_name.isidentifier() else None
+    if not isinstance(found, type) or found.__module__ != module_name:
+        raise pickle.UnpicklingError(f"{name} is not part of parsed CSS")
+    return found
+
+
 class _Pickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
-        from textual.css.model import Selector
-        from textual.css.styles import Styles
-
-        # By their fields: __post_init__ makes what the pickle would otherwise have to name
-        # as functions (a selector's check, a Styles' bound get_rule and has_rule).
-        if type(obj) is Selector or type(obj) is Styles:
+        """Every object not of a builtin type as _make(its class's name, arguments): a
+        dataclass by its fields (a Selector's and a Styles' __post_init__ then make what
+        the pickle would otherwise name as functions), an enum by value, a named tuple by
+        its items, anything else by its attributes, set after it is made."""
+        if obj is _make:
+            return NotImplemented  # by its name, as pickle names a function
+        cls = type(obj)
+        if isinstance(obj, type) or cls.__module__ not in _ALLOWED_MODULES:
+            raise pickle.PicklingError(f"{cls.__module__}.{cls.__qualname__} in parsed CSS")
+        name = f"{cls.__module__}.{cls.__qualname__}"
+        if isinstance(obj, Enum):
+            return _make, (name, (obj.value,))
+        if is_dataclass(obj):
             if getattr(obj, "node", None) is not None:  # a node's own styles: not parsed CSS
                 raise pickle.PicklingError("styles of a node")
-            return type(obj), tuple(getattr(obj, each.name) for each in fields(obj))
-        if isinstance(obj, Enum):  # by value: early 3.11 pickles a member as getattr(cls, name)
-            return type(obj), (obj.value,)
-        return NotImplemented
+            return _make, (name, tuple(getattr(obj, each.name) for each in fields(obj)))
+        if isinstance(obj, tuple):
+            return _make, (name, tuple(obj))
+        return _make, (name, ()), (vars(obj) or None)
 
 
 class _Unpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
-        if module in _ALLOWED_MODULES:
-            found = super().find_class(module, name)
-            # a class defined there, not one it imports (functools.partial, attrgetter, ...)
-            if isinstance(found, type) and found.__module__ == module:
-                return found
+        if (module, name) == (__name__, "_make"):
+            # a function of its own for each file: the pickle's BUILD could set its
+            # attributes, and they must not outlive this load
+            return lambda class_name, arguments=(): _make(class_name, arguments)
         raise pickle.UnpicklingError(f"{module}.{name} is not part of parsed CSS")
