@@ -261,6 +261,25 @@ def test_a_file_is_set_aside_while_it_loads_and_a_bad_one_is_not_loaded_twice(
     assert css_cache.load(path) == ((), {}) and not aside.exists()  # removed, not loaded
 
 
+def test_a_start_stopped_while_loading_leaves_nothing_to_load_again(
+    tmp_path: Path, good_file: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / css_cache.CACHE_NAME
+    path.write_bytes(good_file)
+    path.chmod(0o600)
+
+    def stopped(self: object) -> object:
+        raise KeyboardInterrupt  # as a start interrupted (or hung, then killed) mid-load
+
+    monkeypatch.setattr(css_cache._Unpickler, "load", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        css_cache.load(path)
+    assert not path.exists()  # set aside: the next start does not load it
+    monkeypatch.undo()
+    assert css_cache.load(path) == ((), {})
+    assert not (tmp_path / f".{css_cache.CACHE_NAME}.loading").exists()  # and it is gone
+
+
 def test_a_save_removes_temporaries_a_killed_save_left(tmp_path: Path) -> None:
     left = tmp_path / f".{css_cache.CACHE_NAME}.0123456789ab.tmp"
     fresh = tmp_path / f".{css_cache.CACHE_NAME}.ba9876543210.tmp"  # another save, now
