@@ -128,7 +128,8 @@ def write_file_safely(path: Path, data: bytes, mode: int = 0o644) -> Path:
     the same folder (nothing there can be followed or reused), then rename() puts it in
     place: a symlink at `path` is replaced, never written through. `mode` is applied as
     given (0o600 for private files), the umask only narrowing it for shared ones.
-    Raises OSError; no temporary file is left behind.
+    Raises OSError; no temporary file is left behind, and this account's temporaries for
+    `path` that a killed writer left are removed once the new file is in place.
     """
     import secrets
 
@@ -159,7 +160,27 @@ def write_file_safely(path: Path, data: bytes, mode: int = 0o644) -> Path:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+    _remove_stale_temporaries(path)
     return path
+
+
+# A temporary file of write_file_safely older than this was left by a writer that was
+# killed before its rename (a live write takes milliseconds).
+STALE_TEMPORARY_SECONDS = 600
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove this account's temporary files for `path` (".NAME.<hex>.tmp" beside it) older
+    than STALE_TEMPORARY_SECONDS: nothing else would ever remove them."""
+    import glob
+    import time
+
+    for temporary in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            info = temporary.lstat()
+            old = time.time() - info.st_mtime > STALE_TEMPORARY_SECONDS
+            if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and old:
+                temporary.unlink()
 
 
 def read_private_file(path: Path, max_bytes: int) -> bytes | None:

@@ -9,7 +9,6 @@ import os
 import pickle
 import re
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -278,19 +277,6 @@ def test_a_start_stopped_while_loading_leaves_nothing_to_load_again(
     monkeypatch.undo()
     assert css_cache.load(path) == ((), {})
     assert not (tmp_path / f".{css_cache.CACHE_NAME}.loading").exists()  # and it is gone
-
-
-def test_a_save_removes_temporaries_a_killed_save_left(tmp_path: Path) -> None:
-    left = tmp_path / f".{css_cache.CACHE_NAME}.0123456789ab.tmp"
-    fresh = tmp_path / f".{css_cache.CACHE_NAME}.ba9876543210.tmp"  # another save, now
-    for each in (left, fresh):
-        each.write_bytes(b"partial")
-    old = time.time() - css_cache.STALE_TEMPORARY_SECONDS - 60
-    os.utime(left, (old, old))
-    _, parse_cache = parsed(tmp_path / css_cache.CACHE_NAME)
-    parse_cache.save()
-    assert not left.exists() and fresh.exists()
-    assert css_cache.load(tmp_path / css_cache.CACHE_NAME)[1]
 
 
 def test_the_key_has_textuals_colour_and_css_files_and_their_folders() -> None:

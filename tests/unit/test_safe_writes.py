@@ -8,13 +8,14 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
 from tui_course.classroom.submission import keep_pending, pending_files
-from tui_course.paths import LinkRefused, write_file_safely
+from tui_course.paths import STALE_TEMPORARY_SECONDS, LinkRefused, write_file_safely
 from tui_course.runtime.crash import write_crash_log
 from tui_course.text.csvfile import csv_text, safe_cell
 
@@ -47,6 +48,24 @@ def test_the_helper_replaces_a_link_at_the_target_and_leaves_no_temporary(
     assert victim.read_text(encoding="utf-8") == "precious\n"
     assert not target.is_symlink() and target.read_bytes() == b"new\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.toml", "victim.txt"]
+
+
+def test_a_write_removes_the_temporaries_a_killed_writer_left(tmp_path: Path) -> None:
+    """A writer killed before its rename leaves .NAME.<hex>.tmp: the next write of that
+    file removes those older than STALE_TEMPORARY_SECONDS, not a live writer's, nor
+    another file's."""
+    target = tmp_path / "cache.pickle"
+    left = tmp_path / ".cache.pickle.0123456789ab.tmp"
+    live = tmp_path / ".cache.pickle.ba9876543210.tmp"  # another write, now
+    other = tmp_path / ".other.pickle.0123456789ab.tmp"
+    old = time.time() - STALE_TEMPORARY_SECONDS - 60
+    for each in (left, live, other):
+        each.write_bytes(b"partial")
+    for each in (left, other):
+        os.utime(each, (old, old))
+    write_file_safely(target, b"whole", mode=0o600)
+    assert target.read_bytes() == b"whole"
+    assert not left.exists() and live.exists() and other.exists()
 
 
 def test_a_private_file_is_0600_whatever_the_umask(tmp_path: Path) -> None:

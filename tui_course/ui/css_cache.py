@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 CACHE_NAME = "css-cache.pickle"
 FORMAT = 1
 MAX_CACHE_BYTES = 512 * 1024  # the shipped course with every view opened: 72 sources, 210 KB
-STALE_TEMPORARY_SECONDS = 600  # a save's temporary file older than this was left by a kill
 MAX_ENTRIES = 512  # sources kept (the app and all its views have 72)
 
 # Textual's own key for a source: (css, read_from, is_default_rules, tie_breaker, scope).
@@ -189,7 +188,6 @@ class ParseCache:
             return
         self.stored = entries
         self.new = {}
-        _remove_stale_temporaries(self.path)
 
 
 def attach(stylesheet: Stylesheet, data_dir: Path) -> ParseCache:
@@ -268,20 +266,6 @@ def _well_formed(stored: object) -> bool:
 
 def _variables(stylesheet: Stylesheet) -> Variables:
     return tuple(sorted(stylesheet._variables.items()))
-
-
-def _remove_stale_temporaries(cache: Path) -> None:
-    """A save killed before its rename leaves its temporary file (paths.write_file_safely):
-    remove this account's that are older than STALE_TEMPORARY_SECONDS."""
-    import stat
-    import time
-
-    for path in cache.parent.glob(f".{cache.name}.*.tmp"):
-        with contextlib.suppress(OSError):
-            info = path.lstat()
-            old = time.time() - info.st_mtime > STALE_TEMPORARY_SECONDS
-            if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and old:
-                path.unlink()
 
 
 def _make(name: str, arguments: tuple[object, ...] = ()) -> object:
