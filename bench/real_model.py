@@ -62,32 +62,22 @@ def onnx_session(threads: int | None = None) -> Any:
 
 
 def matrix_products(model: Any, length: int) -> Any:
-    """The float32 products one forward pass makes, with the model's own weights as encode()
-    holds them and the sentence's length: Q, K and V in one, the attention output and the
-    two feed-forward, each `values @ weight.T` as encoder.dense computes it."""
+    """The float32 products one forward pass makes, with the model's own laid-out weights
+    (encoder.Product: column blocks) and the sentence's length: Q, K and V in one, the
+    attention output and the two feed-forward, each as encode() calls it, bias included."""
     import numpy as np
-
-    from tui_course.maths.encoder import fused_qkv
 
     rng = np.random.default_rng(0)
     hidden = rng.normal(size=(length, model.config.hidden_size)).astype(np.float32)
     inner = rng.normal(size=(length, model.config.intermediate_size)).astype(np.float32)
-    layers = [
-        (
-            fused_qkv(layer)[0].T,
-            layer.attention_output_weight.T,
-            layer.intermediate_weight.T,
-            layer.output_weight.T,
-        )
-        for layer in model.weights.layers
-    ]
+    layers = [layer.products for layer in model.weights.layers]
 
     def run() -> None:
-        for qkv, attention_out, up, down in layers:
-            np.matmul(hidden, qkv)
-            np.matmul(hidden, attention_out)
-            np.matmul(hidden, up)
-            np.matmul(inner, down)
+        for products in layers:
+            products.qkv(hidden)
+            products.attention_output(hidden)
+            products.intermediate(hidden)
+            products.output(inner)
 
     return run
 

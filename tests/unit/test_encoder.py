@@ -14,16 +14,20 @@ from tests.tiny_bert import CONFIG, random_weights
 from tui_course.maths.encoder import (
     EncoderConfig,
     EncoderWeights,
-    dense,
+    LayerWeights,
+    Product,
+    block_width,
     encode,
-    fused_qkv,
     gelu,
     lay_out_for_products,
+    lay_out_product,
     layer_norm,
     masked_softmax,
     mean_pooled,
     merge_pieces,
+    products_of,
     rank_heads,
+    split_for_rows,
     strongest_links,
 )
 
@@ -93,39 +97,36 @@ def test_matches_a_slow_float64_reference() -> None:
     )
 
 
-def test_fused_qkv_equals_the_three_separate_projections() -> None:
+def test_the_fused_qkv_product_equals_the_three_separate_projections() -> None:
     weights = random_weights(CONFIG, seed=5)
     layer = weights.layers[1]
     hidden = np.random.default_rng(7).normal(size=(6, CONFIG.hidden_size)).astype(np.float32)
-    fused = lay_out_for_products(layer)
-    projected = dense(hidden, fused.qkv_weight, fused.qkv_bias)  # type: ignore[arg-type]
-    assert projected.shape == (6, 3 * CONFIG.hidden_size)
-    size = CONFIG.hidden_size
-    for index, (weight, bias) in enumerate(
-        [
-            (layer.query_weight, layer.query_bias),
-            (layer.key_weight, layer.key_bias),
-            (layer.value_weight, layer.value_bias),
-        ]
-    ):
-        separate = hidden @ weight.T + bias
-        np.testing.assert_allclose(
-            projected[:, index * size : (index + 1) * size], separate, rtol=1e-6, atol=1e-6
-        )
-    # the fused layer keeps one copy: its separate fields are views of the stacked matrix
-    assert np.shares_memory(fused.key_weight, fused.qkv_weight)
-    np.testing.assert_array_equal(fused.value_weight, layer.value_weight)
-    # an unfused layer is stacked on the fly to the same matrix
-    stacked, stacked_bias = fused_qkv(layer)
-    np.testing.assert_array_equal(stacked, fused.qkv_weight)  # type: ignore[arg-type]
-    np.testing.assert_array_equal(stacked_bias, fused.qkv_bias)  # type: ignore[arg-type]
+    laid_out = lay_out_for_products(layer)
+    assert laid_out.products is not None
+    for qkv in (laid_out.products.qkv, products_of(layer)[0]):  # laid out, and as given
+        projected = qkv(hidden)
+        assert projected.shape == (6, 3 * CONFIG.hidden_size)
+        size = CONFIG.hidden_size
+        for index, (weight, bias) in enumerate(
+            [
+                (layer.query_weight, layer.query_bias),
+                (layer.key_weight, layer.key_bias),
+                (layer.value_weight, layer.value_bias),
+            ]
+        ):
+            separate = hidden @ weight.T + bias
+            np.testing.assert_allclose(
+                projected[:, index * size : (index + 1) * size], separate, rtol=1e-6, atol=1e-6
+            )
 
 
-def test_fused_and_separate_weights_give_the_same_attention() -> None:
+def test_laid_out_and_given_weights_give_the_same_attention() -> None:
     weights = random_weights(CONFIG, seed=4)
-    fused = replace(weights, layers=tuple(lay_out_for_products(layer) for layer in weights.layers))
+    laid_out = replace(
+        weights, layers=tuple(lay_out_for_products(layer) for layer in weights.layers)
+    )
     ids = np.array([2, 9, 4, 11, 3])
-    separate, together = encode(CONFIG, weights, ids), encode(CONFIG, fused, ids)
+    separate, together = encode(CONFIG, weights, ids), encode(CONFIG, laid_out, ids)
     np.testing.assert_allclose(together.attentions, separate.attentions, atol=1e-6)
     np.testing.assert_allclose(together.hidden_states, separate.hidden_states, atol=1e-5)
 
@@ -206,28 +207,88 @@ def test_layer_norm_matches_float64_over_each_row() -> None:
     np.testing.assert_allclose(in_place, exact, atol=1e-5)
 
 
-def test_the_layout_for_products_keeps_every_weight_and_copies_only_those_that_do_not_narrow() -> (
-    None
-):
+def test_the_layout_keeps_the_given_weights_and_copies_them_once_into_one_buffer() -> None:
     layer = random_weights(CONFIG, seed=6).layers[0]
     laid_out = lay_out_for_products(layer)
     for name in ("query", "key", "value", "attention_output", "intermediate", "output"):
-        np.testing.assert_array_equal(
-            getattr(laid_out, f"{name}_weight"), getattr(layer, f"{name}_weight")
-        )
-        np.testing.assert_array_equal(
-            getattr(laid_out, f"{name}_bias"), getattr(layer, f"{name}_bias")
-        )
-    # widening and square weights: transposes of C-ordered [in, out] copies, which
-    # `values @ weight.T` reads
-    assert laid_out.qkv_weight is not None
-    copied = ("attention_output_weight", "intermediate_weight")
-    for weight in (laid_out.qkv_weight, *(getattr(laid_out, name) for name in copied)):
-        assert weight.T.flags["C_CONTIGUOUS"]
-    for name in copied:
-        assert not np.shares_memory(getattr(laid_out, name), getattr(layer, name))
-    # the narrowing one stays the given array (for the real model: a view of the memory map)
-    assert laid_out.output_weight is layer.output_weight
+        assert getattr(laid_out, f"{name}_weight") is getattr(layer, f"{name}_weight")
+    assert laid_out.products is not None
+    products = (
+        laid_out.products.qkv,
+        laid_out.products.attention_output,
+        laid_out.products.intermediate,
+        laid_out.products.output,
+    )
+    # one buffer, in the order a pass reads the products, sharing nothing with the given
+    buffer = products[0].blocks.base
+    assert buffer is not None and buffer.size == sum(p.blocks.size for p in products)
+    assert all(product.blocks.base is buffer for product in products)
+    starts = [product.blocks.__array_interface__["data"][0] for product in products]
+    assert starts == sorted(starts)
+    assert not any(np.shares_memory(buffer, getattr(layer, f"{n}_weight")) for n in ("query",))
+
+
+# MiniLM's shapes (hidden 384, feed-forward 1536): the widths the layout picks for them.
+@pytest.mark.parametrize(
+    ("inputs", "outputs", "width"),
+    [
+        (384, 1152, 128),
+        (384, 384, 128),
+        (384, 1536, 128),
+        (1536, 384, 32),
+        (8, 24, 24),
+        (64, 100, 100),
+    ],
+)
+def test_block_widths_keep_a_sentence_product_small(inputs: int, outputs: int, width: int) -> None:
+    assert block_width(inputs, outputs) == width
+    assert outputs % width == 0
+    if width != outputs:  # blocks: 16 rows by the block stay within OpenBLAS's 100^3
+        assert 16 * inputs * width <= 100**3 < 16 * inputs * (width + 32) or outputs % (width + 32)
+
+
+@pytest.mark.parametrize(
+    ("rows", "parts"), [(1, 1), (16, 1), (17, 1), (40, 2), (64, 4), (65, 4), (128, 1), (512, 1)]
+)
+def test_longer_sentences_split_the_blocks_down_to_32_columns(rows: int, parts: int) -> None:
+    assert split_for_rows(rows, 384, 128) == parts
+    assert split_for_rows(rows, 1536, 32) == 1  # already at the narrowest
+
+
+@pytest.mark.parametrize("rows", [1, 5, 16, 17, 40, 64, 65, 130])
+@pytest.mark.parametrize(("inputs", "outputs"), [(384, 384), (96, 256), (1536, 64), (8, 24)])
+def test_a_product_of_blocks_equals_the_plain_product(rows: int, inputs: int, outputs: int) -> None:
+    """Against float64, at every sentence length (split into parts or not), for blocked and
+    one-block layouts, and for Q, K and V given as three weights."""
+    rng = np.random.default_rng(rows * 7 + inputs)
+    parts = [rng.normal(size=(outputs // 4, inputs)).astype(np.float32) for _ in range(4)]
+    biases = [rng.normal(size=outputs // 4).astype(np.float32) for _ in range(4)]
+    product = lay_out_product(tuple(parts), tuple(biases), np.empty(outputs * inputs, np.float32))
+    assert isinstance(product, Product)
+    values = rng.normal(size=(rows, inputs)).astype(np.float32)
+    found = product(values)
+    weight = np.concatenate(parts).astype(np.float64)
+    exact = values.astype(np.float64) @ weight.T + np.concatenate(biases)
+    assert found.shape == (rows, outputs) and found.dtype == np.float32
+    assert found.flags["C_CONTIGUOUS"]
+    np.testing.assert_allclose(found, exact, rtol=1e-4, atol=1e-4 * np.sqrt(inputs))
+
+
+def test_half_precision_layers_are_multiplied_as_given() -> None:
+    """A layer whose weights are not laid out (lazily widened half precision) runs dense()
+    on its own fields: the same numbers as the laid-out products."""
+    layer = random_weights(CONFIG, seed=8).layers[1]
+    assert isinstance(layer, LayerWeights) and layer.products is None
+    laid_out = lay_out_for_products(layer).products
+    assert laid_out is not None
+    values = np.random.default_rng(2).normal(size=(5, CONFIG.hidden_size)).astype(np.float32)
+    inner = np.random.default_rng(3).normal(size=(5, CONFIG.intermediate_size))
+    given = products_of(layer)
+    for index, blocked in enumerate(
+        (laid_out.qkv, laid_out.attention_output, laid_out.intermediate, laid_out.output)
+    ):
+        argument = inner.astype(np.float32) if index == 3 else values
+        np.testing.assert_allclose(given[index](argument), blocked(argument), atol=1e-5)
 
 
 @pytest.mark.parametrize(

@@ -49,10 +49,20 @@ def no_hub(tmp_path: Path) -> dict[str, str]:
 # loading the tiny model
 
 
+def memory_mapped(array: object) -> bool:
+    """Whether the array is a view of a memory map (some base down its chain is one)."""
+    while array is not None:
+        if isinstance(array, np.memmap):
+            return True
+        array = getattr(array, "base", None)
+    return False
+
+
 def test_tiny_model_loads_memory_mapped_and_runs(tiny: Path, tmp_path: Path) -> None:
     model = load_model(tiny, tmp_path / "data")
     assert model.config == TINY
-    assert isinstance(model.weights.word_embeddings.base, np.memmap)
+    assert memory_mapped(model.weights.word_embeddings)
+    assert type(model.weights.word_embeddings) is np.ndarray  # not memmap's slower subclass
     result = model.attend("the cat sat on the mat")
     assert result.tokens.pieces == ("[CLS]", "the", "cat", "sat", "on", "the", "mat", "[SEP]")
     assert result.attentions.shape == (2, 2, 8, 8)
@@ -366,7 +376,7 @@ def test_half_precision_weights_are_widened_only_where_used(
     half = load_model(tmp_path / "half")
     embeddings = half.weights.word_embeddings
     assert isinstance(embeddings, LazyFloat32)  # no float32 copy of the table is kept
-    assert isinstance(embeddings.raw.base, np.memmap)
+    assert memory_mapped(embeddings.raw)
     assert embeddings[np.array([3, 4])].dtype == np.float32
     sentence = "the cat sat on the mat"
     np.testing.assert_allclose(

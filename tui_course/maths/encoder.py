@@ -9,6 +9,7 @@ nothing beyond NumPy: loading the weights lives in tui_course.realmodel.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -45,6 +46,88 @@ class EncoderConfig:
         return self.hidden_size // self.num_heads
 
 
+# OpenBLAS multiplies [rows, in] @ [in, width] without packing the weight first when
+# rows * in * width is at most 100^3 (its small-matrix kernels, on cores with AVX-512).
+# Packing costs about as much as the multiplying on a sentence's few rows, so weights are
+# stored cut into column blocks narrow enough for a sentence of _SENTENCE_ROWS word pieces.
+_SMALL_PRODUCT = 100**3
+_SENTENCE_ROWS = 16
+_NARROWEST_PART = 32  # a longer sentence's blocks are split no narrower than this
+
+
+@dataclass(frozen=True)
+class Product:
+    """One dense layer, `values @ weight.T + bias` for weights [out, in] as PyTorch saves
+    them, laid out for a sentence's few rows: weight.T's columns cut into equal blocks,
+    stored one after another as blocks[count, in, width] (see block_width)."""
+
+    blocks: Array
+    bias: Array
+
+    def __call__(self, values: Array) -> Array:
+        """[rows, out], C-ordered: one matmul over the stack of blocks, written in place."""
+        count, inputs, width = self.blocks.shape
+        rows = values.shape[0]
+        out = np.empty((rows, count * width), dtype=np.float32)
+        parts = split_for_rows(rows, inputs, width)
+        part = width // parts
+        blocks = self.blocks.reshape(count, inputs, parts, part).transpose(0, 2, 1, 3)
+        np.matmul(values, blocks, out=out.reshape(rows, count, parts, part).transpose(1, 2, 0, 3))
+        out += self.bias
+        return out
+
+
+def block_width(inputs: int, outputs: int) -> int:
+    """The widest block (a multiple of 32 columns, two AVX-512 registers, and a divisor of
+    `outputs`) whose product with a sentence of _SENTENCE_ROWS rows OpenBLAS makes without
+    packing; `outputs` (one block) when none divides. MiniLM's: 128 columns for Q, K and V
+    (nine blocks), the attention output and the widening feed-forward; 32 for the narrowing."""
+    fitting = [
+        width
+        for width in range(32, outputs + 1, 32)
+        if outputs % width == 0 and _SENTENCE_ROWS * inputs * width <= _SMALL_PRODUCT
+    ]
+    return max(fitting, default=outputs)
+
+
+def split_for_rows(rows: int, inputs: int, width: int) -> int:
+    """Into how many parts (a power of two) each block's columns are multiplied: for a
+    sentence longer than _SENTENCE_ROWS, halved until the product is small again, but never
+    below _NARROWEST_PART columns (on MiniLM: 17 to 64 word pieces; beyond that the packed
+    product of a whole block is the faster one)."""
+    parts = 1
+    while rows * inputs * width > _SMALL_PRODUCT * parts:
+        if width % (2 * parts) or width // (2 * parts) < _NARROWEST_PART:
+            return 1
+        parts *= 2
+    return parts
+
+
+def lay_out_product(weights: tuple[Array, ...], biases: tuple[Array, ...], out: Array) -> Product:
+    """The product of [out, in] weights stacked along out (Q, K and V in one), with its blocks
+    copied into `out` (a float32 buffer of exactly their size)."""
+    inputs = weights[0].shape[1]
+    outputs = sum(weight.shape[0] for weight in weights)
+    width = block_width(inputs, outputs)
+    count = outputs // width
+    blocks = out.reshape(count, inputs, width)
+    # block b holds weight rows b * width onwards, transposed: blocks[b, i, j] = W[b*width+j, i]
+    whole = weights[0] if len(weights) == 1 else np.concatenate(weights, axis=0)
+    blocks[...] = np.asarray(whole).reshape(count, width, inputs).transpose(0, 2, 1)
+    bias = np.concatenate(biases, axis=0, dtype=np.float32)
+    return Product(blocks, bias)
+
+
+@dataclass(frozen=True)
+class LayerProducts:
+    """A layer's four dense products in one buffer, in the order a pass reads them."""
+
+    qkv: Product
+    attention_output: Product
+    intermediate: Product
+    output: Product
+
+
 @dataclass(frozen=True)
 class LayerWeights:
     """One encoder layer. Dense weights are stored [out, in], as PyTorch saves them."""
@@ -65,54 +148,54 @@ class LayerWeights:
     output_bias: Array
     output_norm_weight: Array
     output_norm_bias: Array
-    # Wq, Wk and Wv stacked into one [3 * hidden, hidden] matrix (and their biases), when the
-    # layer was made by lay_out_for_products: then the three fields above are views into it.
-    qkv_weight: Array | None = None
-    qkv_bias: Array | None = None
+    # The dense weights again, laid out for encode(), when made by lay_out_for_products.
+    products: LayerProducts | None = None
 
 
 def lay_out_for_products(layer: LayerWeights) -> LayerWeights:
-    """The layer as encode() runs it fastest: Wq, Wk and Wv in one matrix, so a sentence's
-    Q, K and V for every head come out of one matmul instead of three (the separate fields
-    become views of it, no second copy), and the weights that do not narrow (Q, K and V, the
-    attention output, the feed-forward's first) in product order (in_product_order). One
-    float32 copy of those; the feed-forward's second stays as given."""
-    projections = (layer.query_weight, layer.key_weight, layer.value_weight)
-    hidden = layer.query_weight.shape[0]
-    # [in, 3 * hidden], C-ordered (its own buffer: concatenate would keep the parts' order):
-    # the transpose of [Wq; Wk; Wv], copied once.
-    stacked = np.empty((layer.query_weight.shape[1], 3 * hidden), dtype=np.float32)
-    np.concatenate([np.asarray(part).T for part in projections], axis=1, out=stacked)
-    weight = stacked.T
-    bias = np.concatenate(
-        [layer.query_bias, layer.key_bias, layer.value_bias], axis=0, dtype=np.float32
+    """The layer with its products laid out as encode() runs them fastest: Q, K and V of
+    every head in one product, and each product's weight cut into column blocks (Product).
+    One float32 copy of the dense weights, in one buffer (numpy asks the kernel for huge
+    pages from 4 MiB, and a pass then reads it front to back); the [out, in] fields stay as
+    given (for the real model: views of the memory map, not read again)."""
+    groups = (
+        (
+            (layer.query_weight, layer.key_weight, layer.value_weight),
+            (layer.query_bias, layer.key_bias, layer.value_bias),
+        ),
+        ((layer.attention_output_weight,), (layer.attention_output_bias,)),
+        ((layer.intermediate_weight,), (layer.intermediate_bias,)),
+        ((layer.output_weight,), (layer.output_bias,)),
     )
-    return replace(
-        layer,
-        attention_output_weight=in_product_order(layer.attention_output_weight),
-        intermediate_weight=in_product_order(layer.intermediate_weight),
-        query_weight=weight[:hidden],
-        key_weight=weight[hidden : 2 * hidden],
-        value_weight=weight[2 * hidden :],
-        query_bias=bias[:hidden],
-        key_bias=bias[hidden : 2 * hidden],
-        value_bias=bias[2 * hidden :],
-        qkv_weight=weight,
-        qkv_bias=bias,
-    )
+    sizes = [sum(int(np.prod(weight.shape)) for weight in weights) for weights, _ in groups]
+    buffer = np.empty(sum(sizes), dtype=np.float32)
+    products = []
+    start = 0
+    for (weights, biases), size in zip(groups, sizes, strict=True):
+        products.append(lay_out_product(weights, biases, buffer[start : start + size]))
+        start += size
+    return replace(layer, products=LayerProducts(*products))
 
 
-def fused_qkv(layer: LayerWeights) -> tuple[Array, Array]:
-    """[Wq; Wk; Wv] and [bq; bk; bv] in float32: the layer's own if fused, else stacked now."""
-    if layer.qkv_weight is not None and layer.qkv_bias is not None:
-        return layer.qkv_weight, layer.qkv_bias
+def products_of(layer: LayerWeights) -> tuple[Callable[[Array], Array], ...]:
+    """Q, K and V in one, the attention output, the feed-forward's two: the layer's laid-out
+    products, or (half-precision weights, widened only while used) dense() on the given."""
+    if layer.products is not None:
+        laid_out = layer.products
+        return (laid_out.qkv, laid_out.attention_output, laid_out.intermediate, laid_out.output)
     weight = np.concatenate(
         [layer.query_weight, layer.key_weight, layer.value_weight], axis=0, dtype=np.float32
     )
     bias = np.concatenate(
         [layer.query_bias, layer.key_bias, layer.value_bias], axis=0, dtype=np.float32
     )
-    return weight, bias
+    pairs = (
+        (weight, bias),
+        (layer.attention_output_weight, layer.attention_output_bias),
+        (layer.intermediate_weight, layer.intermediate_bias),
+        (layer.output_weight, layer.output_bias),
+    )
+    return tuple(functools.partial(dense, weight=w, bias=b) for w, b in pairs)
 
 
 @dataclass(frozen=True)
@@ -189,25 +272,12 @@ def layer_norm(
 
 
 def dense(values: Array, weight: Array, bias: Array) -> Array:
-    """values @ weight.T + bias, for weights [out, in] as PyTorch saves them, or their
-    transposed copies (in_product_order); the result is C-ordered [rows, out]."""
+    """values @ weight.T + bias, for weights [out, in] as PyTorch saves them; the result is
+    C-ordered [rows, out]."""
     # np.asarray: a lazily widened half-precision weight has no .T until it is widened.
     out: Array = np.matmul(values, np.asarray(weight).T)
     out += bias
     return out
-
-
-def in_product_order(weight: Array) -> Array:
-    """The same [out, in] matrix, stored as the transpose of a C-ordered [in, out] copy.
-
-    For a sentence's few rows and a weight that widens (out > in), `values @ weight.T` then
-    costs less in OpenBLAS than with PyTorch's [out, in] rows: on one thread, 16 tokens,
-    MiniLM's six up-projections took 3.2 ms against 4.4 ms and the fused Q, K, V 2.7 ms
-    against 3.4 ms; the square attention outputs gain a little (1.08 ms against 1.21 with the
-    caches flushed before each, 0.07-0.2 ms a pass in place). The narrowing one (1536 -> 384)
-    loses (3.5 ms against 3.1 ms), so it keeps PyTorch's order and needs no copy."""
-    transposed: Array = np.ascontiguousarray(np.asarray(weight, dtype=np.float32).T)
-    return transposed.T
 
 
 # exp(-80) is a normal float32 (about 1.8e-35, above float32's 1.2e-38), so when no score is
@@ -280,25 +350,21 @@ def encode(
     context = np.empty((length, heads, size), dtype=np.float32)
     key_mask = None if mask.all() else mask[None, None, :]
     for index, layer in enumerate(weights.layers):
+        qkv, attention_output, intermediate, output_product = products_of(layer)
         # One matmul for Q, K and V of every head: [length, 3 * hidden], then
         # [length, 3, heads, head_size] -> three [heads, length, head_size] stacks.
-        projected = dense(hidden, *fused_qkv(layer))
+        projected = qkv(hidden)
         query, key, value = projected.reshape(length, 3, heads, size).transpose(1, 2, 0, 3)
         scores = np.matmul(query, key.transpose(0, 2, 1), out=attentions[index])
         scores *= scale
         attention = masked_softmax(scores, key_mask)
         np.matmul(attention, value, out=context.transpose(1, 0, 2))
-        attended = dense(
-            context.reshape(length, config.hidden_size),
-            layer.attention_output_weight,
-            layer.attention_output_bias,
-        )
+        attended = attention_output(context.reshape(length, config.hidden_size))
         attended += hidden
         hidden = layer_norm(
             attended, layer.attention_norm_weight, layer.attention_norm_bias, eps, out=attended
         )
-        inner = gelu(dense(hidden, layer.intermediate_weight, layer.intermediate_bias))
-        output = dense(inner, layer.output_weight, layer.output_bias)
+        output = output_product(gelu(intermediate(hidden)))
         output += hidden
         hidden = layer_norm(
             output, layer.output_norm_weight, layer.output_norm_bias, eps, out=states[index + 1]
