@@ -53,8 +53,10 @@ class EncoderConfig:
 # stored cut into blocks of _BLOCK_WIDTH columns (two AVX-512 registers): MiniLM's products
 # stay small up to 81 word pieces (in = 384) and 20 (in = 1536), and a block is read front to
 # back, 128 bytes a row, as a pass streams 42 MB of weights that no cache holds. Measured on
-# one core, 16 tokens: 5.1 ms a pass, against 5.35 ms with 128-column blocks and 8.1 ms with
-# whole matrices (10.2 ms for the layout before blocks, which packed at every product).
+# one Zen 4 core, 16 tokens: 5.1 ms a pass, against 5.35 ms with 128-column blocks and 8.1 ms
+# with whole matrices (10.2 ms for the layout before blocks, which packed at every product).
+# OpenBLAS's AVX2 kernels (OPENBLAS_CORETYPE=Haswell or Zen) have no such path: there the
+# blocks cost 5-9% more than whole matrices.
 _BLOCK_WIDTH = 32
 
 
@@ -130,9 +132,9 @@ class LayerWeights:
 def lay_out_for_products(layer: LayerWeights) -> LayerWeights:
     """The layer with its products laid out as encode() runs them fastest: Q, K and V of
     every head in one product, and each product's weight cut into column blocks (Product).
-    One float32 copy of the dense weights, in one buffer (numpy asks the kernel for huge
-    pages from 4 MiB, and a pass then reads it front to back); the [out, in] fields stay as
-    given (for the real model: views of the memory map, not read again)."""
+    One float32 copy of the dense weights, in one buffer in the order a pass reads it (numpy
+    asks the kernel for huge pages for any array of 4 MiB or more); the [out, in] fields stay
+    as given (for the real model: views of the memory map, not read again)."""
     groups = (
         (
             (layer.query_weight, layer.key_weight, layer.value_weight),
@@ -199,8 +201,8 @@ def gelu(values: Array) -> Array:
     Phi(-|x|) the formula's own tail, on two new buffers. Every pass is a plain ufunc on
     arrays or a float32 scalar: np.maximum(x, 0) and np.reciprocal each cost as much as five
     additions on 16 x 1536 values (their scalar and reciprocal loops are not vectorised), and
-    np.exp as five, so exp(-x^2 / 2) is taken as np.exp2(-x^2 log2(e) / 2), which costs
-    two (52 us a layer on one core, from 59)."""
+    np.exp as four, so exp(-x^2 / 2) is taken as np.exp2(-x^2 log2(e) / 2), which costs
+    two (45 us a layer on one core, from 52)."""
     size = np.abs(values)
     t = np.add(size, _GELU_INVERSE_P)
     np.divide(_GELU_INVERSE_P, t, out=t)

@@ -253,7 +253,7 @@ def map_safetensors(path: Path) -> dict[str, NDArray[Any]]:
                 raise ModelError(f"{path}: the safetensors header is cut off or damaged")
             header = json.loads(handle.read(header_size))
         # A plain ndarray over the map: np.memmap views would send every index and every
-        # ufunc of a pass through memmap's Python hooks (30 us a sentence on MiniLM).
+        # ufunc of a pass through memmap's Python hooks (about 30 us a sentence on MiniLM).
         mapped = np.asarray(np.memmap(path, dtype=np.uint8, mode="r"))
     except (OSError, ValueError, UnicodeDecodeError) as error:
         raise ModelError(f"{path}: cannot be read ({_first_line(error)})") from None
