@@ -172,10 +172,6 @@ def main() -> int:
             for name, runs in (("plain script", plain_runs), ("attn-tui train", course_runs)):
                 each = ", ".join(f"{run['seconds']:.1f}/{run['cpu_seconds']:.1f}" for run in runs)
                 print(f"  {name + ':':16} {each} (s wall/CPU each)")
-            print(
-                "  (the course's first run compiles its training step through XLA; later runs"
-                " load it from the data folder's compile-cache)"
-            )
         for name, report in (("plain script", plain), ("attn-tui train", course)):
             print(
                 f"{name + ':':18} {report['seconds']:6.1f} s wall"

@@ -128,7 +128,7 @@ LENGTH = IntSpec("length", 30, 2, 120, "digits per sequence", 60)
 EPOCHS = IntSpec("epochs", 30, 1, 1000, "passes over the training data", 10)
 BATCH_SIZE = IntSpec("batch_size", 64, 1, 512, "sequences per gradient step", 128)
 SEED = IntSpec("seed", 0, 0, 2**31 - 1, "random seed for data and weights", 1)
-THREADS = IntSpec("threads", 2, 1, 8, "TensorFlow threads, to share a lab server", 1)
+THREADS = IntSpec("threads", 1, 1, 8, "TensorFlow threads, to share a lab server", 2)
 TRAIN_SIZE = IntSpec("train_size", 8000, 16, 50_000, "training sequences", 4000)
 TEST_SIZE = IntSpec(
     "test_size", 2000, 16, 10_000, "test sequences, on which val_acc is measured", 1000

@@ -13,7 +13,7 @@ import pytest
 from tui_course.classroom.config import ConfigError, SlurmSettings, load_site_config
 from tui_course.classroom.slurm import CONTROLLER_DOWN, ended_line, parse_squeue, srun_command
 from tui_course.training.options import TrainOptions
-from tui_course.training.runner import TrainingRun, child_command, compile_cache_for
+from tui_course.training.runner import TrainingRun, child_command
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -105,8 +105,7 @@ def test_a_slurm_site_makes_the_run_a_watched_srun(
     srun = run.command.index("srun")
     assert run.command[run.command.index("--") + 1] == "srun"
     tail = run.command[srun:]
-    cache = compile_cache_for(tmp_path / "data")
-    assert tail[tail.index("--") + 1 :] == child_command(TrainOptions(epochs=2), run.log, cache)
+    assert tail[tail.index("--") + 1 :] == child_command(TrainOptions(epochs=2), run.log)
     assert run.find_slots is None  # Slurm's queue, not the server's slots
     monkeypatch.setenv("ATTN_TUI_CONFIG", str(write(tmp_path, "training_slots = 2\n")))
     local = TrainingRun.for_options(TrainOptions(epochs=2), tmp_path / "data")

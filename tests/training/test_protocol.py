@@ -87,13 +87,3 @@ def test_the_plain_start_line_counts_one_epoch_in_the_singular(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("training rnn: 13,721 parameters, 1 epoch of 125 batches")
     assert lines[1].startswith("training rnn: 13,721 parameters, 2 epochs of 125 batches")
-
-
-def test_xla_compiles_the_transformer_step_only_in_runs_that_earn_the_compile_back() -> None:
-    from tui_course.training.options import XLA_MIN_ROWS, TrainOptions
-
-    assert TrainOptions().training_step_through_xla  # the lab's default: 30 epochs x 8,000
-    assert not TrainOptions(epochs=2).training_step_through_xla  # compiling costs more
-    assert TrainOptions(epochs=1, train_size=XLA_MIN_ROWS).training_step_through_xla
-    assert not TrainOptions(epochs=1, train_size=XLA_MIN_ROWS - 1).training_step_through_xla
-    assert not TrainOptions(model="lstm").training_step_through_xla  # measured on the transformer

@@ -92,9 +92,9 @@ def test_the_published_run_reproduces_and_is_kept(tmp_path: Path) -> None:
     assert report["training_runs"][0]["test_accuracy"] == done.test_accuracy
 
 
-def test_a_second_run_loads_the_compiled_step_and_repeats_the_first(tmp_path: Path) -> None:
-    """Five epochs, the fewest that compile the training step through XLA (XLA_MIN_ROWS):
-    the first run compiles and keeps it, the second loads it and learns exactly the same."""
+def test_a_second_run_with_the_same_seed_learns_exactly_the_same(tmp_path: Path) -> None:
+    """Five epochs twice, on TensorFlow's one default thread: the same history to the last
+    digit, so a student who reruns a seed sees the figures the lesson quotes."""
     runs = []
     for _ in range(2):
         result = attn_tui("train", "--json", "--epochs", "5", "--data-dir", str(tmp_path))
@@ -102,13 +102,9 @@ def test_a_second_run_loads_the_compiled_step_and_repeats_the_first(tmp_path: Pa
         done = decode(result.stdout.splitlines()[-1])
         assert isinstance(done, Done)
         runs.append(done)
-        (machine,) = (tmp_path / "compile-cache").iterdir()
-        (entry,) = machine.glob("*.pb")
-        if len(runs) == 1:
-            kept = (entry.name, entry.stat().st_mtime_ns, entry.read_bytes())
-    assert (entry.name, entry.stat().st_mtime_ns, entry.read_bytes()) == kept  # loaded, not redone
     assert runs[1].history == runs[0].history
     assert runs[1].test_accuracy == runs[0].test_accuracy
+    assert not (tmp_path / "compile-cache").exists()  # nothing compiled is kept any more
 
 
 def test_every_model_has_its_size() -> None:

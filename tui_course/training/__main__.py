@@ -3,9 +3,8 @@
 Everything TensorFlow prints (C++ logs, warnings) goes to a log file: the
 original stdout is kept for the event stream only. Threads are capped and
 niceness raised before TensorFlow is imported, so thirty students training at
-once on one lab server share it instead of fighting over it; the compile cache
-(training.compile_cache) is set up then too. Once its last event is out, the
-child exits without TensorFlow's teardown (end_now).
+once on one lab server share it instead of fighting over it. Once its last event
+is out, the child exits without TensorFlow's teardown (end_now).
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from pathlib import Path
 from typing import IO, Any
 
 from tui_course.paths import ensure_private_dir
-from tui_course.training import compile_cache
 from tui_course.training.eta import EtaClock
 from tui_course.training.options import TrainOptions, add_train_arguments, options_from_args
 from tui_course.training.protocol import (
@@ -150,8 +148,6 @@ def train(options: TrainOptions, report: Reporter, log_path: Path) -> None:
         metrics=["accuracy"],
         steps_per_execution=options.steps_per_execution,
     )
-    if options.training_step_through_xla:
-        compile_training_step(model)
     batches = -(-options.train_size // options.batch_size)
     report(
         Started(
@@ -214,17 +210,6 @@ def train(options: TrainOptions, report: Reporter, log_path: Path) -> None:
     )
 
 
-def compile_training_step(model: Any) -> None:
-    """The training step through XLA, one fused program per step (10 epochs of the transformer
-    took 24.0 s of CPU against 26.5 s, compiling included; see
-    TrainOptions.training_step_through_xla for when it pays). Evaluation and prediction stay
-    as they are: XLA compiles anew for each input shape they see, which cost more than it
-    saved over 2,000 test rows (43.6 s against 34.6 s for 10 epochs)."""
-    model.jit_compile = True
-    model.make_train_function()
-    model.jit_compile = False
-
-
 def _attention_pass(
     model: Any, attention_model: Any, x_test: Any, picks: list[int]
 ) -> tuple[AttentionSummary, dict[int, tuple[Any, float]]]:
@@ -264,21 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--log", metavar="FILE", required=True, help="where TensorFlow's output goes"
     )
-    parser.add_argument(
-        "--compile-cache", metavar="DIR", help="where XLA's compiled training steps are kept"
-    )
     args = parser.parse_args(argv)
     options = options_from_args(args)
     log_path = Path(args.log)
     report = Reporter(claim_stdout(log_path))
     limit_resources(options.threads)
-    cache = None
-    if args.compile_cache and options.training_step_through_xla:
-        cache = compile_cache.prepare(Path(args.compile_cache))
-        if cache is not None:
-            os.environ["TF_XLA_FLAGS"] = compile_cache.xla_flags(
-                cache, os.environ.get("TF_XLA_FLAGS", "")
-            )
     try:
         train(options, report, log_path)
     except KeyboardInterrupt:
@@ -294,8 +269,6 @@ def main(argv: list[str] | None = None) -> int:
         traceback.print_exc()  # into the log file
         report(Error(message=f"{type(error).__name__}: {error}", log_tail=read_tail(log_path)))
         return 1
-    if cache is not None:
-        compile_cache.vouch(cache)  # this run finished: what it compiled is good to load
     return 0
 
 

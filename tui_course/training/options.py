@@ -11,9 +11,6 @@ from tui_course.specs import int_between
 __all__ = ["TrainOptions", "add_train_arguments", "int_between", "options_from_args"]
 
 
-XLA_MIN_ROWS = 40_000  # training rows (epochs x train size) from which XLA pays: 5 default epochs
-
-
 @dataclass(frozen=True)
 class TrainOptions:
     """Defaults and limits come from tui_course.specs (limits keep a run inside 2 GB)."""
@@ -55,14 +52,6 @@ class TrainOptions:
             str(self.attention_samples),
         ]
         return args if self.position else [*args, "--no-position"]
-
-    @property
-    def training_step_through_xla(self) -> bool:
-        """Whether the child compiles the training step with XLA: for the transformer, in runs
-        long enough to earn back the compile (about 3.5 s of CPU, against 0.9 s saved per
-        epoch of 8,000 rows: measured 9.3 s against 5.8 s for one epoch, 14.6 s against
-        13.8 s for four)."""
-        return self.model == "transformer" and self.epochs * self.train_size >= XLA_MIN_ROWS
 
     def describe(self) -> str:
         """Short enough for a table row: 'transformer', 'transformer, no pos', 'lstm, 60 digits'."""

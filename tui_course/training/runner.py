@@ -56,7 +56,6 @@ LEAVE_GRACE = 1.0  # seconds a cancelled run waits for its ticket to be handed b
 TERMINATE_GRACE = 1.0  # seconds between SIGTERM and SIGKILL: cancel completes well within 2 s
 SLURM_TERMINATE_GRACE = 10.0  # the watcher's scancel, which asks slurmctld, before SIGKILL
 STREAM_LIMIT = 4 * 1024 * 1024  # attention samples make long lines
-COMPILE_CACHE_DIR = "compile-cache"  # in the data directory
 
 
 def log_path_for(data_dir: Path) -> Path:
@@ -64,14 +63,8 @@ def log_path_for(data_dir: Path) -> Path:
     return ensure_private_dir(data_dir / "logs") / f"training-{stamp}.log"
 
 
-def compile_cache_for(data_dir: Path) -> Path:
-    """Where the child keeps XLA's compiled training steps (see training.__main__)."""
-    return data_dir / COMPILE_CACHE_DIR
-
-
-def child_command(options: TrainOptions, log: Path, compile_cache: Path | None = None) -> list[str]:
-    command = [sys.executable, "-m", "tui_course.training", *options.to_args(), "--log", str(log)]
-    return command if compile_cache is None else [*command, "--compile-cache", str(compile_cache)]
+def child_command(options: TrainOptions, log: Path) -> list[str]:
+    return [sys.executable, "-m", "tui_course.training", *options.to_args(), "--log", str(log)]
 
 
 def site_slurm() -> SlurmSettings | None:
@@ -159,7 +152,7 @@ class TrainingRun:
         """A run that takes one of the server's training slots (see classroom.slots), or
         a Slurm job where the site says so."""
         log = log_path_for(data_dir)
-        child = child_command(options, log, compile_cache_for(data_dir))
+        child = child_command(options, log)
         slurm = site_slurm()
         if slurm is not None:
             from tui_course.classroom.slurm import JOB_TRAIN
