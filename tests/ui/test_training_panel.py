@@ -138,6 +138,32 @@ async def test_a_run_fills_the_panel(build_app: Callable[..., CourseApp], tmp_pa
     assert kept[0].attention is not None and kept[0].attention["sequences"] == 64
 
 
+@pytest.mark.parametrize("size", [(40, 12), (80, 24)])
+async def test_the_panel_scrolls_to_what_is_below_the_bottom(
+    build_app: Callable[..., CourseApp], tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The form's last field, the Train button and the runs table are below a small screen's
+    bottom: keys and focus scroll the panel to them (it once never scrolled at all)."""
+    app = build_app("training-lab")
+    with_fake_child(app, "ok", tmp_path)
+    async with running(app, size=size) as pilot:
+        panel = app.query_one(TrainingPanel)
+        await pilot.press("ctrl+t")
+        await wait_for(pilot, lambda: finished(panel) and bool(panel.state.history))
+        assert panel.max_scroll_y > 0
+        panel.focus()
+        await pilot.press("end")
+        await wait_for(pilot, lambda: panel.scroll_y == panel.max_scroll_y)
+        results = app.query_one("#train-results")
+        assert panel.region.contains_region(results.region.intersection(panel.region))
+        assert results.region.bottom <= panel.region.bottom
+        await pilot.press("home")
+        await wait_for(pilot, lambda: panel.scroll_y == 0)
+        threads = app.query_one("#train-threads")
+        threads.focus()  # Tab's way to the field: the panel brings it into view
+        await wait_for(pilot, lambda: panel.region.contains_region(threads.region))
+
+
 async def test_runs_of_earlier_sessions_and_of_the_cli_are_in_the_table(
     build_app: Callable[..., CourseApp], tmp_path: Path
 ) -> None:

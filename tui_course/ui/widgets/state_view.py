@@ -27,7 +27,11 @@ S = TypeVar("S")
 
 
 class StateView(Widget, Generic[S]):
-    """Mixed in before a container: `class PEView(StateView[PEExplorer], Vertical)`."""
+    """Mixed in before a container: `class PEView(StateView[PEExplorer], Vertical)`.
+
+    Textual takes a widget's CSS type names and DEFAULT_CSS from its first base only, so
+    the container's own rules (a VerticalScroll's overflow) do not reach the view: a view
+    that needs them states them in its DEFAULT_CSS (TrainingPanel does)."""
 
     # always_update: Textual would compare with `!=`; the watcher compares with `is`.
     state: var[S] = var(cast(Any, None), init=False, always_update=True)

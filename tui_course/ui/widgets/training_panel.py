@@ -66,8 +66,14 @@ class TrainingPanel(StateView[TrainingLab], VerticalScroll, can_focus=True):
         def control(self) -> TrainingPanel:
             return self.panel
 
+    # VerticalScroll's own rules: Textual takes a widget's CSS type from its first base only
+    # (StateView here), so VerticalScroll's DEFAULT_CSS does not reach this panel, and
+    # without them it never scrolls (its form and runs cut off at 40x12 and 80x24).
     DEFAULT_CSS = """
     TrainingPanel {
+        layout: vertical;
+        overflow-x: hidden;
+        overflow-y: auto;
         padding: 0 1 0 0;
         height: 1fr;
     }
