@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.widgets import ContentSwitcher, Markdown, Static
 
 from tests.ui.conftest import (
@@ -196,6 +197,21 @@ async def test_resume_where_the_student_left(
         await until(pilot, lambda: again.query_one(LessonView).scroll_y == 12)
         assert again.current is not None and again.current.id == "attend"
         assert again.query_one(LessonView).scroll_y == 12
+
+
+async def test_keys_and_clicks_after_q_open_nothing(build_app: Callable[..., CourseApp]) -> None:
+    """Keys typed fast, "n n n q n": the n after q came while the screen was taken down, and
+    opening the next item there crashed the app (MountError, exit 70). Now the app closes."""
+    app = build_app("attend")
+    async with running(app) as pilot:
+        first = app.current
+        for key in ("q", "n", "n"):  # queued together, as a terminal delivers them
+            app.post_message(events.Key(key, key))
+        app.post_message(events.Click(app.query_one(Outline), 1, 1, 0, 0, 1, False, False, False))
+        await pilot.pause()
+    assert app.crash is None
+    assert app.current is first
+    assert app.return_code == 0
 
 
 async def test_corrupt_store_gives_notice_and_keeps_working(

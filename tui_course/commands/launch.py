@@ -32,10 +32,10 @@ def _run_app(content: Path, data: Path, open_id: str | None) -> int:
         known = ", ".join(item.id for item in app.items) or "none found"
         return fail(f"error: --open: no lesson, quiz or lab with id '{open_id}' (ids: {known})", 2)
     app.run()
-    if app.left_with is not None:  # SIGTERM, SIGHUP, the terminal gone: all saved, go now
+    if app.leaving.left_with is not None:  # SIGTERM, SIGHUP, the terminal gone: all saved, go now
         from tui_course.runtime.hangup import end_process
 
-        end_process(app.left_with)
+        end_process(app.leaving.left_with)
     if app.crash is not None:
         from tui_course.runtime.crash import report_crash
         from tui_course.ui.css_cache import forget

@@ -402,11 +402,6 @@ class CourseApp(App[None]):
     async def action_quit(self) -> None:
         await self.leaving.quit()
 
-    @property
-    def left_with(self) -> int | None:
-        """The exit status when a signal or hangup ended the app (launch.run_app uses it)."""
-        return self.leaving.left_with
-
     def on_training_panel_finished(self, message: TrainingPanel.Finished) -> None:
         """Say so wherever the student is: training runs on while they read. (Caught by
         name: the panel's module loads when the training lab first opens.)"""
@@ -416,7 +411,10 @@ class CourseApp(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         """Pasted text is cleaned before any box sees it: a paste can carry escape codes,
-        which an answer or sentence box would draw straight to the terminal."""
+        which an answer or sentence box would draw straight to the terminal. Keys and clicks
+        after q do nothing: one could open a view in a screen being taken down."""
+        if isinstance(event, events.InputEvent) and self.leaving.going:
+            return
         if isinstance(event, events.Paste) and not event.is_forwarded:
             cleaned = clean(event.text)
             if cleaned != event.text:

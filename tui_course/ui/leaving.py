@@ -33,6 +33,7 @@ class Leaving:
         self.remember_position = remember_position
         self._quit_armed_until = 0.0  # a second q before this (monotonic) quits mid-training
         self.left_with: int | None = None  # the exit status when a signal or hangup ended it
+        self.going = False  # the app is closing: what the student presses now does nothing
 
     async def quit(self) -> None:
         panels = self.training_panels()
@@ -47,6 +48,7 @@ class Leaving:
                 markup=False,
             )
             return
+        self.going = True
         self.remember_position()
         for panel in panels:
             await panel.stop()
@@ -60,6 +62,7 @@ class Leaving:
         self.app.call_next(self._leave, terminal_gone=why != "SIGTERM")
 
     async def _leave(self, terminal_gone: bool) -> None:
+        self.going = True
         self.remember_position()
         for panel in self.training_panels():
             await panel.stop()
