@@ -89,8 +89,18 @@ def test_unknown_characters_become_unk_with_a_note(tiny: Path) -> None:
     assert "[UNK]" in tokens.pieces
     assert "\x1b" not in "".join(tokens.words)
     assert tokens.notes == (
-        "not in the model's vocabulary, shown as [UNK]: '[31mcat', '☃', 'zebra'",
+        "not in the model's vocabulary, shown as [UNK]: '[', '31mcat', '☃', 'zebra'",
     )
+
+
+def test_an_unknown_piece_is_named_by_its_own_text_not_its_whole_word(tiny: Path) -> None:
+    """The tokenizer cuts Chinese characters one by one: a word of three of them is three
+    pieces, and the note names the ones that are [UNK], not the word."""
+    tokens = load_model(tiny).tokenize("the cat 中文字")
+    unknown = [i for i, piece in enumerate(tokens.pieces) if piece == "[UNK]"]
+    assert len(unknown) == 3 and {tokens.word_of_piece[i] for i in unknown} == {3}
+    assert tokens.words[3] == "中文字"
+    assert tokens.notes == ("not in the model's vocabulary, shown as [UNK]: '中', '文', '字'",)
 
 
 def test_a_long_sentence_is_cut_to_the_models_positions_and_says_so(tiny: Path) -> None:

@@ -555,7 +555,12 @@ class RealModel:
                 f" so only the first {limit} are used"
             )
         words, word_of_piece = _group_words(text, pieces, offsets, special)
-        unknown = [words[word_of_piece[i]] for i, piece in enumerate(pieces) if piece == "[UNK]"]
+        # Each [UNK] named by the text it stands for (one character of '中文字'), else its word.
+        unknown = [
+            text[offsets[i][0] : offsets[i][1]] or words[word_of_piece[i]]
+            for i, piece in enumerate(pieces)
+            if piece == "[UNK]"
+        ]
         if unknown:
             listed = ", ".join(repr(word) for word in dict.fromkeys(unknown))
             notes.append(f"not in the model's vocabulary, shown as [UNK]: {listed}")
