@@ -87,3 +87,24 @@ def test_the_plain_start_line_counts_one_epoch_in_the_singular(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("training rnn: 13,721 parameters, 1 epoch of 125 batches")
     assert lines[1].startswith("training rnn: 13,721 parameters, 2 epochs of 125 batches")
+
+
+def test_the_terminal_bars_show_an_ended_epoch_with_all_its_batches(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The child's last progress in an epoch is 100 of 125 (it reports every 25 steps, at
+    most so often): the epoch's end fills the batch bar, where it once went back to 0."""
+    from tui_course.commands.train import _RichTrainPrinter
+    from tui_course.training.protocol import BatchProgress, EpochEnd, Started
+
+    fields = dict(model="rnn", params=13721, batches=125, batch_size=64, train_size=8000)
+    more = dict(test_size=2000, length=30, position=True, seed=0, threads=1)
+    printer = _RichTrainPrinter()
+    printer(Started(epochs=2, **fields, **more))  # type: ignore[arg-type]
+    printer(BatchProgress(1, 2, 100, 125, 0.6, 0.6, 1000.0, 2.0))
+    batches = next(task for task in printer.progress.tasks if task.description == "batches")
+    assert batches.completed == 100
+    printer(EpochEnd(1, 2, 0.6, 0.6, 0.6, 0.6, 1.0))
+    assert (batches.completed, batches.total) == (125, 125)
+    printer.progress.stop()
+    assert "[" not in capsys.readouterr().err

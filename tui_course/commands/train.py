@@ -182,6 +182,7 @@ class _RichTrainPrinter:
         )
         self.epochs: Any = None
         self.batches: Any = None
+        self.batch_total = 0
 
     def __call__(self, event: Event) -> None:
         from tui_course.render.training import event_lines, metrics_phrase
@@ -191,6 +192,7 @@ class _RichTrainPrinter:
             self.progress.start()
             self.epochs = self.progress.add_task("epochs", total=event.epochs, detail="")
             self.batches = self.progress.add_task("batches", total=event.batches, detail="")
+            self.batch_total = event.batches
         elif isinstance(event, BatchProgress):
             self.progress.update(
                 self.batches, completed=event.batch, detail=metrics_phrase(event, None)
@@ -200,7 +202,8 @@ class _RichTrainPrinter:
             self.progress.update(
                 self.epochs, completed=event.epoch, detail=f"val_acc {event.val_accuracy:.3f}"
             )
-            self.progress.update(self.batches, completed=0)
+            # the epoch's batches are all done; the next epoch's first progress moves it on
+            self.progress.update(self.batches, completed=self.batch_total)
         elif isinstance(event, Done | Error):
             self.progress.stop()
         if isinstance(event, Error):

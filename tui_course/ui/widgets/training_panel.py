@@ -178,8 +178,10 @@ class TrainingPanel(StateView[TrainingLab], VerticalScroll, can_focus=True):
             self.status.scroll_visible(animate=False)  # below the form at 24 rows
         total = run.started.epochs if run.started else run.options.epochs
         self.epoch_bar.update(total=total, progress=len(run.epochs))
-        if run.progress is not None:
-            self.batch_bar.update(total=run.progress.batches, progress=run.progress.batch)
+        if run.progress is not None:  # an epoch that has ended shows all its batches done
+            ended = len(run.epochs) >= run.progress.epoch
+            done = run.progress.batches if ended else run.progress.batch
+            self.batch_bar.update(total=run.progress.batches, progress=done)
         elif run.started is not None:
             self.batch_bar.update(total=run.started.batches, progress=0)
         if before is None or run.epochs is not before.epochs:
