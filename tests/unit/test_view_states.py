@@ -68,7 +68,7 @@ def test_a_pass_for_an_older_sentence_is_never_shown() -> None:
     assert stale.loading and not stale.running and stale.figure.problem is None
     fresh = stale.started().computed(stale.generation, "no model here")
     assert not fresh.loading and fresh.figure.problem == "no model here"
-    assert lab_status(fresh.figure, fresh.loading) == "no figure"
+    assert lab_status(fresh.figure, fresh.loading) == "no sentence yet"
     assert lab_notes(fresh.figure, fresh.sentence).endswith("cannot run here: no model here")
     assert lab_notes(LabState(), "  ") == EMPTY_SENTENCE
     assert fresh.move_query(1) is fresh and fresh.ask_link("it").figure.links == (

@@ -305,7 +305,7 @@ def lab_status(figure: LabState, loading: bool) -> str:
     """The Real-model lab's first line: where in the model, which query, which tokens."""
     attention = figure.attention
     if attention is None:
-        return "loading the model..." if loading else "no figure"
+        return "loading the model..." if loading else "no sentence yet"
     query = attention.labels[figure.query]
     layers, heads = attention.layers, attention.heads
     where = f"layer {figure.layer + 1}/{layers}, head {figure.head + 1}/{heads}"
