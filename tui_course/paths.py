@@ -121,6 +121,10 @@ def default_content_dir() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+# write_file_safely's temporary file beside `name`, and the pattern its cleanup looks for.
+_TEMPORARY = ".{name}.{token}.tmp"
+
+
 def write_file_safely(path: Path, data: bytes, mode: int = 0o644) -> Path:
     """Write `data` to `path` whole, never through a link an attacker planted.
 
@@ -136,7 +140,7 @@ def write_file_safely(path: Path, data: bytes, mode: int = 0o644) -> Path:
     folder = path.parent
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     for _ in range(10):
-        temporary = folder / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        temporary = folder / _TEMPORARY.format(name=path.name, token=secrets.token_hex(6))
         try:
             fd = os.open(temporary, flags, mode)
             break
@@ -175,7 +179,7 @@ def _remove_stale_temporaries(path: Path) -> None:
     import glob
     import time
 
-    for temporary in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+    for temporary in path.parent.glob(_TEMPORARY.format(name=glob.escape(path.name), token="*")):
         with contextlib.suppress(OSError):
             info = temporary.lstat()
             old = time.time() - info.st_mtime > STALE_TEMPORARY_SECONDS
