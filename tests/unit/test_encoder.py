@@ -223,7 +223,8 @@ def test_the_layout_keeps_the_given_weights_and_copies_them_once_into_one_buffer
     assert all(product.blocks.base is buffer for product in products)
     starts = [product.blocks.__array_interface__["data"][0] for product in products]
     assert starts == sorted(starts)
-    assert not any(np.shares_memory(buffer, getattr(layer, f"{n}_weight")) for n in ("query",))
+    names = ("query", "key", "value", "attention_output", "intermediate", "output")
+    assert not any(np.shares_memory(buffer, getattr(layer, f"{n}_weight")) for n in names)
 
 
 @pytest.mark.parametrize(
